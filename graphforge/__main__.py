@@ -1,0 +1,3 @@
+from graphforge.cli.main import main
+
+raise SystemExit(main())

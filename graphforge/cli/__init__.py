@@ -1,0 +1,1 @@
+"""The `graphforge` command line: a thin shell over the stages."""

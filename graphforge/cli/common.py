@@ -1,0 +1,78 @@
+"""What every command shares: the command groups, --json output, progress bars."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  help="GraphForge: verifiable agent-training tasks from real office files, in Neo4j.")
+
+db_app = typer.Typer(no_args_is_help=True, help="Run and migrate Neo4j (managed local server or your own).")
+load_app = typer.Typer(no_args_is_help=True, help="Load sources into Neo4j: O*NET, labels, workspaces, "
+                                                  "trajectories, benchmarks.")
+seeds_app = typer.Typer(no_args_is_help=True, help="Build seed tuples and select them by coverage gain.")
+evidence_app = typer.Typer(no_args_is_help=True, help="Extract facts and their dependencies from workspaces.")
+specs_app = typer.Typer(no_args_is_help=True, help="Compile evidence graphs into anchored task specs.")
+rollout_app = typer.Typer(no_args_is_help=True, help="Run teacher agents on compiled specs.")
+judge_app = typer.Typer(no_args_is_help=True, help="Check deliverables and score criteria against anchors.")
+audit_app = typer.Typer(no_args_is_help=True, help="Audit training data against evaluation benchmarks.")
+export_app = typer.Typer(no_args_is_help=True, help="Export admitted trajectories for the trainer.")
+eval_app = typer.Typer(no_args_is_help=True, help="Bradley-Terry Elo, win rates, judge sensitivity.")
+report_app = typer.Typer(no_args_is_help=True, help="HTML reports with plots: coverage, corpus.")
+
+for _name, _group in (("db", db_app), ("load", load_app), ("seeds", seeds_app), ("evidence", evidence_app),
+                      ("specs", specs_app), ("rollout", rollout_app), ("judge", judge_app),
+                      ("audit", audit_app), ("export", export_app), ("eval", eval_app),
+                      ("report", report_app)):
+    app.add_typer(_group, name=_name)
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of a summary.")]
+
+console = Console(stderr=True)
+stdout = Console()
+
+
+def emit(result: BaseModel | dict[str, Any], as_json: bool, title: str = "",
+         summary: Callable[[Any], None] | None = None) -> None:
+    """Print a result: one JSON object with --json, else a human summary (a key/value table by default)."""
+    data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+    if as_json:
+        typer.echo(json.dumps(data, ensure_ascii=False, sort_keys=False))
+        return
+    if summary is not None:
+        summary(result)
+        return
+    table = Table(title=title or None, show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold cyan")
+    table.add_column()
+    for key, value in data.items():
+        if value is None:
+            continue
+        if isinstance(value, (list, dict)):
+            text = json.dumps(value, ensure_ascii=False)
+            value = text if len(text) <= 160 else text[:157] + "..."
+        table.add_row(key, str(value))
+    stdout.print(table)
+
+
+def progress(transient: bool = False) -> Progress:
+    """A rich progress bar on stderr, so --json output on stdout stays clean."""
+    return Progress(SpinnerColumn(), TextColumn("[progress.description]{task.description}"), BarColumn(),
+                    MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console,
+                    transient=transient)

@@ -1,0 +1,113 @@
+"""A thin wrapper over the neo4j driver: named queries, batched writes, lazy reads, one error tree."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable
+from pydantic import BaseModel
+
+from graphforge.cypher import CypherQuery
+from graphforge.errors import CypherError, GraphConnectionError
+
+M = TypeVar("M", bound=BaseModel)
+Row = BaseModel | Mapping[str, Any]
+
+
+def _row_dict(row: Row) -> dict[str, Any]:
+    return row.model_dump(mode="json") if isinstance(row, BaseModel) else dict(row)
+
+
+def _check_params(query: CypherQuery, given: Iterable[str]) -> None:
+    missing = query.params - set(given)
+    if missing:
+        raise CypherError(query.name, f"missing parameters: {', '.join(sorted(missing))}")
+
+
+class Graph:
+    """Runs named queries against one database. Values always travel as parameters."""
+
+    def __init__(self, driver: neo4j.Driver, database: str = "neo4j", batch_size: int = 2000) -> None:
+        self.driver = driver
+        self.database = database
+        self.batch_size = batch_size
+
+    def write(self, query: CypherQuery, rows: Iterable[Row], **params: Any) -> int:
+        """Send rows in batches of ``batch_size`` as ``$rows``, one managed transaction per batch.
+
+        Returns the sum of the query's ``written`` column. Batches are idempotent (MERGE on keys), so
+        the driver's retry of a batch after a transient error is safe.
+        """
+        _check_params(query, {"rows", *params})
+        written = 0
+        iterator = iter(rows)
+        while batch := [_row_dict(r) for r in itertools.islice(iterator, self.batch_size)]:
+            written += self._execute(query, True, lambda tx, b=batch: _sum_written(tx, query, b, params))
+        return written
+
+    def execute(self, query: CypherQuery, **params: Any) -> list[dict[str, Any]]:
+        """Run one write query (no $rows batching) in a managed transaction; return its records."""
+        _check_params(query, params)
+        return self._execute(query, True, lambda tx: [r.data() for r in tx.run(query.text, params)])
+
+    def execute_autocommit(self, query: CypherQuery, **params: Any) -> list[dict[str, Any]]:
+        """Run a query in an auto-commit transaction (needed for ``CALL {...} IN TRANSACTIONS``)."""
+        _check_params(query, params)
+        try:
+            with self.driver.session(database=self.database) as session:
+                return [r.data() for r in session.run(query.text, params)]
+        except (Neo4jError, DriverError) as exc:
+            raise _wrap(query.name, exc) from exc
+
+    def read(self, query: CypherQuery, model: type[M], **params: Any) -> list[M]:
+        """Run a read query in a managed transaction and validate each record into ``model``."""
+        _check_params(query, params)
+        records = self._execute(query, False, lambda tx: [r.data() for r in tx.run(query.text, params)])
+        return [model.model_validate(r) for r in records]
+
+    def read_dicts(self, query: CypherQuery, **params: Any) -> list[dict[str, Any]]:
+        """Run a read query and return plain record dicts (for aggregates and reports)."""
+        _check_params(query, params)
+        return self._execute(query, False, lambda tx: [r.data() for r in tx.run(query.text, params)])
+
+    def scalar(self, query: CypherQuery, **params: Any) -> Any:
+        """First column of the first record of a read query, or None."""
+        rows = self.read_dicts(query, **params)
+        return next(iter(rows[0].values())) if rows else None
+
+    def stream(self, query: CypherQuery, model: type[M], **params: Any) -> Iterator[M]:
+        """Yield records lazily from one read transaction; memory stays flat for large results."""
+        _check_params(query, params)
+        try:
+            with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as s:
+                with s.begin_transaction() as tx:
+                    for record in tx.run(query.text, params):
+                        yield model.model_validate(record.data())
+        except (Neo4jError, DriverError) as exc:
+            raise _wrap(query.name, exc) from exc
+
+    def _execute(self, query: CypherQuery, write: bool, work: Callable[[neo4j.ManagedTransaction], Any]) -> Any:
+        try:
+            with self.driver.session(database=self.database) as session:
+                run = session.execute_write if write else session.execute_read
+                return run(work)
+        except (Neo4jError, DriverError) as exc:
+            raise _wrap(query.name, exc) from exc
+
+
+def _sum_written(tx: neo4j.ManagedTransaction, query: CypherQuery, batch: Sequence[dict[str, Any]],
+                 params: Mapping[str, Any]) -> int:
+    result = tx.run(query.text, {**params, "rows": batch})
+    return sum(int(r.get("written") or 0) for r in result)
+
+
+def _wrap(name: str, exc: Exception) -> Exception:
+    if isinstance(exc, AuthError):
+        return GraphConnectionError(f"Neo4j refused the login while running {name!r}: {exc.message}")
+    if isinstance(exc, ServiceUnavailable):
+        return GraphConnectionError(f"Neo4j is not reachable while running {name!r}: {exc}")
+    message = getattr(exc, "message", None) or str(exc)
+    return CypherError(name, message.splitlines()[0] if message else type(exc).__name__)

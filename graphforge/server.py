@@ -1,0 +1,348 @@
+"""The project-managed local Neo4j: fetch from Maven Central, configure, start, stop, report.
+
+Layout: the server jars are cached once per version under ``<cache_dir>/neo4j-<version>/lib``; each
+instance lives under ``<home>/neo4j`` (conf, data, logs, run) with its generated password in
+``credentials.json`` (mode 0600).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import neo4j
+from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable
+
+from graphforge.errors import ConfigError, GraphConnectionError, ServerError
+from graphforge.settings import GraphforgeSettings
+
+_FILES = Path(__file__).resolve().parent / "server_files"
+_BOOT = "org.neo4j.server.startup.Neo4jCommand"
+_ADMIN = "org.neo4j.server.startup.Neo4jAdminCommand"
+_DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies"
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """Where to reach a Neo4j server and how to log in."""
+
+    uri: str
+    user: str
+    password: str
+    database: str
+    managed: bool
+    browser_url: str | None = None
+
+    @property
+    def auth(self) -> tuple[str, str]:
+        return (self.user, self.password)
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    running: bool
+    managed: bool
+    uri: str
+    browser_url: str | None
+    version: str | None
+    edition: str | None
+    pid: int | None
+    home: str | None
+
+
+class ManagedServer:
+    """One project-managed Neo4j instance described by settings."""
+
+    def __init__(self, settings: GraphforgeSettings) -> None:
+        self.settings = settings
+        self.home = settings.server_home
+        self.lib = settings.cache_dir / f"neo4j-{settings.server_version}" / "lib"
+        self.credentials = self.home / "credentials.json"
+        self.pid_file = self.home / "run" / "neo4j.pid"
+
+    @property
+    def bolt_uri(self) -> str:
+        return f"bolt://{self.settings.listen_address}:{self.settings.bolt_port}"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://{self.settings.listen_address}:{self.settings.http_port}"
+
+    @property
+    def browser_url(self) -> str:
+        return f"{self.http_url}/browser/"
+
+    # -- fetching ---------------------------------------------------------------------------------
+
+    def fetch(self) -> Path:
+        """Download the server and Browser jars into the cache once; later calls are no-ops."""
+        marker = self.lib.parent / "COMPLETE"
+        if marker.exists():
+            return self.lib
+        mvn = shutil.which("mvn")
+        if mvn is None:
+            raise ServerError("Maven (mvn) is needed to fetch Neo4j on first use; install it or set NEO4J_URI")
+        staging = self.lib.parent / "staging"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        pom = (_FILES / "pom.xml").read_text(encoding="utf-8")
+        pom = pom.replace("@NEO4J_VERSION@", self.settings.server_version)
+        pom = pom.replace("@BROWSER_VERSION@", self.settings.browser_version)
+        (staging / "pom.xml").write_text(pom, encoding="utf-8")
+        cmd = [mvn, "-B", "-q", "-f", str(staging / "pom.xml"), _DEPENDENCY_PLUGIN,
+               "-DincludeScope=runtime", f"-DoutputDirectory={staging / 'lib'}"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
+            raise ServerError(f"fetching Neo4j {self.settings.server_version} with Maven failed: "
+                              + " | ".join(tail))
+        shutil.rmtree(self.lib, ignore_errors=True)
+        (staging / "lib").rename(self.lib)
+        shutil.rmtree(staging, ignore_errors=True)
+        marker.write_text(self.settings.server_version, encoding="utf-8")
+        return self.lib
+
+    # -- configuration ----------------------------------------------------------------------------
+
+    def _write_config(self) -> None:
+        conf = self.home / "conf"
+        for sub in ("conf", "data", "logs", "run", "import", "plugins"):
+            (self.home / sub).mkdir(parents=True, exist_ok=True)
+        for name in ("server-logs.xml", "user-logs.xml"):
+            shutil.copyfile(_FILES / name, conf / name)
+        s = self.settings
+        values = {
+            "server.default_listen_address": s.listen_address,
+            "server.default_advertised_address": s.listen_address,
+            "server.bolt.listen_address": f"{s.listen_address}:{s.bolt_port}",
+            "server.bolt.advertised_address": f"{s.listen_address}:{s.bolt_port}",
+            "server.http.listen_address": f"{s.listen_address}:{s.http_port}",
+            "server.http.advertised_address": f"{s.listen_address}:{s.http_port}",
+            "server.https.enabled": "false",
+            "dbms.security.auth_enabled": "true",
+            "server.memory.heap.initial_size": s.heap_size,
+            "server.memory.heap.max_size": s.heap_size,
+            "server.memory.pagecache.size": s.pagecache_size,
+            "server.directories.lib": str(self.lib),
+            "server.directories.data": str(self.home / "data"),
+            "server.directories.logs": str(self.home / "logs"),
+            "server.directories.run": str(self.home / "run"),
+            "server.directories.import": str(self.home / "import"),
+            "server.directories.plugins": str(self.home / "plugins"),
+            "server.logs.config": str(conf / "server-logs.xml"),
+            "server.logs.user.config": str(conf / "user-logs.xml"),
+            "dbms.usage_report.enabled": "false",
+        }
+        lines = [f"{k}={v}" for k, v in values.items()]
+        lines += [f"server.jvm.additional={flag}" for flag in (_FILES / "jvm-flags.txt").read_text().split()]
+        (conf / "neo4j.conf").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["NEO4J_HOME"] = str(self.home)
+        env["NEO4J_CONF"] = str(self.home / "conf")
+        java_home = _java_home()
+        if java_home:
+            env["JAVA_HOME"] = java_home
+        return env
+
+    def _java(self, main_class: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        java = _java_binary()
+        cmd = [java, "-cp", f"{self.lib}/*", main_class, *args]
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, env=self._env(), timeout=timeout,
+                                  check=False, cwd=self.home)
+        except subprocess.TimeoutExpired as exc:
+            raise ServerError(f"{main_class} {' '.join(args)} did not finish in {timeout:.0f}s") from exc
+
+    def password(self, create: bool = False) -> str:
+        """The instance's generated password (created on first start only)."""
+        if self.credentials.exists():
+            data = json.loads(self.credentials.read_text(encoding="utf-8"))
+            return str(data["password"])
+        if not create:
+            raise ConfigError(f"no managed Neo4j has been set up under {self.home}; run `graphforge db start`")
+        password = secrets.token_urlsafe(24)
+        self.home.mkdir(parents=True, exist_ok=True)
+        # Created with owner-only permissions from the first byte, never world-readable.
+        fd = os.open(self.credentials, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"user": "neo4j", "password": password}, fh)
+        return password
+
+    def _initialise(self) -> None:
+        """Set the generated password before the very first start (Neo4j only accepts it then)."""
+        if (self.home / "data" / "dbms").exists() and self.credentials.exists():
+            return
+        if (self.home / "data" / "dbms").exists():
+            raise ServerError(f"{self.home} holds a database but its credentials.json is gone; "
+                              "remove the folder to start over")
+        password = self.password(create=True)
+        proc = self._java(_ADMIN, "dbms", "set-initial-password", password)
+        if proc.returncode != 0:
+            raise ServerError(f"setting the initial password failed: {_last_line(proc)}")
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    def pid(self) -> int | None:
+        """The server's pid when its pid file names a live process; a stale file is removed."""
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+        if _alive(pid):
+            return pid
+        self.pid_file.unlink(missing_ok=True)
+        return None
+
+    def start(self) -> ServerInfo:
+        """Fetch, configure and start the server, then wait until Bolt answers. Idempotent."""
+        if self.pid() is not None:
+            self.wait_ready()
+            return self.info()
+        for port in (self.settings.bolt_port, self.settings.http_port):
+            _require_free_port(self.settings.listen_address, port)
+        self.fetch()
+        self._write_config()
+        self._initialise()
+        proc = self._java(_BOOT, "start")
+        if proc.returncode != 0:
+            raise ServerError(f"Neo4j did not start: {_last_line(proc)} (see {self.home / 'logs'})")
+        self.wait_ready()
+        return self.info()
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + self.settings.start_timeout_s
+        last: Exception | None = None
+        while time.monotonic() < deadline:
+            if self.pid() is None:
+                raise ServerError(f"Neo4j exited during start-up; see {self.home / 'logs' / 'neo4j.log'}")
+            try:
+                with neo4j.GraphDatabase.driver(self.bolt_uri, auth=("neo4j", self.password()),
+                                                notifications_min_severity="OFF") as drv:
+                    drv.verify_connectivity()
+                    drv.execute_query("RETURN 1", database_="neo4j")
+                return
+            except (ServiceUnavailable, DriverError, Neo4jError, OSError) as exc:
+                if isinstance(exc, AuthError):
+                    raise GraphConnectionError("the managed Neo4j refused its stored password; "
+                                               f"remove {self.home} to start over") from exc
+                last = exc
+                time.sleep(0.5)
+        raise ServerError(f"Neo4j did not answer on {self.bolt_uri} within "
+                          f"{self.settings.start_timeout_s:.0f}s: {last}")
+
+    def stop(self) -> bool:
+        """Stop the server cleanly; True when one was running."""
+        pid = self.pid()
+        if pid is None:
+            return False
+        proc = self._java(_BOOT, "stop", timeout=180)
+        if proc.returncode != 0 and _alive(pid):
+            os.kill(pid, signal.SIGTERM)
+            for _ in range(120):
+                if not _alive(pid):
+                    break
+                time.sleep(0.5)
+        self.pid_file.unlink(missing_ok=True)
+        return True
+
+    def info(self) -> ServerInfo:
+        return ServerInfo(self.bolt_uri, "neo4j", self.password(), "neo4j", True, self.browser_url)
+
+    def status(self) -> ServerStatus:
+        pid = self.pid()
+        version = edition = None
+        if pid is not None:
+            with contextlib.suppress(httpx.HTTPError, ValueError):
+                discovery = httpx.get(self.http_url + "/", timeout=5).json()
+                version, edition = discovery.get("neo4j_version"), discovery.get("neo4j_edition")
+        return ServerStatus(pid is not None, True, self.bolt_uri, self.browser_url, version, edition, pid,
+                            str(self.home))
+
+
+def resolve(settings: GraphforgeSettings, start: bool = True) -> ServerInfo:
+    """Connection details: the configured external Neo4j, else the managed one (started if asked)."""
+    if not settings.managed:
+        if settings.neo4j_password is None:
+            raise ConfigError("NEO4J_URI is set but NEO4J_PASSWORD is not")
+        assert settings.neo4j_uri is not None
+        return ServerInfo(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(),
+                          settings.neo4j_database, False, None)
+    server = ManagedServer(settings)
+    return server.start() if start else server.info()
+
+
+def open_driver(info: ServerInfo) -> neo4j.Driver:
+    """A verified driver, with connection problems turned into one-line errors."""
+    try:
+        driver = neo4j.GraphDatabase.driver(info.uri, auth=info.auth, notifications_min_severity="OFF")
+    except (ValueError, DriverError) as exc:
+        raise ConfigError(f"invalid Neo4j URI {info.uri!r}: {exc}") from exc
+    try:
+        driver.verify_connectivity()
+    except AuthError as exc:
+        driver.close()
+        raise GraphConnectionError(f"Neo4j at {info.uri} refused the login for user {info.user!r}; "
+                                   "check NEO4J_USER / NEO4J_PASSWORD") from exc
+    except (ServiceUnavailable, DriverError, Neo4jError, OSError) as exc:
+        driver.close()
+        hint = "start it with `graphforge db start`" if info.managed else "check NEO4J_URI"
+        raise GraphConnectionError(f"Neo4j is not reachable at {info.uri}; {hint}") from exc
+    return driver
+
+
+def _require_free_port(host: str, port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            raise ServerError(f"port {host}:{port} is already in use by another program; stop it or set "
+                              "GRAPHFORGE_BOLT_PORT / GRAPHFORGE_HTTP_PORT") from exc
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie child still answers kill(0); treat it as gone.
+    with contextlib.suppress(OSError):
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        return state != "Z"
+    return True
+
+
+def _java_home() -> str | None:
+    if os.environ.get("JAVA_HOME"):
+        return os.environ["JAVA_HOME"]
+    for candidate in ("/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/java-21-openjdk-amd64"):
+        if Path(candidate, "bin", "java").exists():
+            return candidate
+    return None
+
+
+def _java_binary() -> str:
+    home = _java_home()
+    java = str(Path(home, "bin", "java")) if home else shutil.which("java")
+    if not java or not Path(java).exists():
+        raise ServerError("Java 17 or 21 is needed to run the managed Neo4j; install it or set JAVA_HOME")
+    return java
+
+
+def _last_line(proc: subprocess.CompletedProcess[str]) -> str:
+    lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()]
+    return lines[-1] if lines else f"exit status {proc.returncode}"

@@ -1,0 +1,65 @@
+"""Settings from the environment (and a local .env): Neo4j connection, managed server, LLM endpoint."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+NEO4J_VERSION = "5.26.29"
+BROWSER_VERSION = "5.24.0"
+
+
+def _xdg(var: str, fallback: str) -> Path:
+    return Path(os.environ.get(var) or Path.home() / fallback)
+
+
+class GraphforgeSettings(BaseSettings):
+    """Every knob GraphForge reads. Neo4j keys also answer to the plain NEO4J_* names."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHFORGE_", env_file=".env", extra="ignore")
+
+    # An external Neo4j (server, cluster, Aura). Unset: the project-managed local server is used.
+    neo4j_uri: str | None = Field(None, validation_alias=AliasChoices("NEO4J_URI", "GRAPHFORGE_NEO4J_URI"))
+    neo4j_user: str = Field("neo4j", validation_alias=AliasChoices("NEO4J_USER", "NEO4J_USERNAME",
+                                                                   "GRAPHFORGE_NEO4J_USER"))
+    neo4j_password: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("NEO4J_PASSWORD", "GRAPHFORGE_NEO4J_PASSWORD"))
+    neo4j_database: str = Field("neo4j", validation_alias=AliasChoices("NEO4J_DATABASE",
+                                                                       "GRAPHFORGE_NEO4J_DATABASE"))
+
+    # The project-managed server.
+    home: Path = Field(default_factory=lambda: _xdg("XDG_DATA_HOME", ".local/share") / "graphforge")
+    cache_dir: Path = Field(default_factory=lambda: _xdg("XDG_CACHE_HOME", ".cache") / "graphforge")
+    server_version: str = NEO4J_VERSION
+    browser_version: str = BROWSER_VERSION
+    bolt_port: int = Field(7687, ge=1, le=65535)
+    http_port: int = Field(7474, ge=1, le=65535)
+    listen_address: str = "127.0.0.1"
+    heap_size: str = "1g"
+    pagecache_size: str = "256m"
+    start_timeout_s: float = Field(120.0, gt=0)
+
+    # Graph access.
+    batch_size: int = Field(2000, ge=1)
+
+    # Chat model (OpenAI-compatible HTTP). Unset base URL: the rule-based backends are used.
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float = Field(120.0, gt=0)
+    llm_max_retries: int = Field(4, ge=0)
+    llm_concurrency: int = Field(4, ge=1)
+    llm_cost_per_1k_input: float = Field(0.0, ge=0)
+    llm_cost_per_1k_output: float = Field(0.0, ge=0)
+
+    @property
+    def managed(self) -> bool:
+        """True when no external Neo4j is configured and the project runs its own."""
+        return self.neo4j_uri is None
+
+    @property
+    def server_home(self) -> Path:
+        return self.home / "neo4j"
