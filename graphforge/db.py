@@ -10,7 +10,8 @@ from graphforge.graph import Graph
 COUNT_NODES_BY_LABEL = cypher.load("meta/count_nodes_by_label")
 COUNT_RELATIONSHIPS_BY_TYPE = cypher.load("meta/count_relationships_by_type")
 DELETE_DATA = cypher.load("meta/delete_data")
-GET_SCHEMA_OBJECTS = cypher.load("meta/get_schema_objects")
+GET_CONSTRAINTS = cypher.load("meta/get_constraints")
+GET_INDEXES = cypher.load("meta/get_indexes")
 DELETE_CONSTRAINT = cypher.load("meta/delete_constraint")
 DELETE_INDEX = cypher.load("meta/delete_index")
 GET_SERVER_COMPONENTS = cypher.load("meta/get_server_components")
@@ -55,9 +56,11 @@ def delete_data(graph: Graph) -> int:
 
 def drop_schema(graph: Graph) -> int:
     """Drop every constraint and index, and forget applied migrations (data must be gone first)."""
-    objects = graph.read_dicts(GET_SCHEMA_OBJECTS)
-    for obj in objects:
-        graph.execute_autocommit(DELETE_CONSTRAINT if obj["kind"] == "constraint" else DELETE_INDEX,
-                                 name=obj["name"])
+    constraints = [r["name"] for r in graph.read_dicts(GET_CONSTRAINTS)]
+    for name in constraints:
+        graph.execute_autocommit(DELETE_CONSTRAINT, name=name)
+    indexes = [r["name"] for r in graph.read_dicts(GET_INDEXES)]
+    for name in indexes:
+        graph.execute_autocommit(DELETE_INDEX, name=name)
     graph.execute(DELETE_MIGRATIONS)
-    return len(objects)
+    return len(constraints) + len(indexes)

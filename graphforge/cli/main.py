@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-import click
+import typer
 
 from graphforge.cli import (  # noqa: F401  (importing registers each area's commands)
     audit_export,
@@ -26,22 +26,18 @@ def main(argv: list[str] | None = None) -> int:
     verbose = "--verbose" in args or os.environ.get("GRAPHFORGE_VERBOSE") == "1"
     args = [a for a in args if a != "--verbose"]
     try:
-        app(args=args, prog_name="graphforge", standalone_mode=False)
+        # Standalone mode lets typer report usage errors itself (exit 2); our own errors pass through.
+        app(args=args, prog_name="graphforge", standalone_mode=True)
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
     except GraphforgeError as exc:
         if verbose:
             raise
-        click.echo(f"error: {exc}", err=True)
-        return 1
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        return 1 if exc.exit_code == 0 else exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+        typer.echo(f"error: {exc}", err=True)
         return 1
     except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
+        typer.echo("interrupted", err=True)
         return 130
     return 0
 

@@ -1,0 +1,4 @@
+// Names of every constraint.
+// (no parameters)
+SHOW CONSTRAINTS YIELD name
+RETURN name

@@ -1,0 +1,44 @@
+"""CLI conventions: groups exist, errors are one line with exit 1, --json prints one object."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from graphforge.cli.main import main
+
+
+def test_every_group_is_registered(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for group in ("db", "load", "seeds", "evidence", "specs", "rollout", "judge", "audit", "export", "eval",
+                  "report"):
+        assert group in out
+
+
+def test_graphforge_error_is_one_line_and_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["db", "reset"]) == 1  # refuses without --yes, before touching any server
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "--yes" in err and "\n" not in err
+
+
+def test_unknown_command_is_exit_nonzero(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["no-such-command"]) != 0
+
+
+def test_external_uri_without_password_is_a_config_error(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("NEO4J_URI", "neo4j://db.example.invalid:7687")
+    monkeypatch.delenv("NEO4J_PASSWORD", raising=False)
+    assert main(["db", "status", "--json"]) == 1
+    assert "NEO4J_PASSWORD" in capsys.readouterr().err
+
+
+def test_json_output_is_one_object(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                   tmp_path: object) -> None:
+    monkeypatch.setenv("GRAPHFORGE_HOME", str(tmp_path))
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    assert main(["db", "status", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["running"] is False and data["managed"] is True and data["password"] is None

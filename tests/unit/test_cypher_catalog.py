@@ -1,0 +1,117 @@
+"""Every query file is loaded, and every call site passes exactly the parameters its query uses."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+import re
+from pathlib import Path
+
+import pytest
+
+import graphforge
+from graphforge import cypher
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE_DIRS = [REPO / "graphforge", REPO / "loaders"]
+RUN_METHODS = {"write", "execute", "execute_autocommit", "read", "read_dicts", "scalar", "stream"}
+# Methods whose second positional argument is the model to validate into, not a parameter.
+MODEL_METHODS = {"read", "stream"}
+
+
+def _import_everything() -> None:
+    for pkg_name in ("graphforge", "loaders"):
+        pkg = importlib.import_module(pkg_name)
+        for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg_name}."):
+            if not info.name.endswith("__main__"):
+                importlib.import_module(info.name)
+
+
+def _python_files() -> list[Path]:
+    return [p for d in SOURCE_DIRS for p in d.rglob("*.py")]
+
+
+def _constants() -> dict[str, str]:
+    """CONSTANT name -> query name, from every ``X = cypher.load("name")`` in the sources."""
+    found: dict[str, str] = {}
+    for path in _python_files():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                    and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "load"
+                    and isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == "cypher"
+                    and node.value.args and isinstance(node.value.args[0], ast.Constant)):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        name = str(node.value.args[0].value)
+                        assert found.get(target.id, name) == name, f"{target.id} names two queries"
+                        found[target.id] = name
+    return found
+
+
+def test_every_query_file_is_loaded() -> None:
+    _import_everything()
+    assert sorted(cypher.loaded()) == cypher.all_query_files()
+
+
+def test_every_call_site_passes_exactly_the_query_parameters() -> None:
+    constants = _constants()
+    queries = {name: cypher.load(name) for name in set(constants.values())}
+    problems: list[str] = []
+    used: set[str] = set()
+    for path in _python_files():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in RUN_METHODS and node.args):
+                continue
+            first = node.args[0]
+            const = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else None
+            if const not in constants:
+                continue
+            query = queries[constants[const]]
+            used.add(query.name)
+            where = f"{path.relative_to(REPO)}:{node.lineno}"
+            if any(k.arg is None for k in node.keywords):
+                problems.append(f"{where}: pass {query.name} parameters by name, not **kwargs")
+                continue
+            given = {k.arg for k in node.keywords if k.arg is not None}
+            if node.func.attr == "write":
+                given.add("rows")
+            if given != set(query.params):
+                problems.append(f"{where}: {query.name} uses {sorted(query.params)} but gets {sorted(given)}")
+    assert not problems, "\n".join(problems)
+    unused = set(queries) - used
+    assert not unused, f"queries loaded but never run: {sorted(unused)}"
+
+
+def test_parameters_ignore_comments_and_strings() -> None:
+    text = "// uses $ghost\nMATCH (n {k: $key}) WHERE n.x = '$not_a_param' RETURN n"
+    assert cypher.parameters_of(text) == {"key"}
+
+
+CYPHER_WORDS = re.compile(r"\b(MATCH|MERGE|CREATE|UNWIND|RETURN|DETACH)\b")
+
+
+@pytest.mark.parametrize("path", _python_files(), ids=lambda p: str(p.relative_to(REPO)))
+def test_no_cypher_is_built_with_fstrings_or_format(path: Path) -> None:
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.JoinedStr):
+            literal = "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+            assert not CYPHER_WORDS.search(literal), f"{path}:{node.lineno}: f-string Cypher"
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+                and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)):
+            assert not CYPHER_WORDS.search(node.func.value.value), f"{path}:{node.lineno}: .format() Cypher"
+
+
+def test_graphforge_never_imports_loaders_or_training() -> None:
+    for path in (REPO / "graphforge").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert node.module.split(".")[0] not in {"loaders", "training"}, f"{path}:{node.lineno}"
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    assert alias.name.split(".")[0] not in {"loaders", "training"}, f"{path}:{node.lineno}"
+
+
+def test_package_version() -> None:
+    assert graphforge.__version__
