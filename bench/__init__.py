@@ -1,0 +1,1 @@
+"""Benchmarks: each module compares GraphForge with a named peer on the same data, as a ratio."""

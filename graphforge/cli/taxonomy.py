@@ -1,1 +1,0 @@
-"""CLI commands of the taxonomy area (registered on the groups in graphforge.cli.common)."""

@@ -1,0 +1,1 @@
+"""`graphforge load ...` commands of the taxonomy area."""
