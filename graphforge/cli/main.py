@@ -10,10 +10,12 @@ import typer
 from importlib.metadata import entry_points
 
 from graphforge.cli import (  # noqa: F401  (importing registers each area's commands)
-    audit_export,
+    audit,
     db,
     evaluation,
     evidence_specs,
+    export,
+    judging,
     rollouts,
     seeds,
 )

@@ -1,1 +1,0 @@
-"""CLI commands of the audit_export area (registered on the groups in graphforge.cli.common)."""

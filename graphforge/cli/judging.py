@@ -1,0 +1,1 @@
+"""CLI commands of the judging area (registered on the groups in graphforge.cli.common)."""
