@@ -21,8 +21,9 @@ class FactRow(Row):
     span_id: str
     statement: str
     value: str
-    value_num: float | None = None
+    value_num: float | None = None  # the number in ``value`` times ``scale`` (in full units)
     unit: str | None = None
+    scale: float = 1.0  # 1000 when the table says "in thousands", etc. (optional; added by h4b)
     entity: str | None = None
     metric: str | None = None
     period: str | None = None

@@ -1,0 +1,163 @@
+"""Persist task specs in Neo4j and read them back with full fidelity; the agent's view; anchors for judges."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from graphforge import cypher
+from graphforge.errors import GraphforgeError
+from graphforge.graph import Graph
+from graphforge.models.base import Row
+from graphforge.models.spec import AgentView, CriterionSpec, DeliverableSpec, TaskSpec
+
+MERGE_TASK_SPECS = cypher.load("specs/merge_task_specs")
+MERGE_DELIVERABLES = cypher.load("specs/merge_deliverables")
+MERGE_CRITERIA = cypher.load("specs/merge_criteria")
+DELETE_STALE_SPEC_PARTS = cypher.load("specs/delete_stale_spec_parts")
+GET_TASK_SPEC = cypher.load("specs/get_task_spec")
+GET_WORKSPACE_FILES = cypher.load("specs/get_workspace_files")
+GET_CRITERION_ANCHORS = cypher.load("specs/get_criterion_anchors")
+
+
+class SpecNotFoundError(GraphforgeError):
+    """No TaskSpec with the requested spec_id is in the graph."""
+
+
+class TaskSpecRow(Row):
+    spec_id: str
+    schema_version: int
+    base_id: str
+    version: int
+    workspace_id: str
+    seed_id: str | None
+    statement: str
+    statement_hash: str
+    compiler: str
+    revised_from: str | None
+
+
+class DeliverableRow(Row):
+    deliverable_id: str
+    spec_id: str
+    ordinal: int
+    name: str
+    format: str
+    description: str
+    required_sheets: list[str]
+    required_formulas: list[str]
+    required_sections: list[str]
+
+
+class CriterionRow(Row):
+    criterion_id: str
+    spec_id: str
+    ordinal: int
+    deliverable_id: str
+    polarity: str
+    kind: str
+    weight: float
+    requirement: str
+    target_deliverable: str
+    target_location: str | None
+    expected: str | None
+    expected_value: float | None
+    tolerance: float
+    computation: str | None
+    verification: str
+    anchors: list[str]
+
+
+class AnchorEvidence(BaseModel):
+    """One anchor of a criterion, down to the span text and the file it sits in (judge-only)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    criterion_id: str
+    fact_id: str
+    statement: str
+    value: str
+    value_num: float | None
+    unit: str | None
+    metric: str | None
+    period: str | None
+    span_id: str
+    locator: str
+    span_text: str
+    sha256: str
+    path: str | None  # workspace-relative path (None when the file is not in the spec's workspace)
+    role: str | None  # hidden role of the file; never shown to the working agent
+
+
+def spec_rows(spec: TaskSpec) -> tuple[TaskSpecRow, list[DeliverableRow], list[CriterionRow]]:
+    """Split a spec into the write payloads of its node, deliverables and criteria (pure)."""
+    head = TaskSpecRow(spec_id=spec.spec_id, schema_version=spec.schema_version, base_id=spec.base_id,
+                       version=spec.version, workspace_id=spec.workspace_id, seed_id=spec.seed_id,
+                       statement=spec.statement, statement_hash=spec.statement_hash, compiler=spec.compiler,
+                       revised_from=spec.revised_from)
+    by_name = {d.name: d.deliverable_id for d in spec.deliverables}
+    deliverables = [DeliverableRow(spec_id=spec.spec_id, ordinal=i, **d.model_dump(mode="json"))
+                    for i, d in enumerate(spec.deliverables)]
+    criteria = [CriterionRow(spec_id=spec.spec_id, ordinal=i,
+                             deliverable_id=by_name.get(c.target_deliverable, f"{spec.spec_id}/{c.target_deliverable}"),
+                             **c.model_dump(mode="json"))
+                for i, c in enumerate(spec.criteria)]
+    return head, deliverables, criteria
+
+
+def save_spec(graph: Graph, spec: TaskSpec) -> int:
+    """Write a spec (node, deliverables, criteria, TARGETS and ANCHORED_TO edges); idempotent.
+
+    Returns the number of rows written. Parts a previous save listed but this spec does not are removed.
+    """
+    head, deliverables, criteria = spec_rows(spec)
+    written = graph.write(MERGE_TASK_SPECS, [head])
+    keep = [d.deliverable_id for d in deliverables] + [c.criterion_id for c in criteria]
+    graph.execute(DELETE_STALE_SPEC_PARTS, spec_id=spec.spec_id, keep_ids=keep)
+    written += graph.write(MERGE_DELIVERABLES, deliverables)
+    written += graph.write(MERGE_CRITERIA, criteria)
+    return written
+
+
+def save_specs(graph: Graph, specs: Iterable[TaskSpec]) -> int:
+    return sum(save_spec(graph, s) for s in specs)
+
+
+def _pick(data: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k in model.model_fields}
+
+
+def load_spec(graph: Graph, spec_id: str) -> TaskSpec:
+    """Read a spec back from Neo4j; equal to the TaskSpec that was saved."""
+    rows = graph.read_dicts(GET_TASK_SPEC, spec_id=spec_id)
+    if not rows:
+        raise SpecNotFoundError(f"no TaskSpec with spec_id {spec_id!r} in the graph")
+    row = rows[0]
+    deliverables = [DeliverableSpec.model_validate(_pick(d, DeliverableSpec)) for d in row["deliverables"]]
+    criteria = [CriterionSpec.model_validate(_pick(c, CriterionSpec)) for c in row["criteria"]]
+    return TaskSpec.model_validate({**_pick(row["spec"], TaskSpec), "deliverables": deliverables,
+                                    "criteria": criteria})
+
+
+def workspace_files(graph: Graph, workspace_id: str) -> list[str]:
+    """Workspace-relative paths of every file in a workspace, sorted."""
+    return [str(r["path"]) for r in graph.read_dicts(GET_WORKSPACE_FILES, workspace_id=workspace_id)]
+
+
+def agent_view(spec: TaskSpec, files: Sequence[str]) -> AgentView:
+    """What the working agent may see: statement, workspace paths and deliverable names, nothing hidden."""
+    return AgentView(spec_id=spec.spec_id, statement=spec.statement, files=sorted(files),
+                     deliverables=[d.name for d in spec.deliverables])
+
+
+def agent_view_from_graph(graph: Graph, spec_id: str) -> AgentView:
+    """The agent's view of a saved spec, with the file list read from its workspace in the graph."""
+    spec = load_spec(graph, spec_id)
+    return agent_view(spec, workspace_files(graph, spec.workspace_id))
+
+
+def criterion_anchors(graph: Graph, spec_id: str) -> list[AnchorEvidence]:
+    """Every (criterion, anchored fact, span, file) of a saved spec, ordered by criterion."""
+    return graph.read(GET_CRITERION_ANCHORS, AnchorEvidence, spec_id=spec_id)
