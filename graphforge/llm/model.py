@@ -1,0 +1,282 @@
+"""A langchain-core chat model over any OpenAI-compatible ``/v1/chat/completions`` endpoint (httpx)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import threading
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field, PrivateAttr, SecretStr
+
+from graphforge.llm.cache import ResponseCache
+from graphforge.llm.protocol import completions_url, openai_tool_choice, parse_assistant, prompt_hash, to_openai
+from graphforge.llm.records import RECORDS_KEY, LLMCallRecord, LLMHTTPError
+
+log = logging.getLogger("graphforge.llm")
+
+# Request keys a caller may set through invoke(..., key=value) or .bind(key=value).
+_PASSTHROUGH = ("temperature", "top_p", "max_tokens", "seed", "stop", "tools", "tool_choice", "response_format",
+                "parallel_tool_calls", "presence_penalty", "frequency_penalty")
+# 408/409/425/429 and every 5xx are worth another try; other 4xx are the caller's mistake.
+_RETRY_STATUS = frozenset({408, 409, 425, 429})
+_RETRY_AFTER_CAP_S = 300.0
+
+
+class OpenAICompatibleChatModel(BaseChatModel):
+    """Chat completions over HTTP with retries, a concurrency limit, an on-disk cache and cost accounting.
+
+    Works with vLLM, SGLang, Ollama, llama.cpp server and hosted OpenAI-compatible APIs. Every
+    AIMessage it returns carries ``usage_metadata`` and, under ``response_metadata["graphforge_calls"]``,
+    the LLMCallRecord of the request (see ``graphforge.llm.records_of``).
+    """
+
+    base_url: str
+    model: str
+    api_key: SecretStr | None = Field(default=None, repr=False)
+    timeout_s: float = 120.0
+    max_retries: int = 4
+    concurrency: int = 4
+    cost_per_1k_input: float = 0.0
+    cost_per_1k_output: float = 0.0
+    cache_dir: Path | None = None  # None: no response cache
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    backoff_s: float = 1.0  # first retry waits about this long, doubling each time
+    backoff_max_s: float = 60.0
+    extra_body: dict[str, Any] = Field(default_factory=dict)  # server-specific keys (e.g. vLLM's top_k)
+
+    _thread_gate: threading.BoundedSemaphore = PrivateAttr()
+    _loop_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = PrivateAttr()
+    _cache: ResponseCache | None = PrivateAttr(default=None)
+    _structured_fallback: set[str] = PrivateAttr(default_factory=set)
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        self._thread_gate = threading.BoundedSemaphore(self.concurrency)
+        self._loop_gates = weakref.WeakKeyDictionary()
+        self._cache = ResponseCache(self.cache_dir) if self.cache_dir is not None else None
+
+    @property
+    def _llm_type(self) -> str:
+        return "openai-compatible"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model": self.model, "endpoint": self.endpoint}
+
+    @property
+    def endpoint(self) -> str:
+        return completions_url(self.base_url)
+
+    @property
+    def response_cache(self) -> ResponseCache | None:
+        return self._cache
+
+    # -- request building -------------------------------------------------------------------------
+
+    def request_payload(self, messages: Sequence[BaseMessage], stop: list[str] | None = None,
+                        **kwargs: Any) -> dict[str, Any]:
+        """The JSON body that would be sent for these messages (also the basis of the cache key)."""
+        payload: dict[str, Any] = {"model": self.model, "messages": [to_openai(m) for m in messages]}
+        for key, value in (("temperature", self.temperature), ("max_tokens", self.max_tokens),
+                           ("seed", self.seed)):
+            if value is not None:
+                payload[key] = value
+        payload.update(self.extra_body)
+        for key in _PASSTHROUGH:
+            if kwargs.get(key) is not None:
+                payload[key] = kwargs[key]
+        if stop:
+            payload["stop"] = stop
+        return payload
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.api_key is not None and self.api_key.get_secret_value():
+            headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
+        return headers
+
+    def _scrub(self, text: str) -> str:
+        # Some proxies echo the request headers in their error bodies: never let the key through.
+        if self.api_key is not None and self.api_key.get_secret_value():
+            text = text.replace(self.api_key.get_secret_value(), "***")
+        return text
+
+    def _delay(self, attempt: int, response: httpx.Response | None) -> float:
+        if response is not None and (header := response.headers.get("retry-after")):
+            try:
+                return min(max(float(header), 0.0), _RETRY_AFTER_CAP_S)
+            except ValueError:
+                try:
+                    wait = parsedate_to_datetime(header).timestamp() - time.time()
+                    return min(max(wait, 0.0), _RETRY_AFTER_CAP_S)
+                except (TypeError, ValueError):
+                    pass
+        # Full jitter keeps many concurrent rollouts from retrying in lock-step.
+        return min(self.backoff_max_s, self.backoff_s * 2 ** attempt) * (0.5 + random.random() / 2)
+
+    def _verdict(self, response: httpx.Response) -> tuple[bool, str]:
+        """(retryable, problem) for a non-200 answer."""
+        body = self._scrub(response.text[:300].replace("\n", " "))
+        retry = response.status_code in _RETRY_STATUS or response.status_code >= 500
+        return retry, f"HTTP {response.status_code}: {body}"
+
+    def _body(self, response: httpx.Response) -> dict[str, Any]:
+        try:
+            body = response.json()
+            body["choices"][0]["message"]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise LLMHTTPError(self.endpoint, f"answer is not a chat completion ({exc})",
+                               response.status_code) from exc
+        if not isinstance(body, dict):
+            raise LLMHTTPError(self.endpoint, "answer is not a JSON object", response.status_code)
+        return body
+
+    def _post(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        problem, status = "no attempt made", None
+        with httpx.Client(timeout=self.timeout_s) as client:
+            for attempt in range(self.max_retries + 1):
+                response = None
+                try:
+                    response = client.post(self.endpoint, json=payload, headers=self._headers())
+                except httpx.TimeoutException as exc:
+                    problem, status = f"timed out after {self.timeout_s:g} s ({type(exc).__name__})", None
+                except httpx.TransportError as exc:
+                    problem, status = f"unreachable ({type(exc).__name__}: {self._scrub(str(exc))})", None
+                else:
+                    if response.status_code == 200:
+                        return self._body(response), attempt + 1
+                    retry, problem = self._verdict(response)
+                    status = response.status_code
+                    if not retry:
+                        raise LLMHTTPError(self.endpoint, problem, status, attempt + 1)
+                if attempt < self.max_retries:
+                    wait = self._delay(attempt, response)
+                    log.warning("chat API %s: %s; retry %d/%d in %.2f s", self.endpoint, problem, attempt + 1,
+                                self.max_retries, wait)
+                    time.sleep(wait)
+        raise LLMHTTPError(self.endpoint, problem, status, self.max_retries + 1)
+
+    async def _apost(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        problem, status = "no attempt made", None
+        async with httpx.AsyncClient(timeout=self.timeout_s) as client:
+            for attempt in range(self.max_retries + 1):
+                response = None
+                try:
+                    response = await client.post(self.endpoint, json=payload, headers=self._headers())
+                except httpx.TimeoutException as exc:
+                    problem, status = f"timed out after {self.timeout_s:g} s ({type(exc).__name__})", None
+                except httpx.TransportError as exc:
+                    problem, status = f"unreachable ({type(exc).__name__}: {self._scrub(str(exc))})", None
+                else:
+                    if response.status_code == 200:
+                        return self._body(response), attempt + 1
+                    retry, problem = self._verdict(response)
+                    status = response.status_code
+                    if not retry:
+                        raise LLMHTTPError(self.endpoint, problem, status, attempt + 1)
+                if attempt < self.max_retries:
+                    wait = self._delay(attempt, response)
+                    log.warning("chat API %s: %s; retry %d/%d in %.2f s", self.endpoint, problem, attempt + 1,
+                                self.max_retries, wait)
+                    await asyncio.sleep(wait)
+        raise LLMHTTPError(self.endpoint, problem, status, self.max_retries + 1)
+
+    # -- results ----------------------------------------------------------------------------------
+
+    def _result(self, body: dict[str, Any], key: str, attempts: int, latency: float, cached: bool,
+                purpose: str) -> ChatResult:
+        choice = body["choices"][0]
+        message = parse_assistant(choice["message"])
+        usage = body.get("usage") or {}
+        tokens_in, tokens_out = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        cost = tokens_in / 1000 * self.cost_per_1k_input + tokens_out / 1000 * self.cost_per_1k_output
+        record = LLMCallRecord(model=str(body.get("model") or self.model), endpoint=self.endpoint,
+                               prompt_hash=key, input_tokens=tokens_in, output_tokens=tokens_out,
+                               cost_usd=round(cost, 8), cached=cached, attempts=0 if cached else attempts,
+                               latency_s=round(latency, 4), finish_reason=choice.get("finish_reason"),
+                               purpose=purpose)
+        message.usage_metadata = {"input_tokens": tokens_in, "output_tokens": tokens_out,
+                                  "total_tokens": tokens_in + tokens_out}
+        message.response_metadata = {"model_name": record.model, "finish_reason": record.finish_reason,
+                                     "prompt_hash": key, RECORDS_KEY: [record.model_dump()]}
+        return ChatResult(generations=[ChatGeneration(message=message)],
+                          llm_output={"token_usage": usage, "model_name": record.model})
+
+    def _prepare(self, messages: list[BaseMessage], stop: list[str] | None,
+                 kwargs: dict[str, Any]) -> tuple[dict[str, Any], str, bool, str]:
+        purpose = str(kwargs.pop("purpose", "chat"))
+        use_cache = bool(kwargs.pop("use_cache", True)) and self._cache is not None
+        payload = self.request_payload(messages, stop, **kwargs)
+        return payload, prompt_hash(payload), use_cache, purpose
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+        payload, key, use_cache, purpose = self._prepare(messages, stop, kwargs)
+        if use_cache and self._cache is not None and (hit := self._cache.get(key)) is not None:
+            return self._result(hit, key, 0, 0.0, True, purpose)
+        started = time.perf_counter()
+        with self._thread_gate:
+            body, attempts = self._post(payload)
+        result = self._result(body, key, attempts, time.perf_counter() - started, False, purpose)
+        if use_cache and self._cache is not None:
+            self._cache.put(key, self.model, body)  # only answers that arrived and parsed get here
+        return result
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                         run_manager: AsyncCallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+        payload, key, use_cache, purpose = self._prepare(messages, stop, kwargs)
+        if use_cache and self._cache is not None and (hit := self._cache.get(key)) is not None:
+            return self._result(hit, key, 0, 0.0, True, purpose)
+        loop = asyncio.get_running_loop()
+        gate = self._loop_gates.get(loop)
+        if gate is None:
+            gate = self._loop_gates[loop] = asyncio.Semaphore(self.concurrency)
+        started = time.perf_counter()
+        async with gate:
+            body, attempts = await self._apost(payload)
+        result = self._result(body, key, attempts, time.perf_counter() - started, False, purpose)
+        if use_cache and self._cache is not None:
+            self._cache.put(key, self.model, body)
+        return result
+
+    # -- tools and structured output --------------------------------------------------------------
+
+    def bind_tools(self, tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool], *,
+                   tool_choice: str | dict[str, Any] | bool | None = None,
+                   **kwargs: Any) -> Runnable[LanguageModelInput, AIMessage]:
+        """Offer tools (OpenAI schemas, pydantic models, functions or langchain tools) to the model."""
+        formatted = [convert_to_openai_tool(t) for t in tools]
+        names = [t["function"]["name"] for t in formatted]
+        if tool_choice is not None:
+            kwargs["tool_choice"] = openai_tool_choice(tool_choice, names)
+        return self.bind(tools=formatted, **kwargs)
+
+    def with_structured_output(self, schema: dict[str, Any] | type, *, include_raw: bool = False,
+                               method: str = "json_schema", **kwargs: Any) -> Runnable[LanguageModelInput, Any]:
+        """Answers validated into ``schema`` (a pydantic model or a JSON schema dict).
+
+        method "json_schema" sends ``response_format`` and falls back to forcing a tool call when
+        the server rejects it; "function_calling" forces the tool call directly. An answer that does
+        not validate gets one repair request. With include_raw the runnable returns
+        ``{"raw", "parsed", "parsing_error"}`` instead of raising StructuredOutputError.
+        """
+        from graphforge.llm.structured import structured_runnable
+
+        return structured_runnable(self, schema, include_raw=include_raw, method=method, **kwargs)

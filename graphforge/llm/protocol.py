@@ -1,0 +1,137 @@
+"""The OpenAI chat-completions wire format: endpoint URLs, message conversion, response parsing."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.messages.tool import invalid_tool_call, tool_call
+
+from graphforge.models.base import stable_hash
+
+_VERSIONED = re.compile(r"/v\d+[a-z]*$")
+
+
+def completions_url(base_url: str) -> str:
+    """``http://h:8000`` and ``http://h:8000/v1`` both give ``http://h:8000/v1/chat/completions``.
+
+    A base ending in a version segment (``/v1``, ``/api/paas/v4``) is used as is, as hosted APIs do.
+    """
+    parts = urlsplit(base_url.strip())
+    path = parts.path.rstrip("/")
+    if path.endswith("/chat/completions"):
+        pass
+    elif _VERSIONED.search(path):
+        path += "/chat/completions"
+    else:
+        path += "/v1/chat/completions"
+    # Credentials in the URL would leak into every error message: drop them from the shown endpoint.
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, path, "", ""))
+
+
+def _text(content: str | list[str | dict[str, Any]]) -> str:
+    if isinstance(content, str):
+        return content
+    pieces: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            pieces.append(block)
+        elif block.get("type") == "text":
+            pieces.append(str(block.get("text", "")))
+    return "".join(pieces)
+
+
+def to_openai(message: BaseMessage) -> dict[str, Any]:
+    """One langchain message as an OpenAI chat message dict."""
+    if isinstance(message, SystemMessage):
+        return {"role": "system", "content": _text(message.content)}
+    if isinstance(message, HumanMessage):
+        return {"role": "user", "content": _text(message.content)}
+    if isinstance(message, ToolMessage):
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": _text(message.content)}
+    if isinstance(message, AIMessage):
+        out: dict[str, Any] = {"role": "assistant", "content": _text(message.content) or None}
+        calls = [{"id": c.get("id") or f"call_{i}", "type": "function",
+                  "function": {"name": c["name"], "arguments": json.dumps(c["args"], ensure_ascii=False)}}
+                 for i, c in enumerate(message.tool_calls)]
+        # Calls whose arguments were not JSON go back verbatim, so the model sees what it wrote.
+        calls += [{"id": c.get("id") or f"bad_{i}", "type": "function",
+                   "function": {"name": c.get("name") or "", "arguments": c.get("args") or ""}}
+                  for i, c in enumerate(message.invalid_tool_calls)]
+        if calls:
+            out["tool_calls"] = calls
+        return out
+    if isinstance(message, ChatMessage):
+        return {"role": message.role, "content": _text(message.content)}
+    raise TypeError(f"cannot send a {type(message).__name__} to a chat-completions API")
+
+
+def from_openai_message(data: Mapping[str, Any]) -> BaseMessage:
+    """An OpenAI chat message dict as a langchain message (used to replay stored trajectories)."""
+    role = data.get("role")
+    content = data.get("content") or ""
+    if role == "system":
+        return SystemMessage(content=content)
+    if role == "user":
+        return HumanMessage(content=content)
+    if role == "tool":
+        return ToolMessage(content=content, tool_call_id=str(data.get("tool_call_id") or ""))
+    if role == "assistant":
+        return parse_assistant(data)
+    raise ValueError(f"unknown chat role {role!r}")
+
+
+def parse_assistant(data: Mapping[str, Any]) -> AIMessage:
+    """The ``choices[0].message`` of a response as an AIMessage with parsed tool calls."""
+    calls, invalid = [], []
+    for raw in data.get("tool_calls") or []:
+        fn = raw.get("function") or {}
+        name, args_text, call_id = fn.get("name"), fn.get("arguments"), raw.get("id")
+        try:
+            args = json.loads(args_text) if isinstance(args_text, str) and args_text.strip() else (args_text or {})
+            if not isinstance(args, dict):
+                raise ValueError("tool arguments are not a JSON object")
+            calls.append(tool_call(name=name or "", args=args, id=call_id))
+        except ValueError as exc:
+            invalid.append(invalid_tool_call(name=name, args=args_text if isinstance(args_text, str) else None,
+                                             id=call_id, error=str(exc)))
+    extra: dict[str, Any] = {}
+    # vLLM/SGLang reasoning parsers and GLM return the thinking trace beside the answer.
+    for key in ("reasoning_content", "reasoning"):
+        if data.get(key):
+            extra["reasoning_content"] = data[key]
+    return AIMessage(content=data.get("content") or "", tool_calls=calls, invalid_tool_calls=invalid,
+                     additional_kwargs=extra)
+
+
+def prompt_hash(payload: Mapping[str, Any]) -> str:
+    """The cache key of a request: everything that determines the answer, nothing that does not."""
+    keyed = {k: v for k, v in payload.items() if k not in ("stream", "user")}
+    return stable_hash(keyed, length=64)
+
+
+def openai_tool_choice(choice: str | Mapping[str, Any] | bool | None, names: Sequence[str]) -> Any:
+    """langchain-style ``tool_choice`` (a tool name, "any", True) in OpenAI's vocabulary."""
+    if choice is None or isinstance(choice, Mapping):
+        return choice
+    if choice is True or choice in ("any", "required"):
+        return "required" if len(names) != 1 else {"type": "function", "function": {"name": names[0]}}
+    if choice in ("auto", "none"):
+        return choice
+    if choice is False:
+        return "none"
+    return {"type": "function", "function": {"name": choice}}

@@ -1,0 +1,1 @@
+"""Test support shared by every area: a scripted OpenAI-compatible chat server and its pytest fixtures."""

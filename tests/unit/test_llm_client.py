@@ -1,0 +1,297 @@
+"""The OpenAI-compatible chat model against a real scripted HTTP server: text, tools, structured output,
+retries, cache, cost accounting, async fan-out, and a key that never leaks."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from email.utils import formatdate
+from pathlib import Path
+
+import httpx
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from pydantic import BaseModel, Field, SecretStr
+
+from graphforge.errors import ConfigError, LLMError
+from graphforge.llm import (
+    CallTotals,
+    LLMHTTPError,
+    OpenAICompatibleChatModel,
+    StructuredOutputError,
+    ask_structured,
+    chat_model,
+    completions_url,
+    records_of,
+)
+from graphforge.settings import GraphforgeSettings
+from tests.support.llm_fixtures import (  # noqa: F401 - fixtures
+    TEST_API_KEY,
+    llm_settings,
+    scripted_chat_model,
+    scripted_llm,
+)
+from tests.support.llm_server import (
+    ScriptedLLMServer,
+    error,
+    json_answer,
+    malformed,
+    slow,
+    text,
+    tool_call,
+)
+
+
+class Verdict(BaseModel):
+    criterion_id: str
+    score: float = Field(ge=0, le=1)
+    evidence: str
+
+
+class ReadFile(BaseModel):
+    """Read a workspace file."""
+
+    path: str
+
+
+def test_chat_model_is_none_without_a_base_url() -> None:
+    assert chat_model(GraphforgeSettings(llm_base_url=None)) is None
+
+
+def test_chat_model_without_a_model_name_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="GRAPHFORGE_LLM_MODEL"):
+        chat_model(GraphforgeSettings(llm_base_url="http://127.0.0.1:1/v1", llm_model=None))
+
+
+@pytest.mark.parametrize(("base", "url"), [
+    ("http://h:8000", "http://h:8000/v1/chat/completions"),
+    ("http://h:8000/v1/", "http://h:8000/v1/chat/completions"),
+    ("https://open.example.cn/api/paas/v4", "https://open.example.cn/api/paas/v4/chat/completions"),
+    ("http://h/v1/chat/completions", "http://h/v1/chat/completions"),
+    ("http://user:pw@h:1/v1", "http://h:1/v1/chat/completions"),
+])
+def test_completions_url(base: str, url: str) -> None:
+    assert completions_url(base) == url
+
+
+def test_plain_text_answer_with_usage_and_cost(scripted_llm: ScriptedLLMServer,
+                                               scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm.push(text("The variance is 1,250.", usage={"prompt_tokens": 1000, "completion_tokens": 2000}))
+    answer = scripted_chat_model.invoke([SystemMessage("Be brief."), HumanMessage("What is the variance?")])
+    assert answer.content == "The variance is 1,250."
+    assert answer.usage_metadata == {"input_tokens": 1000, "output_tokens": 2000, "total_tokens": 3000}
+    [record] = records_of(answer)
+    assert (record.model, record.input_tokens, record.output_tokens) == ("scripted-model", 1000, 2000)
+    assert record.cost_usd == pytest.approx(1000 / 1000 * 0.5 + 2000 / 1000 * 1.5)
+    assert not record.cached and record.attempts == 1 and len(record.prompt_hash) == 64
+    [request] = scripted_llm.chat_requests
+    assert request.body["model"] == "scripted-model"
+    assert [m["role"] for m in request.messages] == ["system", "user"]
+    assert request.headers["Authorization"] == f"Bearer {TEST_API_KEY}"
+
+
+def test_chat_model_from_settings_talks_to_the_configured_endpoint(
+        scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings) -> None:
+    llm = chat_model(llm_settings)
+    assert llm is not None and llm.endpoint == f"{scripted_llm.url}/chat/completions"
+    scripted_llm.push(text("pong"))
+    assert llm.invoke("ping").content == "pong"
+    assert scripted_llm.chat_requests[0].body["model"] == llm_settings.llm_model
+
+
+def test_tool_calls_round_trip(scripted_llm: ScriptedLLMServer,
+                               scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm.push(tool_call("ReadFile", {"path": "ledger.xlsx"}), text("done"))
+    llm = scripted_chat_model.bind_tools([ReadFile], tool_choice="auto")
+    first = llm.invoke("Read the ledger.")
+    assert isinstance(first, AIMessage)
+    [call] = first.tool_calls
+    assert call["name"] == "ReadFile" and call["args"] == {"path": "ledger.xlsx"}
+    follow = [HumanMessage("Read the ledger."), first, ToolMessage("A1=Account", tool_call_id=call["id"])]
+    assert llm.invoke(follow).content == "done"
+    sent = scripted_llm.chat_requests
+    assert sent[0].body["tools"][0]["function"]["name"] == "ReadFile"
+    assert sent[0].body["tool_choice"] == "auto"
+    # The assistant turn goes back with its tool call and the tool answer is linked by id.
+    assistant, tool = sent[1].messages[1], sent[1].messages[2]
+    assert assistant["tool_calls"][0]["function"]["name"] == "ReadFile"
+    assert tool == {"role": "tool", "tool_call_id": call["id"], "content": "A1=Account"}
+
+
+def test_malformed_tool_arguments_are_kept_as_invalid_calls(
+        scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm.push(tool_call("ReadFile", '{"path": "a.csv"'))
+    answer = scripted_chat_model.invoke("go")
+    assert answer.tool_calls == [] and answer.invalid_tool_calls[0]["name"] == "ReadFile"
+
+
+def test_structured_output_uses_json_schema(scripted_llm: ScriptedLLMServer,
+                                            scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm.push(json_answer({"criterion_id": "s/c1", "score": 0.75, "evidence": "B4 = 1250"}, fenced=True))
+    verdict = scripted_chat_model.with_structured_output(Verdict).invoke("Judge c1.")
+    assert verdict == Verdict(criterion_id="s/c1", score=0.75, evidence="B4 = 1250")
+    fmt = scripted_llm.chat_requests[0].body["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "Verdict"
+    assert set(fmt["json_schema"]["schema"]["properties"]) == {"criterion_id", "score", "evidence"}
+
+
+def test_structured_output_falls_back_to_tool_forcing(scripted_llm: ScriptedLLMServer,
+                                                      scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm.push(error(400, "response_format json_schema is not supported"),
+                      tool_call("Verdict", {"criterion_id": "s/c2", "score": 1.0, "evidence": "ok"}),
+                      tool_call("Verdict", {"criterion_id": "s/c3", "score": 0.0, "evidence": "no"}))
+    verdict, records = ask_structured(scripted_chat_model, Verdict, "Judge c2.")
+    assert verdict.criterion_id == "s/c2" and len(records) == 1
+    second = scripted_chat_model.with_structured_output(Verdict).invoke("Judge c3.")
+    assert second.criterion_id == "s/c3"
+    bodies = [r.body for r in scripted_llm.chat_requests]
+    assert "response_format" in bodies[0] and "response_format" not in bodies[1]
+    assert bodies[1]["tool_choice"] == {"type": "function", "function": {"name": "Verdict"}}
+    # The model remembers the server's refusal: the next call goes straight to tool forcing.
+    assert len(bodies) == 3 and "tools" in bodies[2]
+
+
+def test_structured_output_gets_one_repair(scripted_llm: ScriptedLLMServer,
+                                           scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm.push(json_answer({"criterion_id": "s/c1", "score": 7, "evidence": "x"}),
+                      json_answer({"criterion_id": "s/c1", "score": 0.7, "evidence": "x"}))
+    verdict, records = ask_structured(scripted_chat_model, Verdict, "Judge c1.")
+    assert verdict.score == 0.7
+    assert [r.purpose for r in records] == ["structured", "structured-repair"]
+    repair = scripted_llm.chat_requests[1].last_message
+    assert repair["role"] == "user" and "score" in repair["content"]
+    assert CallTotals.of(records).calls == 2
+
+
+def test_structured_output_failing_twice_raises_and_is_not_cached(
+        scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    bad = json_answer({"criterion_id": "s/c1"})
+    scripted_llm.push(bad, bad)
+    with pytest.raises(StructuredOutputError, match="did not validate"):
+        scripted_chat_model.with_structured_output(Verdict).invoke("Judge c1.")
+    # A re-run asks the server again instead of replaying the invalid answer from the cache.
+    scripted_llm.push(json_answer({"criterion_id": "s/c1", "score": 0.5, "evidence": "y"}))
+    assert scripted_chat_model.with_structured_output(Verdict).invoke("Judge c1.").score == 0.5
+    assert len(scripted_llm.chat_requests) == 3
+
+
+def test_include_raw_reports_the_parsing_error(scripted_llm: ScriptedLLMServer,
+                                               scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm.push(text("not json"), text("still not json"))
+    out = scripted_chat_model.with_structured_output(Verdict, include_raw=True).invoke("Judge.")
+    assert out["parsed"] is None and out["parsing_error"] is not None
+    assert len(records_of(out)) == 2
+
+
+def test_retry_after_500_and_429(scripted_llm: ScriptedLLMServer,
+                                 scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm.push(error(500), error(429, "rate limited"), text("finally"))
+    answer = scripted_chat_model.invoke("hello")
+    assert answer.content == "finally"
+    assert records_of(answer)[0].attempts == 3
+    assert len(scripted_llm.chat_requests) == 3
+
+
+def test_retry_after_a_timeout(scripted_llm: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm = OpenAICompatibleChatModel(base_url=scripted_llm.url, model="m", timeout_s=0.3, max_retries=2,
+                                    backoff_s=0.01, cache_dir=None)
+    scripted_llm.push(slow(text("late"), 1.5), text("on time"))
+    assert llm.invoke("hello").content == "on time"
+
+
+def test_exhausted_retries_raise_llm_error_naming_the_endpoint(
+        scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm.push(*[error(503, "overloaded")] * 4)
+    with pytest.raises(LLMHTTPError) as caught:
+        scripted_chat_model.invoke("hello")
+    assert isinstance(caught.value, LLMError)
+    assert caught.value.status_code == 503 and caught.value.attempts == 4
+    assert scripted_chat_model.endpoint in str(caught.value) and "overloaded" in str(caught.value)
+
+
+def test_client_errors_are_not_retried(scripted_llm: ScriptedLLMServer,
+                                       scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm.push(error(401, "bad key"), text("never sent"))
+    with pytest.raises(LLMHTTPError, match="HTTP 401"):
+        scripted_chat_model.invoke("hello")
+    assert scripted_llm.remaining == 1
+
+
+def test_rerun_is_served_from_the_cache(scripted_llm: ScriptedLLMServer, tmp_path: Path) -> None:
+    def make() -> OpenAICompatibleChatModel:
+        return OpenAICompatibleChatModel(base_url=scripted_llm.url, model="m", cache_dir=tmp_path / "cache",
+                                         cost_per_1k_input=1.0)
+
+    scripted_llm.push(text("cached answer"))
+    first = make().invoke("same prompt")
+    again = make().invoke("same prompt")  # a new process would see the same sqlite file
+    assert again.content == "cached answer" and len(scripted_llm.chat_requests) == 1
+    assert records_of(again)[0].cached and records_of(again)[0].prompt_hash == records_of(first)[0].prompt_hash
+    assert records_of(again)[0].cost_usd == records_of(first)[0].cost_usd
+    # Anything that changes the answer changes the key: a seed, tools, the model.
+    scripted_llm.push(text("other"))
+    assert make().invoke("same prompt", seed=3).content == "other"
+
+
+def test_failures_are_never_cached(scripted_llm: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm = OpenAICompatibleChatModel(base_url=scripted_llm.url, model="m", cache_dir=tmp_path / "cache",
+                                    max_retries=0)
+    scripted_llm.push(error(500), malformed())
+    with pytest.raises(LLMHTTPError):
+        llm.invoke("q")
+    with pytest.raises(LLMHTTPError, match="not a chat completion"):
+        llm.invoke("q")
+    assert llm.response_cache is not None and len(llm.response_cache) == 0
+    scripted_llm.push(text("good"))
+    assert llm.invoke("q").content == "good" and len(llm.response_cache) == 1
+
+
+def test_api_key_never_reaches_logs_errors_or_repr(scripted_llm: ScriptedLLMServer,
+                                                   scripted_chat_model: OpenAICompatibleChatModel,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    # A hostile proxy that echoes the key back in its error body.
+    scripted_llm.push(*[error(502, f"upstream said: Bearer {TEST_API_KEY}")] * 4)
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(LLMError) as caught:
+        scripted_chat_model.invoke("hello")
+    assert TEST_API_KEY not in str(caught.value) and "***" in str(caught.value)
+    assert caplog.records and all(TEST_API_KEY not in r.getMessage() for r in caplog.records)
+    assert TEST_API_KEY not in repr(scripted_chat_model)
+    assert TEST_API_KEY not in scripted_chat_model.model_dump_json()
+
+
+def test_retry_after_header_is_honoured() -> None:
+    llm = OpenAICompatibleChatModel(base_url="http://127.0.0.1:1", model="m", backoff_s=0.01)
+    request = httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
+    assert llm._delay(0, httpx.Response(429, headers={"Retry-After": "7"}, request=request)) == 7.0
+    dated = formatdate(time.time() + 30, usegmt=True)
+    assert 20 < llm._delay(0, httpx.Response(503, headers={"Retry-After": dated}, request=request)) <= 30
+    assert llm._delay(0, httpx.Response(503, request=request)) <= 0.01
+
+
+def test_async_fan_out_respects_the_concurrency_limit(scripted_llm: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm = OpenAICompatibleChatModel(base_url=scripted_llm.url, model="m", concurrency=2,
+                                    cache_dir=tmp_path / "cache")
+    scripted_llm.responder = lambda request: slow(text(f"echo {request.last_message['content']}"), 0.1)
+
+    async def fan_out() -> list[AIMessage]:
+        return await asyncio.gather(*(llm.ainvoke(f"q{i}") for i in range(6)))
+
+    answers = asyncio.run(fan_out())
+    assert [a.content for a in answers] == [f"echo q{i}" for i in range(6)]
+    assert len(scripted_llm.chat_requests) == 6 and scripted_llm.max_in_flight <= 2
+    totals = CallTotals.of(r for a in answers for r in records_of(a))
+    assert totals.calls == 6 and totals.input_tokens > 0
+
+
+def test_async_structured_output(scripted_llm: ScriptedLLMServer,
+                                 scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm.push(error(500), json_answer({"criterion_id": "s/c9", "score": 0.25, "evidence": "e"}))
+    verdict = asyncio.run(scripted_chat_model.with_structured_output(Verdict).ainvoke("Judge c9."))
+    assert verdict.score == 0.25
+
+
+def test_api_key_is_a_secret() -> None:
+    llm = OpenAICompatibleChatModel(base_url="http://127.0.0.1:1", model="m", api_key=SecretStr("sk-x"))
+    assert "sk-x" not in str(llm) and llm._headers()["Authorization"] == "Bearer sk-x"
