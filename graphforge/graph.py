@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
@@ -45,13 +46,14 @@ class Graph:
         written = 0
         iterator = iter(rows)
         while batch := [_row_dict(r) for r in itertools.islice(iterator, self.batch_size)]:
-            written += self._execute(query, True, lambda tx, b=batch: _sum_written(tx, query, b, params))
+            written += int(self._execute(query, True, functools.partial(_sum_written, query=query, batch=batch,
+                                                                        params=params)))
         return written
 
     def execute(self, query: CypherQuery, **params: Any) -> list[dict[str, Any]]:
         """Run one write query (no $rows batching) in a managed transaction; return its records."""
         _check_params(query, params)
-        return self._execute(query, True, lambda tx: [r.data() for r in tx.run(query.text, params)])
+        return self._records(query, True, params)
 
     def execute_autocommit(self, query: CypherQuery, **params: Any) -> list[dict[str, Any]]:
         """Run a query in an auto-commit transaction (needed for ``CALL {...} IN TRANSACTIONS``)."""
@@ -65,13 +67,12 @@ class Graph:
     def read(self, query: CypherQuery, model: type[M], **params: Any) -> list[M]:
         """Run a read query in a managed transaction and validate each record into ``model``."""
         _check_params(query, params)
-        records = self._execute(query, False, lambda tx: [r.data() for r in tx.run(query.text, params)])
-        return [model.model_validate(r) for r in records]
+        return [model.model_validate(r) for r in self._records(query, False, params)]
 
     def read_dicts(self, query: CypherQuery, **params: Any) -> list[dict[str, Any]]:
         """Run a read query and return plain record dicts (for aggregates and reports)."""
         _check_params(query, params)
-        return self._execute(query, False, lambda tx: [r.data() for r in tx.run(query.text, params)])
+        return self._records(query, False, params)
 
     def scalar(self, query: CypherQuery, **params: Any) -> Any:
         """First column of the first record of a read query, or None."""
@@ -89,6 +90,14 @@ class Graph:
         except (Neo4jError, DriverError) as exc:
             raise _wrap(query.name, exc) from exc
 
+    def _records(self, query: CypherQuery, write: bool, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
+            # Consume inside the transaction function: the driver may retry it as a whole.
+            return [r.data() for r in tx.run(query.text, dict(params))]
+
+        records: list[dict[str, Any]] = self._execute(query, write, work)
+        return records
+
     def _execute(self, query: CypherQuery, write: bool, work: Callable[[neo4j.ManagedTransaction], Any]) -> Any:
         try:
             with self.driver.session(database=self.database) as session:
@@ -98,7 +107,7 @@ class Graph:
             raise _wrap(query.name, exc) from exc
 
 
-def _sum_written(tx: neo4j.ManagedTransaction, query: CypherQuery, batch: Sequence[dict[str, Any]],
+def _sum_written(tx: neo4j.ManagedTransaction, *, query: CypherQuery, batch: Sequence[dict[str, Any]],
                  params: Mapping[str, Any]) -> int:
     result = tx.run(query.text, {**params, "rows": batch})
     return sum(int(r.get("written") or 0) for r in result)

@@ -6,7 +6,6 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import LiteralString, cast
 
 import neo4j
 from neo4j.exceptions import DriverError, Neo4jError
@@ -107,7 +106,7 @@ def _run_schema_statement(driver: neo4j.Driver, database: str, migration: Migrat
     # Neo4j runs DDL only in auto-commit transactions, one statement each.
     try:
         with driver.session(database=database) as session:
-            session.run(cast(LiteralString, statement)).consume()
+            session.run(statement).consume()
     except (Neo4jError, DriverError) as exc:
         first = statement.splitlines()[0][:80]
         raise MigrationError(f"{migration.path.name}: statement {first!r} failed: "
