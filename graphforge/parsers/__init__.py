@@ -1,0 +1,90 @@
+"""Parse any workspace file into located spans: ``parse_file(path) -> ParsedFile``.
+
+The format comes from the bytes (``detect_format``), not the name. Broken or hostile input never
+raises: it comes back as an invalid ParsedFile with a reason. ``parse_files`` runs many files in worker
+processes with a per-file timeout, so a parser that hangs or dies costs one file, not the run.
+
+    from graphforge.parsers import parse_file
+    parsed = parse_file(Path("report.pdf"))
+    parsed.valid, parsed.format, [(s.locator, s.text[:40]) for s in parsed.spans]
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from graphforge.errors import SourceFormatError
+from graphforge.models.workspace import FileFormat
+from graphforge.parsers import docx, pdf, pptx, text, xlsx
+from graphforge.parsers.base import ParsedFile, ParsedSpan, ParseLimits, Refused, file_digest, span_id
+from graphforge.parsers.detect import Detection, detect_format
+
+__all__ = ["ParsedFile", "ParsedSpan", "ParseLimits", "Detection", "detect_format", "parse_file", "parse_files",
+           "span_id", "file_digest", "PARSER_NAMES", "ParseTask"]
+
+ParserFn = Callable[[Path, ParseLimits], tuple[list[ParsedSpan], int | None]]
+
+PARSERS: dict[FileFormat, tuple[str, ParserFn]] = {
+    FileFormat.PDF: (pdf.NAME, pdf.parse),
+    FileFormat.XLSX: (xlsx.NAME, xlsx.parse),
+    FileFormat.DOCX: (docx.NAME, docx.parse),
+    FileFormat.PPTX: (pptx.NAME, pptx.parse),
+    FileFormat.CSV: ("csv", text.parse_csv),
+    FileFormat.HTML: ("bs4-lxml", text.parse_html),
+    FileFormat.MARKDOWN: ("markdown", text.parse_markdown),
+    FileFormat.TEXT: ("text", text.parse_text),
+    FileFormat.JSON: ("json", text.parse_json),
+}
+PARSER_NAMES = {fmt: name for fmt, (name, _) in PARSERS.items()}
+
+
+def parse_file(path: Path, limits: ParseLimits | None = None, *, sha256: str | None = None,
+               size: int | None = None) -> ParsedFile:
+    """Detect the format of ``path`` and parse it into spans; bad content gives ``valid=False`` + reason.
+
+    Args:
+        sha256, size: the caller's digest when it already has one (saves reading the file twice).
+
+    Raises:
+        SourceFormatError: only when the path itself cannot be read (missing, a folder, no permission).
+    """
+    limits = limits or ParseLimits()
+    started = time.perf_counter()
+    try:
+        if sha256 is None or size is None:
+            sha256, size = file_digest(path)
+        detection = detect_format(path)
+    except OSError as exc:
+        raise SourceFormatError(path, f"cannot read file: {exc.strerror or exc}") from exc
+    fmt = detection.format
+
+    def result(valid: bool, reason: str | None = None, parser: str | None = None,
+               spans: list[ParsedSpan] | None = None, pages: int | None = None) -> ParsedFile:
+        return ParsedFile(path=str(path), sha256=sha256, size=size, format=fmt, valid=valid, invalid_reason=reason,
+                          parser=parser, page_count=pages, spans=spans or [],
+                          parse_seconds=round(time.perf_counter() - started, 4))
+
+    if size > limits.max_file_bytes:
+        return result(False, f"file is {size} bytes, over the size limit of {limits.max_file_bytes} bytes")
+    if detection.refusal:
+        return result(False, detection.refusal)
+    if fmt is FileFormat.IMAGE:
+        return result(True)  # kept as a file the agent can open; no text spans without OCR
+    name, parse = PARSERS[fmt]
+    try:
+        spans, pages = parse(path, limits)
+    except Refused as exc:
+        return result(False, str(exc), name)
+    except MemoryError:
+        return result(False, "parser ran out of memory (worker memory cap)", name)
+    except RecursionError:
+        return result(False, "structure nested too deeply to parse (recursion limit)", name)
+    except Exception as exc:  # any library's failure on bad bytes is a property of the file, not a crash
+        message = str(exc).splitlines()[0][:300] if str(exc) else ""
+        return result(False, f"{name} could not parse it: {type(exc).__name__}: {message}".rstrip(": "), name)
+    return result(True, None, name, spans, pages)
+
+
+from graphforge.parsers.pool import ParseTask, parse_files  # noqa: E402  (pool imports parse_file)

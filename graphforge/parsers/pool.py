@@ -1,0 +1,156 @@
+"""Parse many files in worker processes, each file under a deadline; a hung or crashed worker is replaced."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+from graphforge.errors import SourceFormatError
+from graphforge.parsers.base import ParsedFile, ParseLimits
+
+Target = Callable[..., ParsedFile]
+
+
+@dataclass(frozen=True)
+class ParseTask:
+    """One file to parse; ``sha256``/``size`` come from the caller, who hashed it to deduplicate."""
+
+    path: Path
+    sha256: str
+    size: int
+    format_hint: str = "unknown"  # what detection said, for the record if the parser never answers
+
+
+def _default_target() -> Target:
+    from graphforge.parsers import parse_file
+
+    return parse_file
+
+
+def _serve(conn: Connection, target: Target | None, limits: ParseLimits, memory_bytes: int | None) -> None:
+    """Worker loop: receive (index, task), send (index, ParsedFile as dict); None stops it."""
+    if memory_bytes:
+        import resource
+
+        # A decompression bomb inside a PDF stream must kill this worker's allocation, not the machine.
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    fn = target or _default_target()
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        index, task = message
+        try:
+            parsed = fn(task.path, limits, sha256=task.sha256, size=task.size)
+            payload: dict[str, Any] | str = parsed.model_dump(mode="json")
+        except SourceFormatError as exc:
+            payload = f"unreadable: {exc.problem}"
+        except MemoryError:
+            payload = "parser ran out of memory (worker memory cap)"
+        except Exception as exc:  # a target bug must not take the worker down silently
+            payload = f"parser failed: {type(exc).__name__}: {exc}"
+        conn.send((index, payload))
+
+
+class _Worker:
+    def __init__(self, ctx: Any, target: Target | None, limits: ParseLimits, memory_bytes: int | None) -> None:
+        self.conn, child = ctx.Pipe()
+        self.process: BaseProcess = ctx.Process(target=_serve, args=(child, target, limits, memory_bytes),
+                                                daemon=True)
+        self.process.start()
+        child.close()
+        self.job: tuple[int, ParseTask, float] | None = None  # (index, task, deadline)
+
+    def stop(self, kill: bool = False) -> None:
+        if not kill:
+            try:
+                self.conn.send(None)
+            except OSError:
+                kill = True
+            self.process.join(2.0)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(5.0)
+        self.conn.close()
+
+
+def failed(task: ParseTask, reason: str, started: float) -> ParsedFile:
+    """The record of a file whose parser never answered (timeout, crash)."""
+    from graphforge.models.workspace import FileFormat
+
+    fmt = FileFormat(task.format_hint) if task.format_hint in FileFormat._value2member_map_ else FileFormat.UNKNOWN
+    return ParsedFile(path=str(task.path), sha256=task.sha256, size=task.size, format=fmt, valid=False,
+                      invalid_reason=reason, parse_seconds=round(time.perf_counter() - started, 4))
+
+
+def parse_files(tasks: Sequence[ParseTask], *, limits: ParseLimits | None = None, timeout_s: float = 60.0,
+                jobs: int | None = None, memory_mb: int | None = 2048,
+                target: Target | None = None) -> Iterator[tuple[int, ParsedFile]]:
+    """Yield ``(index into tasks, ParsedFile)`` as files finish, in completion order.
+
+    Args:
+        timeout_s: per-file deadline; past it the worker is killed and the file recorded as timed out.
+        jobs: worker processes (default: CPU count, at most the number of tasks).
+        memory_mb: address-space cap per worker (None: no cap).
+        target: the parse function (module-level, picklable); ``parse_file`` unless a test swaps it.
+    """
+    limits = limits or ParseLimits()
+    if not tasks:
+        return
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
+    # forkserver: workers fork from a clean helper process, never from a parent holding driver threads.
+    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    memory = memory_mb * 1024 * 1024 if memory_mb else None
+    pending = deque(enumerate(tasks))
+    workers = [_Worker(ctx, target, limits, memory) for _ in range(jobs)]
+    started_at: dict[int, float] = {}
+    try:
+        while pending or any(w.job for w in workers):
+            for i, worker in enumerate(workers):
+                if worker.job is None and pending:
+                    index, task = pending.popleft()
+                    try:
+                        worker.conn.send((index, task))
+                    except OSError:  # the worker died between jobs: replace it and retry this task
+                        worker.stop(kill=True)
+                        workers[i] = worker = _Worker(ctx, target, limits, memory)
+                        worker.conn.send((index, task))
+                    started_at[index] = time.perf_counter()
+                    worker.job = (index, task, started_at[index] + timeout_s)
+            busy = [w for w in workers if w.job]
+            next_deadline = min(w.job[2] for w in busy if w.job)
+            ready = wait([w.conn for w in busy], timeout=max(0.0, next_deadline - time.perf_counter()))
+            for i, worker in enumerate(workers):
+                if worker.job is None:
+                    continue
+                index, task, deadline = worker.job
+                if worker.conn in ready:
+                    try:
+                        got_index, payload = worker.conn.recv()
+                    except (EOFError, OSError):
+                        code = worker.process.exitcode
+                        worker.stop(kill=True)
+                        workers[i] = _Worker(ctx, target, limits, memory)
+                        yield index, failed(task, f"parser process died (exit code {code})", started_at[index])
+                        continue
+                    worker.job = None
+                    if isinstance(payload, str):
+                        yield got_index, failed(task, payload, started_at[index])
+                    else:
+                        yield got_index, ParsedFile.model_validate(payload)
+                elif time.perf_counter() >= deadline:
+                    worker.stop(kill=True)
+                    workers[i] = _Worker(ctx, target, limits, memory)
+                    yield index, failed(task, f"parser timed out after {timeout_s:g}s (worker killed)",
+                                        started_at[index])
+    finally:
+        for worker in workers:
+            worker.stop(kill=worker.job is not None)
