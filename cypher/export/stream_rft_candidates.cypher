@@ -1,0 +1,10 @@
+// RFT candidate pool: every trajectory that attempts a spec (optionally one rollout model), its judgments.
+// $rollout_model: string or null (null: every model)
+MATCH (t:Trajectory)
+WHERE t.spec_id IS NOT NULL AND ($rollout_model IS NULL OR t.model = $rollout_model)
+OPTIONAL MATCH (j:Judgment)-[:SCORES]->(t)
+WITH t, j ORDER BY j.judgment_id
+WITH t, [x IN collect(j) | {judgment_id: x.judgment_id, judge: x.judge, arm: x.arm, q: x.q,
+                            deliverables_ok: x.deliverables_ok, created_at: toString(x.created_at)}] AS judgments
+RETURN t.spec_id AS spec_id, t.trajectory_id AS trajectory_id, t.status AS status, judgments
+ORDER BY spec_id, trajectory_id

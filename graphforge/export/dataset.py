@@ -1,0 +1,160 @@
+"""Stream trajectories into a trl conversational data set: length gate, rows, manifest, Export node."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from pydantic import BaseModel
+
+from graphforge import __version__
+from graphforge.export.guard import AuditDecision
+from graphforge.export.record import ExportRow, TrajectoryText, record_export
+from graphforge.export.rows import (
+    TokenCounter,
+    canonical_tools,
+    conversational_messages,
+    has_assistant_turn,
+    row_schema,
+)
+from graphforge.export.writer import FileEntry, RowWriter, TokenStats, git_commit, token_stats, write_json
+from graphforge.graph import Graph
+from graphforge.models.base import stable_hash
+
+
+class Excluded(BaseModel):
+    trajectory_id: str
+    tokens: int
+
+
+class WriteOutcome(BaseModel):
+    files: list[FileEntry]
+    trajectory_ids: list[str]  # exported, in file order
+    spec_ids: list[str]  # distinct, sorted
+    token_counts: list[int]
+    seen: int
+    over_length: list[Excluded]
+    no_assistant_turn: list[str]
+
+
+def write_dataset(rows: Iterable[TrajectoryText], out_dir: Path, name: str, counter: TokenCounter,
+                  max_tokens: int, extra_columns: Sequence[tuple[str, pa.DataType]] = (),
+                  extra: Callable[[TrajectoryText], dict[str, Any]] | None = None) -> WriteOutcome:
+    """Write every row that fits ``max_tokens`` (whole, never truncated); count the rest.
+
+    Memory holds one Parquet row group plus one id and one length per exported row.
+    """
+    exported: list[str] = []
+    counts: list[int] = []
+    specs: set[str] = set()
+    over: list[Excluded] = []
+    empty: list[str] = []
+    seen = 0
+    with RowWriter(out_dir, name, row_schema(extra_columns)) as writer:
+        for t in rows:
+            seen += 1
+            messages = conversational_messages(t.messages_json, t.trajectory_id)
+            tools = canonical_tools(t.tools_json)
+            if not has_assistant_turn(messages):
+                empty.append(t.trajectory_id)
+                continue
+            tokens = counter(messages, tools)
+            if tokens > max_tokens:
+                over.append(Excluded(trajectory_id=t.trajectory_id, tokens=tokens))
+                continue
+            row: dict[str, Any] = {"messages": messages, "tools": tools, "trajectory_id": t.trajectory_id,
+                                   "spec_id": t.spec_id}
+            if extra is not None:
+                row.update(extra(t))
+            writer.add(row)
+            exported.append(t.trajectory_id)
+            counts.append(tokens)
+            if t.spec_id:
+                specs.add(t.spec_id)
+        files = writer.close()
+    return WriteOutcome(files=files, trajectory_ids=exported, spec_ids=sorted(specs), token_counts=counts,
+                        seen=seen, over_length=over, no_assistant_turn=empty)
+
+
+class ExportCounts(BaseModel):
+    seen: int
+    exported: int
+    excluded_over_length: int
+    excluded_no_assistant_turn: int
+
+
+class ExportManifest(BaseModel):
+    """Everything needed to trace a data set back to the graph; deterministic (no timestamps)."""
+
+    schema_version: int = 1
+    export_id: str
+    kind: str
+    arm: str | None = None
+    format: str = "trl-conversational (messages with OpenAI tool_calls; tools as JSON text)"
+    files: list[FileEntry]
+    counts: ExportCounts
+    tokens: TokenStats
+    excluded_over_length: list[Excluded]
+    excluded_no_assistant_turn: list[str]
+    audit: AuditDecision
+    git_commit: str
+    graphforge_version: str = __version__
+    params: dict[str, Any]
+    selection: dict[str, Any] | None = None  # RFT: the query set and the rule that picked each row
+    spec_ids: list[str]
+    trajectory_ids: list[str]
+
+
+class ExportSummary(BaseModel):
+    """What an export stage returns."""
+
+    export_id: str
+    kind: str
+    arm: str | None = None
+    out_dir: str
+    files: list[FileEntry]
+    manifest: FileEntry
+    rows: int
+    seen: int
+    excluded_over_length: int
+    excluded_no_assistant_turn: int
+    audit_id: str | None
+    override: str
+    tokens: TokenStats
+    selection: dict[str, Any] | None = None  # RFT: query and pick counts (the full lists are in the manifest)
+
+
+def finish_export(graph: Graph, out_dir: Path, name: str, kind: str, arm: str | None, outcome: WriteOutcome,
+                  decision: AuditDecision, counter_name: str, max_tokens: int, params: dict[str, Any],
+                  selection: dict[str, Any] | None = None,
+                  selection_summary: dict[str, Any] | None = None) -> ExportSummary:
+    """Write the manifest, MERGE the Export node with its INCLUDES edges, and summarise."""
+    # Content-derived id: the same graph and options give the same id (and the same Export node).
+    digest = stable_hash(kind, arm, [f.sha256 for f in outcome.files], decision.audit_id,
+                         decision.override.value, params)
+    export_id = f"{kind}-{digest}"
+    stats = token_stats(outcome.token_counts, counter_name, max_tokens)
+    counts = ExportCounts(seen=outcome.seen, exported=len(outcome.trajectory_ids),
+                          excluded_over_length=len(outcome.over_length),
+                          excluded_no_assistant_turn=len(outcome.no_assistant_turn))
+    commit = git_commit()
+    manifest = ExportManifest(export_id=export_id, kind=kind, arm=arm, files=outcome.files, counts=counts,
+                              tokens=stats, excluded_over_length=outcome.over_length,
+                              excluded_no_assistant_turn=outcome.no_assistant_turn, audit=decision,
+                              git_commit=commit, params=params, selection=selection,
+                              spec_ids=outcome.spec_ids, trajectory_ids=outcome.trajectory_ids)
+    entry = write_json(out_dir / f"{name}.manifest.json", manifest)
+    record_export(graph, ExportRow(
+        export_id=export_id, kind=kind, arm=arm, override=decision.override.value, override_note=decision.note,
+        audit_id=decision.audit_id, benchmarks=decision.benchmarks, rows=counts.exported,
+        excluded_over_length=counts.excluded_over_length, max_tokens=max_tokens, token_counter=counter_name,
+        out_dir=str(out_dir.resolve()), manifest=entry.path, manifest_sha256=entry.sha256, git_commit=commit),
+        outcome.trajectory_ids)
+    return ExportSummary(export_id=export_id, kind=kind, arm=arm, out_dir=str(out_dir), files=outcome.files,
+                         manifest=entry, rows=counts.exported, seen=counts.seen,
+                         excluded_over_length=counts.excluded_over_length,
+                         excluded_no_assistant_turn=counts.excluded_no_assistant_turn,
+                         audit_id=decision.audit_id, override=decision.override.value, tokens=stats,
+                         selection=selection_summary)

@@ -1,0 +1,138 @@
+"""Trajectory -> trl conversational row, and the tokenizer-free length estimate used to exclude rows."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from graphforge.errors import ConfigError, SourceFormatError
+from graphforge.models.trajectory import Message
+
+# The paper's packing ceiling: sequences longer than this are excluded (never truncated).
+DEFAULT_MAX_TOKENS = 262_144
+
+# Tokenizer-free estimate: UTF-8 bytes / 3 plus a fixed per-message overhead for the chat-template
+# markers. Byte-level BPE vocabularies (Qwen, GLM, Llama 3) average ~3.5-4.5 bytes per token on English
+# prose and ~3 on JSON, code and numbers, which dominate agent trajectories; dividing by 3 over-counts
+# prose, so the estimate errs towards excluding a borderline sequence rather than letting the trainer
+# truncate it. Pass the training tokenizer for exact counts.
+BYTES_PER_TOKEN = 3.0
+MESSAGE_OVERHEAD_TOKENS = 4
+ESTIMATE_NAME = "estimate: ceil(utf8_bytes/3) + 4 per message"
+
+TokenCounter = Callable[[Sequence[dict[str, Any]], str], int]
+
+# One fixed Arrow schema for every export, so Parquet files from different graphs line up and the
+# writer never re-infers types from a batch. Tool-call arguments stay JSON text (the OpenAI wire form).
+MESSAGE_TYPE = pa.struct([
+    ("role", pa.string()),
+    ("content", pa.string()),
+    ("tool_calls", pa.list_(pa.struct([
+        ("id", pa.string()),
+        ("type", pa.string()),
+        ("function", pa.struct([("name", pa.string()), ("arguments", pa.string())])),
+    ]))),
+    ("tool_call_id", pa.string()),
+    ("name", pa.string()),
+])
+
+
+def row_schema(extra: Sequence[tuple[str, pa.DataType]] = ()) -> pa.Schema:
+    """Arrow schema of an exported row: messages, tools (JSON text), ids, then ``extra`` columns."""
+    return pa.schema([("messages", pa.list_(MESSAGE_TYPE)), ("tools", pa.string()),
+                      ("trajectory_id", pa.string()), ("spec_id", pa.string()), *extra])
+
+
+def conversational_messages(messages_json: str, trajectory_id: str) -> list[dict[str, Any]]:
+    """Stored messages -> OpenAI/trl message dicts (validated, None fields dropped, fixed key order)."""
+    try:
+        raw = json.loads(messages_json)
+        messages = [Message.model_validate(m) for m in raw]
+    except ValueError as exc:
+        raise SourceFormatError(f"Trajectory {trajectory_id}", f"stored messages are not valid: {exc}") from exc
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        item: dict[str, Any] = {"role": m.role}
+        if m.content is not None:
+            item["content"] = m.content
+        if m.tool_calls:
+            item["tool_calls"] = [{"id": c.id, "type": c.type,
+                                   "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                                  for c in m.tool_calls]
+        if m.tool_call_id is not None:
+            item["tool_call_id"] = m.tool_call_id
+        if m.name is not None:
+            item["name"] = m.name
+        out.append(item)
+    return out
+
+
+def canonical_tools(tools_json: str | None) -> str:
+    """Tool schemas as canonical JSON text (trl's SFTTrainer json-decodes a string ``tools`` column)."""
+    tools = json.loads(tools_json) if tools_json else []
+    return json.dumps(tools, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def estimate_tokens(messages: Sequence[dict[str, Any]], tools: str) -> int:
+    """Tokenizer-free length estimate of a rendered conversation (see BYTES_PER_TOKEN)."""
+    size = len(tools.encode("utf-8")) if tools != "[]" else 0
+    for m in messages:
+        size += len(m["role"]) + len((m.get("content") or "").encode("utf-8"))
+        for call in m.get("tool_calls") or ():
+            size += len(call["function"]["name"]) + len(call["function"]["arguments"].encode("utf-8"))
+        size += len(m.get("tool_call_id") or "") + len(m.get("name") or "")
+    return math.ceil(size / BYTES_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS * len(messages)
+
+
+def has_assistant_turn(messages: Sequence[dict[str, Any]]) -> bool:
+    """A row trains on assistant turns; one without any teaches nothing (and breaks assistant masks)."""
+    return any(m["role"] == "assistant" and (m.get("content") or m.get("tool_calls")) for m in messages)
+
+
+def tokenizer_counter(path: Path) -> tuple[TokenCounter, str]:
+    """An exact counter from a local tokenizer: a ``tokenizer.json`` file, or a directory with a chat template.
+
+    A directory is loaded with transformers (offline) and counted through its chat template, tools
+    included; a bare ``tokenizer.json`` counts the same text the estimate measures.
+    """
+    if path.is_dir():
+        try:
+            from transformers import AutoTokenizer
+        except ImportError as exc:
+            raise ConfigError("counting with a tokenizer directory needs transformers (extra 'train')") from exc
+        tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+
+        def count_templated(messages: Sequence[dict[str, Any]], tools: str) -> int:
+            ids = tok.apply_chat_template(list(messages), tools=json.loads(tools) or None, tokenize=True)
+            return len(ids["input_ids"] if isinstance(ids, dict) else ids)
+
+        return count_templated, f"tokenizer: {path.name} (chat template)"
+    if not path.is_file():
+        raise ConfigError(f"{path}: no tokenizer file or directory here")
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise ConfigError("counting with tokenizer.json needs the tokenizers package (extra 'train')") from exc
+    tokenizer = Tokenizer.from_file(str(path))
+
+    def count_plain(messages: Sequence[dict[str, Any]], tools: str) -> int:
+        parts = [tools] if tools != "[]" else []
+        for m in messages:
+            parts.append(m.get("content") or "")
+            parts.extend(c["function"]["name"] + c["function"]["arguments"] for c in m.get("tool_calls") or ())
+        return (sum(len(tokenizer.encode(p).ids) for p in parts if p)
+                + MESSAGE_OVERHEAD_TOKENS * len(messages))
+
+    return count_plain, f"tokenizer: {path.name} + 4 per message"
+
+
+def counter_for(tokenizer: Path | None) -> tuple[TokenCounter, str]:
+    """The counter to use and its name (recorded in the manifest)."""
+    if tokenizer is None:
+        return estimate_tokens, ESTIMATE_NAME
+    return tokenizer_counter(tokenizer)

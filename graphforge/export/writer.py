@@ -1,0 +1,158 @@
+"""Streaming, deterministic writers: JSONL + Parquet side by side, then a manifest with checksums."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pydantic import BaseModel
+
+from graphforge.errors import ExportError
+
+# Rows per Parquet row group: the writer holds at most this many rows in memory at once.
+ROW_GROUP_ROWS = 64
+
+
+class FileEntry(BaseModel):
+    path: str  # relative to the export folder
+    sha256: str
+    bytes: int
+    rows: int
+
+
+class TokenStats(BaseModel):
+    counter: str
+    max_tokens: int
+    total: int = 0
+    min: int = 0
+    max: int = 0
+    mean: float = 0.0
+    median: float = 0.0
+    p95: int = 0
+
+
+def token_stats(counts: list[int], counter: str, max_tokens: int) -> TokenStats:
+    """Summary of the exported rows' lengths (the excluded ones are reported separately)."""
+    if not counts:
+        return TokenStats(counter=counter, max_tokens=max_tokens)
+    ordered = sorted(counts)
+    p95 = ordered[min(len(ordered) - 1, max(0, -(-95 * len(ordered) // 100) - 1))]  # nearest-rank
+    return TokenStats(counter=counter, max_tokens=max_tokens, total=sum(ordered), min=ordered[0],
+                      max=ordered[-1], mean=round(sum(ordered) / len(ordered), 3),
+                      median=float(statistics.median(ordered)), p95=p95)
+
+
+def dumps_row(row: dict[str, Any]) -> str:
+    """One JSONL line: compact, UTF-8, key order as built (fixed by the row builders)."""
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def git_commit(repo: Path | None = None) -> str:
+    """HEAD of the checkout graphforge runs from, or "unknown" (installed wheel, no git)."""
+    where = repo or Path(__file__).resolve().parents[2]
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True,
+                              timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and len(commit) == 40 else "unknown"
+
+
+class RowWriter:
+    """Write rows to ``<name>.jsonl`` and ``<name>.parquet`` incrementally, atomically and reproducibly.
+
+    Rows go to temporary files that replace the final ones only on a clean close, so a failed export
+    never leaves half a data set behind a valid-looking name. Nothing time-dependent is written.
+    """
+
+    def __init__(self, out_dir: Path, name: str, schema: pa.Schema) -> None:
+        self.out_dir = out_dir
+        self.name = name
+        self.schema = schema
+        self.rows = 0
+        self._pending: list[dict[str, Any]] = []
+        out_dir.mkdir(parents=True, exist_ok=True)
+        self._jsonl = out_dir / f"{name}.jsonl"
+        self._parquet = out_dir / f"{name}.parquet"
+        self._tmp_jsonl = out_dir / f".{name}.jsonl.partial"
+        self._tmp_parquet = out_dir / f".{name}.parquet.partial"
+        try:
+            self._jsonl_fh = self._tmp_jsonl.open("w", encoding="utf-8", newline="\n")
+            # No statistics or dictionary pages that depend on batch boundaries beyond the fixed
+            # row-group size; the created_by string only changes with the pyarrow version.
+            self._pq = pq.ParquetWriter(self._tmp_parquet, schema, compression="zstd", use_dictionary=False,
+                                        write_statistics=True)
+        except OSError as exc:
+            raise ExportError(f"{out_dir}: cannot write the export: {exc.strerror}") from exc
+
+    def add(self, row: dict[str, Any]) -> None:
+        self._jsonl_fh.write(dumps_row(row))
+        self._jsonl_fh.write("\n")
+        self._pending.append(row)
+        self.rows += 1
+        if len(self._pending) >= ROW_GROUP_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._pq.write_table(pa.Table.from_pylist(self._pending, schema=self.schema))
+            self._pending = []
+
+    def close(self) -> list[FileEntry]:
+        """Finish both files, move them into place, and return their checksums."""
+        try:
+            self._flush()
+            self._pq.close()
+            self._jsonl_fh.close()
+            os.replace(self._tmp_jsonl, self._jsonl)
+            os.replace(self._tmp_parquet, self._parquet)
+        except OSError as exc:
+            raise ExportError(f"{self.out_dir}: cannot finish the export: {exc.strerror}") from exc
+        return [FileEntry(path=p.name, sha256=sha256_file(p), bytes=p.stat().st_size, rows=self.rows)
+                for p in (self._jsonl, self._parquet)]
+
+    def abort(self) -> None:
+        for closer in (self._pq.close, self._jsonl_fh.close):
+            try:
+                closer()
+            except Exception:  # noqa: BLE001 - best effort while another error propagates
+                pass
+        for tmp in (self._tmp_jsonl, self._tmp_parquet):
+            tmp.unlink(missing_ok=True)
+
+    def __enter__(self) -> RowWriter:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc_type is not None:
+            self.abort()
+
+
+def write_json(path: Path, data: BaseModel) -> FileEntry:
+    """Write a manifest deterministically (sorted keys, trailing newline) and return its checksum."""
+    text = json.dumps(data.model_dump(mode="json"), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    tmp = path.with_name(f".{path.name}.partial")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ExportError(f"{path}: cannot write: {exc.strerror}") from exc
+    return FileEntry(path=path.name, sha256=sha256_file(path), bytes=path.stat().st_size, rows=0)

@@ -1,0 +1,83 @@
+"""Export one RFT arm: per query the arm's pick among K judged candidates, on the query set all arms share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphforge import cypher
+from graphforge.context import StageContext
+from graphforge.export.dataset import ExportSummary, finish_export, write_dataset
+from graphforge.export.guard import AuditLookup, check_audit
+from graphforge.export.record import TrajectoryText
+from graphforge.export.rft_select import (
+    JUDGED_ARMS,
+    Candidate,
+    SelectionOptions,
+    group_by_query,
+    select,
+)
+from graphforge.export.rows import DEFAULT_MAX_TOKENS, counter_for
+from graphforge.models.base import stable_hash
+from graphforge.models.judge import JudgeArm
+
+STREAM_RFT_CANDIDATES = cypher.load("export/stream_rft_candidates")
+GET_RFT_JUDGED_ARMS = cypher.load("export/get_rft_judged_arms")
+STREAM_TRAJECTORIES = cypher.load("export/stream_trajectories")
+
+
+class ExportRftParams(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    out_dir: Path
+    arm: JudgeArm
+    name: str | None = None  # default "rft-<arm>"
+    k: int = Field(4, ge=1)
+    threshold: float = 0.95  # keep a query when the reference arm's best valid Q exceeds this
+    shared_queries: bool = True
+    seed: int = 0
+    judge: str | None = None  # only judgments by this judge
+    model: str | None = None  # only rollouts of this model (the SFT model's own samples)
+    benchmarks: list[str] = Field(default_factory=list)
+    max_tokens: int = Field(DEFAULT_MAX_TOKENS, gt=0)
+    tokenizer: Path | None = None
+    allow_contaminated: bool = False
+    skip_audit: bool = False
+
+
+ExportRftResult = ExportSummary
+
+
+def run(ctx: StageContext, params: ExportRftParams, *, audit_lookup: AuditLookup | None = None) -> ExportRftResult:
+    """Gate on the audit, select per query, then stream the picked trajectories into the data set."""
+    decision = check_audit(ctx.graph, params.benchmarks, allow_contaminated=params.allow_contaminated,
+                           skip_audit=params.skip_audit, lookup=audit_lookup)
+    options = SelectionOptions(k=params.k, threshold=params.threshold, shared_queries=params.shared_queries,
+                               seed=params.seed, judge=params.judge)
+    present = {r["arm"] for r in ctx.graph.read_dicts(GET_RFT_JUDGED_ARMS, rollout_model=params.model)}
+    compared = [a.value for a in JUDGED_ARMS if a.value in present]
+    candidates = ctx.graph.stream(STREAM_RFT_CANDIDATES, Candidate, rollout_model=params.model)
+    selection = select(group_by_query(candidates), params.arm, options, compared)
+    by_id = {p.trajectory_id: p for p in selection.picks}
+    counter, counter_name = counter_for(params.tokenizer)
+    name = params.name or f"rft-{params.arm.value}"
+    rows = ctx.graph.stream(STREAM_TRAJECTORIES, TrajectoryText, trajectory_ids=sorted(by_id))
+
+    def extra(t: TrajectoryText) -> dict[str, object]:
+        pick = by_id[t.trajectory_id]
+        return {"arm": params.arm.value, "q": pick.q}
+
+    outcome = write_dataset(rows, params.out_dir, name, counter, params.max_tokens,
+                            extra_columns=[("arm", pa.string()), ("q", pa.float64())], extra=extra)
+    # The query-set digest is equal across arms exported from the same pool: compare it to check.
+    manifest_selection = {**selection.model_dump(mode="json"),
+                          "query_set_sha256": stable_hash(selection.queries, length=64)}
+    recorded = {"k": params.k, "threshold": params.threshold, "shared_queries": params.shared_queries,
+                "seed": params.seed, "judge": params.judge, "model": params.model,
+                "max_tokens": params.max_tokens, "token_counter": counter_name}
+    return finish_export(ctx.graph, params.out_dir, name, "rft", params.arm.value, outcome, decision,
+                         counter_name, params.max_tokens, recorded, selection=manifest_selection,
+                         selection_summary={**selection.summary(),
+                                            "query_set_sha256": manifest_selection["query_set_sha256"]})

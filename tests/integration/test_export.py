@@ -1,0 +1,185 @@
+"""SFT / RFT export against a real Neo4j: determinism, length gate, audit gate, shared RFT queries."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from graphforge import store
+from graphforge.context import StageContext
+from graphforge.errors import ExportError
+from graphforge.export.record import list_exports
+from graphforge.graph import Graph
+from graphforge.models.judge import JudgeArm, Judgment
+from graphforge.models.trajectory import FunctionCall, Message, ToolCall, Trajectory, TrajectoryStatus
+from graphforge.stages import export_rft, export_sft
+
+pytestmark = pytest.mark.neo4j
+
+TOOLS: list[dict[str, object]] = [{"type": "function", "function": {
+    "name": "read_file", "description": "Read a workspace file.",
+    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]
+
+
+@dataclass
+class FakeAudit:
+    """Stands in for graphforge.audit.AuditSummary: only the fields the export gate reads."""
+
+    audit_id: str
+    benchmarks: list[str]
+    found_overlaps: int
+
+
+def lookup_of(audit: FakeAudit | None):  # type: ignore[no-untyped-def]
+    return lambda graph, names: audit
+
+
+CLEAN = lookup_of(FakeAudit("audit-clean", ["gdpval-mini"], 0))
+DIRTY = lookup_of(FakeAudit("audit-dirty", ["gdpval-mini"], 3))
+
+
+def trajectory(tid: str, spec_id: str, *, filler: int = 40, status: TrajectoryStatus = TrajectoryStatus.ADMITTED,
+               model: str = "teacher") -> Trajectory:
+    call = ToolCall(id=f"{tid}-c1", function=FunctionCall(name="read_file", arguments='{"path": "ledger.csv"}'))
+    return Trajectory(
+        trajectory_id=tid, spec_id=spec_id, scaffold="oracle", model=model, tools=TOOLS, status=status,
+        messages=[Message(role="system", content="You are a careful analyst."),
+                  Message(role="user", content=f"Reconcile the ledger for {spec_id}. " + "Détail. " * filler),
+                  Message(role="assistant", tool_calls=[call]),
+                  Message(role="tool", tool_call_id=f"{tid}-c1", name="read_file", content="a,b\n1,2"),
+                  Message(role="assistant", content=f"Done: total 3 ({tid}).")],
+        steps=2)
+
+
+def judgment(tid: str, spec_id: str, arm: JudgeArm, q: float, ok: bool = True) -> Judgment:
+    return Judgment(judgment_id=f"{tid}-{arm.value}", trajectory_id=tid, spec_id=spec_id, judge="test-judge",
+                    arm=arm, q=q, deliverables_ok=ok)
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def sft_params(out: Path, **kw: object) -> export_sft.ExportSftParams:
+    return export_sft.ExportSftParams(**{"out_dir": out, "benchmarks": ["gdpval-mini"], **kw})  # type: ignore[arg-type]
+
+
+def test_sft_export_is_byte_identical_on_re_export_and_excludes_over_length(ctx: StageContext, graph: Graph,
+                                                                            tmp_path: Path) -> None:
+    store.save_trajectories(graph, [trajectory("t03", "s1@v1"), trajectory("t01", "s2@v1"),
+                                    trajectory("t02", "s1@v1", filler=2000),  # ~6k estimated tokens
+                                    trajectory("t04", "s3@v1", status=TrajectoryStatus.REJECTED)])
+    first = export_sft.run(ctx, sft_params(tmp_path / "a", max_tokens=2000), audit_lookup=CLEAN)
+    second = export_sft.run(ctx, sft_params(tmp_path / "b", max_tokens=2000), audit_lookup=CLEAN)
+
+    names = ["sft.jsonl", "sft.parquet", "sft.manifest.json"]
+    assert [sha(tmp_path / "a" / n) for n in names] == [sha(tmp_path / "b" / n) for n in names]
+    assert first.export_id == second.export_id
+    assert (first.seen, first.rows, first.excluded_over_length) == (3, 2, 1)
+
+    manifest = json.loads((tmp_path / "a" / "sft.manifest.json").read_text())
+    assert manifest["trajectory_ids"] == ["t01", "t03"]  # stable order, rejected one left out
+    assert manifest["excluded_over_length"][0]["trajectory_id"] == "t02"
+    assert manifest["excluded_over_length"][0]["tokens"] > 2000
+    assert manifest["spec_ids"] == ["s1@v1", "s2@v1"]
+    assert manifest["audit"]["audit_id"] == "audit-clean" and manifest["audit"]["override"] == "none"
+    assert manifest["tokens"]["max"] <= 2000 and manifest["counts"]["excluded_over_length"] == 1
+
+    lines = (tmp_path / "a" / "sft.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert [r["trajectory_id"] for r in rows] == ["t01", "t03"]
+    assert rows[0]["messages"][2]["tool_calls"][0]["function"] == {"name": "read_file",
+                                                                   "arguments": '{"path": "ledger.csv"}'}
+    assert json.loads(rows[0]["tools"]) == TOOLS
+    # The full message text survives: nothing is truncated.
+    assert rows[1]["messages"][1]["content"].count("Détail.") == 40
+    table = pq.read_table(tmp_path / "a" / "sft.parquet")
+    assert table.column("trajectory_id").to_pylist() == ["t01", "t03"]
+    assert table.column("messages").to_pylist()[0][4]["content"] == "Done: total 3 (t01)."
+
+    exports = [e.model_dump() for e in list_exports(graph)]
+    assert len(exports) == 1 and exports[0]["included"] == ["t01", "t03"]
+    assert exports[0]["override"] == "none" and exports[0]["audit_id"] == "audit-clean"
+
+
+def test_export_is_refused_without_an_audit_or_with_overlaps_unless_overridden(ctx: StageContext, graph: Graph,
+                                                                                tmp_path: Path) -> None:
+    store.save_trajectories(graph, [trajectory("t1", "s1@v1")])
+    with pytest.raises(ExportError, match="no contamination audit"):
+        export_sft.run(ctx, sft_params(tmp_path / "x"), audit_lookup=lookup_of(None))
+    with pytest.raises(ExportError, match="--benchmark"):
+        export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "x"), audit_lookup=CLEAN)
+    with pytest.raises(ExportError, match="found overlaps"):
+        export_sft.run(ctx, sft_params(tmp_path / "x"), audit_lookup=DIRTY)
+    with pytest.raises(ExportError, match="does not cover"):
+        export_sft.run(ctx, sft_params(tmp_path / "x", benchmarks=["other-bench"]), audit_lookup=CLEAN)
+    assert not (tmp_path / "x" / "sft.jsonl").exists()
+
+    forced = export_sft.run(ctx, sft_params(tmp_path / "y", allow_contaminated=True), audit_lookup=DIRTY)
+    skipped = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "z", skip_audit=True),
+                             audit_lookup=lookup_of(None))
+    assert (forced.override, skipped.override) == ("allow-contaminated", "skip-audit")
+    recorded = {r["export_id"]: r for r in [e.model_dump() for e in list_exports(graph)]}
+    assert recorded[forced.export_id]["override"] == "allow-contaminated"
+    assert recorded[forced.export_id]["audit_id"] == "audit-dirty"
+    assert recorded[skipped.export_id]["override"] == "skip-audit"
+    manifest = json.loads((tmp_path / "y" / "sft.manifest.json").read_text())
+    assert manifest["audit"]["found_overlaps"] is True and manifest["audit"]["override"] == "allow-contaminated"
+
+
+def _rft_pool(graph: Graph) -> None:
+    """Five queries: q1-q3 complete with K=4; q4 has 3 candidates; q5's anchored best is 0.90."""
+    trajectories: list[Trajectory] = []
+    judgments: list[Judgment] = []
+    table = {  # spec -> [(anchored q, unanchored q, deliverables ok)]
+        "q1": [(0.97, 0.99, True), (0.99, 0.96, True), (1.0, 0.5, False), (0.2, 0.98, True)],
+        "q2": [(0.96, 0.97, True), (0.50, 0.99, True), (0.40, 0.40, True), (0.30, 0.30, True)],
+        "q3": [(0.99, 0.80, True), (0.98, 0.90, True), (0.97, 0.70, True), (0.10, 0.10, False)],
+        "q4": [(0.99, 0.99, True), (0.98, 0.98, True), (0.97, 0.97, True)],
+        "q5": [(0.90, 0.99, True), (0.80, 0.99, True), (0.70, 0.70, True), (0.60, 0.60, True)],
+    }
+    for spec, rows in table.items():
+        for i, (qa, qu, ok) in enumerate(rows):
+            tid = f"{spec}-r{i}"
+            trajectories.append(trajectory(tid, f"{spec}@v1", status=TrajectoryStatus.JUDGED, model="sft-model"))
+            judgments += [judgment(tid, f"{spec}@v1", JudgeArm.ANCHORED, qa, ok),
+                          judgment(tid, f"{spec}@v1", JudgeArm.UNANCHORED, qu, ok)]
+    store.save_trajectories(graph, trajectories)
+    store.save_judgments(graph, judgments)
+
+
+def test_rft_arms_share_the_same_queries_and_pick_by_their_own_rule(ctx: StageContext, graph: Graph,
+                                                                     tmp_path: Path) -> None:
+    _rft_pool(graph)
+    results = {arm: export_rft.run(ctx, export_rft.ExportRftParams(out_dir=tmp_path, arm=arm,
+                                                                   benchmarks=["gdpval-mini"]),
+                                   audit_lookup=CLEAN)
+               for arm in JudgeArm}
+    manifests = {arm: json.loads((tmp_path / f"rft-{arm.value}.manifest.json").read_text()) for arm in JudgeArm}
+    queries = {arm: m["selection"]["queries"] for arm, m in manifests.items()}
+    assert queries[JudgeArm.ANCHORED] == ["q1@v1", "q2@v1", "q3@v1"]
+    assert queries[JudgeArm.UNANCHORED] == queries[JudgeArm.ANCHORED] == queries[JudgeArm.RANDOM]
+    assert len({r.selection["query_set_sha256"] for r in results.values()}) == 1  # type: ignore[index]
+    assert manifests[JudgeArm.ANCHORED]["selection"]["queries_under_k"] == ["q4@v1"]
+    assert manifests[JudgeArm.ANCHORED]["selection"]["queries_below_threshold"] == ["q5@v1"]
+
+    # Anchored: q1-r2 has Q 1.0 but failed its deliverable checks, so q1-r1 (0.99) wins.
+    assert manifests[JudgeArm.ANCHORED]["trajectory_ids"] == ["q1-r1", "q2-r0", "q3-r0"]
+    assert manifests[JudgeArm.UNANCHORED]["trajectory_ids"] == ["q1-r0", "q2-r1", "q3-r1"]
+    random_ids = manifests[JudgeArm.RANDOM]["trajectory_ids"]
+    assert len(random_ids) == 3 and {t.split("-")[0] for t in random_ids} == {"q1", "q2", "q3"}
+    assert "q1-r2" not in random_ids and "q3-r3" not in random_ids  # invalid candidates never picked
+
+    rows = [json.loads(line) for line in (tmp_path / "rft-anchored.jsonl").read_text().splitlines()]
+    assert [(r["arm"], r["q"]) for r in rows] == [("anchored", 0.99), ("anchored", 0.96), ("anchored", 0.99)]
+    again = export_rft.run(ctx, export_rft.ExportRftParams(out_dir=tmp_path / "again", arm=JudgeArm.RANDOM,
+                                                           benchmarks=["gdpval-mini"]), audit_lookup=CLEAN)
+    assert sha(tmp_path / "again" / "rft-random.jsonl") == sha(tmp_path / "rft-random.jsonl")
+    assert again.export_id == results[JudgeArm.RANDOM].export_id
+    included = {r["export_id"]: r["included"] for r in [e.model_dump() for e in list_exports(graph)]}
+    assert included[results[JudgeArm.UNANCHORED].export_id] == ["q1-r0", "q2-r1", "q3-r1"]
