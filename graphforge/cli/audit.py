@@ -1,1 +1,36 @@
-"""CLI commands of the audit area (registered on the groups in graphforge.cli.common)."""
+"""CLI commands of the audit area: `graphforge audit contamination --benchmark NAME`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graphforge.cli.common import JsonOption, audit_app, emit
+
+
+@audit_app.command("contamination")
+def contamination_cmd(
+    benchmark: Annotated[list[str], typer.Option("--benchmark", "-b", help="Benchmark name (repeat for several).")],
+    top_k: Annotated[int, typer.Option("--top-k", help="Most similar pairs shown with their shared passages.")] = 20,
+    out: Annotated[Path | None, typer.Option("--out", help="Report folder (default out/audit).")] = None,
+    min_shared: Annotated[int, typer.Option("--min-shared-ngrams",
+                                            help="Shared 13-grams from which a pair counts as overlap.")] = 1,
+    method: Annotated[str, typer.Option("--method", help="exact | minhash | both")] = "both",
+    threshold: Annotated[float, typer.Option("--minhash-threshold",
+                                             help="Jaccard from which MinHash pairs are near-duplicates.")] = 0.5,
+    as_json: JsonOption = False,
+) -> None:
+    """Audit every workspace file against benchmark files and prompts; store an Audit node and a report."""
+    from graphforge.context import open_context
+    from graphforge.stages import audit_contamination as stage
+
+    if method not in ("exact", "minhash", "both"):
+        raise typer.BadParameter("method must be exact, minhash or both", param_hint="--method")
+    params = stage.AuditContaminationParams(benchmarks=benchmark, top_k=top_k, out_dir=out,
+                                            min_shared_ngrams=min_shared, method=method,  # type: ignore[arg-type]
+                                            minhash_threshold=threshold)
+    with open_context() as ctx:
+        result = stage.run(ctx, params)
+    emit(result, as_json, "contamination audit" + (" — OVERLAPS FOUND" if result.found_overlaps else " — clean"))

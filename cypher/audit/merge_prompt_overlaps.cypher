@@ -1,0 +1,9 @@
+// Record training files that quote a benchmark prompt as NEAR_DUPLICATE edges from the task.
+// $rows: list<NearDuplicateRow>; $audit_id: the Audit these findings belong to
+UNWIND $rows AS row
+MATCH (t:BenchmarkTask {task_key: row.benchmark_key})
+MATCH (f:File {sha256: row.training_sha256})
+MERGE (t)-[r:NEAR_DUPLICATE {audit_id: $audit_id}]->(f)
+SET r.score = row.score, r.shared_ngrams = row.shared_ngrams, r.jaccard = row.jaccard,
+    r.identical = row.identical, r.found_by = row.found_by, r.passages = row.passages
+RETURN count(*) AS written

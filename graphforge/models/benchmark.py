@@ -1,0 +1,77 @@
+"""Evaluation benchmarks: named task sets with prompts, occupations and reference files (audited, never trained on)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from graphforge.models.base import Frozen, Row, stable_hash
+from graphforge.models.workspace import FileFormat
+
+
+def task_key(benchmark: str, task_id: str) -> str:
+    """Natural key of a benchmark task: task ids are only unique inside their benchmark."""
+    return f"{benchmark}:{task_id}"
+
+
+class BenchmarkRow(Row):
+    name: str
+    source_dir: str
+    task_count: int = Field(ge=0)
+    file_count: int = Field(ge=0)
+
+
+class BenchmarkTaskRow(Row):
+    task_key: str
+    benchmark: str
+    task_id: str
+    prompt: str
+    prompt_hash: str
+    occupation: str | None = None
+    soc_code: str | None = None
+    sector: str | None = None
+
+    @classmethod
+    def of(cls, benchmark: str, task_id: str, prompt: str, occupation: str | None = None,
+           soc_code: str | None = None, sector: str | None = None) -> BenchmarkTaskRow:
+        return cls(task_key=task_key(benchmark, task_id), benchmark=benchmark, task_id=task_id, prompt=prompt,
+                   prompt_hash=stable_hash(prompt), occupation=occupation, soc_code=soc_code, sector=sector)
+
+
+class BenchmarkFileRow(Row):
+    """A reference file's content keyed by sha256; ``text`` is its parsed text (spans joined)."""
+
+    sha256: str
+    size: int = Field(ge=0)
+    format: FileFormat
+    valid: bool
+    invalid_reason: str | None = None
+    parser: str | None = None
+    text: str
+    chars: int = Field(ge=0)
+
+
+class BenchmarkFileLinkRow(Row):
+    """(:Benchmark)-[:HAS_FILE {path}]->(:BenchmarkFile): a file's name inside one benchmark."""
+
+    benchmark: str
+    sha256: str
+    path: str
+
+
+class BenchmarkReferenceRow(Row):
+    """(:BenchmarkTask)-[:REFERENCES {path}]->(:BenchmarkFile)."""
+
+    task_key: str
+    sha256: str
+    path: str
+
+
+class BenchmarkSource(Frozen):
+    """Everything a benchmark folder holds, ready to write."""
+
+    benchmark: BenchmarkRow
+    tasks: list[BenchmarkTaskRow]
+    files: list[BenchmarkFileRow]
+    file_links: list[BenchmarkFileLinkRow]
+    references: list[BenchmarkReferenceRow]
+    missing_references: list[str] = []  # "task_id: path" for references naming no file on disk

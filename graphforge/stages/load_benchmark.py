@@ -1,0 +1,60 @@
+"""Write a benchmark (tasks, reference files with parsed text, occupation links) into the graph."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from graphforge import cypher
+from graphforge.context import StageContext
+from graphforge.models.benchmark import BenchmarkSource
+
+MERGE_BENCHMARKS = cypher.load("benchmark/merge_benchmarks")
+MERGE_BENCHMARK_TASKS = cypher.load("benchmark/merge_benchmark_tasks")
+MERGE_BENCHMARK_FILES = cypher.load("benchmark/merge_benchmark_files")
+LINK_BENCHMARK_FILES = cypher.load("benchmark/link_benchmark_files")
+LINK_BENCHMARK_REFERENCES = cypher.load("benchmark/link_benchmark_references")
+LINK_BENCHMARK_OCCUPATIONS = cypher.load("benchmark/link_benchmark_occupations")
+
+
+class LoadBenchmarkParams(BaseModel):
+    """The benchmark as read from disk by ``loaders.benchmark.read_benchmark`` (graphforge reads no folders)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    source: BenchmarkSource
+
+
+class LoadBenchmarkResult(BaseModel):
+    benchmark: str
+    tasks: int
+    files: int
+    invalid_files: list[str]  # "path: reason" for files the parsers could not read (kept, without text)
+    references: int
+    missing_references: list[str]
+    occupations: int  # distinct occupation titles or codes the tasks name
+    occupation_links: int  # tasks linked to a taxonomy Occupation (0 when no taxonomy is loaded yet)
+    chars: int
+
+
+def run(ctx: StageContext, params: LoadBenchmarkParams) -> LoadBenchmarkResult:
+    src = params.source
+    graph = ctx.graph
+    graph.write(MERGE_BENCHMARKS, [src.benchmark])
+    graph.write(MERGE_BENCHMARK_TASKS, src.tasks)
+    graph.write(MERGE_BENCHMARK_FILES, src.files)
+    graph.write(LINK_BENCHMARK_FILES, src.file_links)
+    references = graph.write(LINK_BENCHMARK_REFERENCES, src.references)
+    links = link_occupations(ctx, [src.benchmark.name])
+    paths = {link.sha256: link.path for link in src.file_links}
+    invalid = sorted(f"{paths.get(f.sha256, f.sha256)}: {f.invalid_reason}" for f in src.files if not f.valid)
+    occupations = {t.soc_code or (t.occupation or "").strip().lower() for t in src.tasks
+                   if t.soc_code or t.occupation}
+    return LoadBenchmarkResult(benchmark=src.benchmark.name, tasks=len(src.tasks), files=len(src.files),
+                               invalid_files=invalid, references=references,
+                               missing_references=list(src.missing_references), occupations=len(occupations),
+                               occupation_links=links, chars=sum(f.chars for f in src.files))
+
+
+def link_occupations(ctx: StageContext, benchmarks: list[str]) -> int:
+    """(Re)link benchmark tasks to taxonomy occupations; the audit calls it too, since taxonomies load later."""
+    rows = ctx.graph.execute(LINK_BENCHMARK_OCCUPATIONS, benchmarks=benchmarks)
+    return int(rows[0]["written"]) if rows else 0

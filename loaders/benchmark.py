@@ -1,0 +1,195 @@
+"""Read a benchmark folder (task records in JSON/JSONL plus reference files) into graphforge models.
+
+Layout, GDPVal-like::
+
+    DIR/tasks.jsonl            one task per line (any *.jsonl or *.json at the top level is read)
+    DIR/reference_files/...    the files tasks name in ``reference_files`` (paths relative to DIR or to
+                               DIR/reference_files); every file under DIR other than the task records
+                               is loaded as a benchmark file, referenced or not
+
+A task record needs an id (``task_id`` | ``id``) and a prompt (``prompt`` | ``instruction`` |
+``question``); ``occupation``, ``soc_code``, ``sector`` and ``reference_files`` are optional.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from graphforge.context import StageContext
+from graphforge.errors import SourceFormatError
+from graphforge.models.benchmark import (
+    BenchmarkFileLinkRow,
+    BenchmarkFileRow,
+    BenchmarkReferenceRow,
+    BenchmarkRow,
+    BenchmarkSource,
+    BenchmarkTaskRow,
+)
+from graphforge.models.workspace import FileFormat
+from graphforge.stages import load_benchmark as load_benchmark_stage
+from graphforge.stages.load_benchmark import LoadBenchmarkParams, LoadBenchmarkResult
+
+_ID_KEYS = ("task_id", "id", "uid")
+_PROMPT_KEYS = ("prompt", "instruction", "question", "task")
+_REFERENCE_DIRS = ("reference_files", "references", "files")
+_TEXT_FORMATS = {".txt": FileFormat.TEXT, ".md": FileFormat.MARKDOWN, ".markdown": FileFormat.MARKDOWN,
+                 ".csv": FileFormat.CSV, ".tsv": FileFormat.CSV, ".json": FileFormat.JSON,
+                 ".html": FileFormat.HTML, ".htm": FileFormat.HTML}
+
+
+def read_benchmark(root: Path, name: str) -> BenchmarkSource:
+    """Parse every task record and reference file under ``root``; raise SourceFormatError on bad records."""
+    if not root.is_dir():
+        raise SourceFormatError(root, "benchmark folder does not exist")
+    record_files = sorted(p for p in root.iterdir() if p.is_file() and p.suffix.lower() in {".jsonl", ".json"})
+    if not record_files:
+        raise SourceFormatError(root, "no task records (*.jsonl or *.json) at the top level")
+    tasks: dict[str, BenchmarkTaskRow] = {}
+    wanted: dict[str, list[str]] = {}
+    for path in record_files:
+        for line_no, record in _records(path):
+            task = _task(name, record, path, line_no)
+            if task.task_key in tasks:
+                raise SourceFormatError(path, f"record {line_no}: duplicate task id {task.task_id!r}")
+            tasks[task.task_key] = task
+            wanted[task.task_key] = _reference_list(record, path, line_no)
+
+    files: dict[str, BenchmarkFileRow] = {}
+    links: list[BenchmarkFileLinkRow] = []
+    by_path: dict[str, str] = {}
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and p not in record_files):
+        rel = path.relative_to(root).as_posix()
+        if any(part.startswith(".") for part in path.relative_to(root).parts):
+            continue  # editor and VCS droppings are not benchmark content
+        row = parse_reference_file(path)
+        files.setdefault(row.sha256, row)
+        links.append(BenchmarkFileLinkRow(benchmark=name, sha256=row.sha256, path=rel))
+        by_path[rel] = row.sha256
+
+    references: list[BenchmarkReferenceRow] = []
+    missing: list[str] = []
+    for key, paths in wanted.items():
+        for ref in paths:
+            sha = _resolve(ref, by_path)
+            if sha is None:
+                missing.append(f"{tasks[key].task_id}: {ref}")
+            else:
+                references.append(BenchmarkReferenceRow(task_key=key, sha256=sha, path=ref))
+    benchmark = BenchmarkRow(name=name, source_dir=str(root.resolve()), task_count=len(tasks),
+                             file_count=len(files))
+    return BenchmarkSource(benchmark=benchmark, tasks=list(tasks.values()), files=list(files.values()),
+                           file_links=links, references=references, missing_references=missing)
+
+
+def _records(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SourceFormatError(path, f"cannot read task records: {exc}") from exc
+    if path.suffix.lower() == ".jsonl":
+        for line_no, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                yield line_no, _object(path, line_no, _loads(path, line, line_no))
+        return
+    data = _loads(path, text, 1)
+    items = data.get("tasks") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise SourceFormatError(path, "a .json task file must hold a list of tasks or {\"tasks\": [...]}")
+    for index, item in enumerate(items, start=1):
+        yield index, _object(path, index, item)
+
+
+def _loads(path: Path, text: str, line_no: int) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SourceFormatError(path, f"record {line_no}: invalid JSON ({exc.msg})") from exc
+
+
+def _object(path: Path, line_no: int, value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise SourceFormatError(path, f"record {line_no}: expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _first(record: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    return next((record[k] for k in keys if record.get(k) not in (None, "")), None)
+
+
+def _task(benchmark: str, record: Mapping[str, Any], path: Path, line_no: int) -> BenchmarkTaskRow:
+    task_id = _first(record, _ID_KEYS)
+    prompt = _first(record, _PROMPT_KEYS)
+    if task_id is None:
+        raise SourceFormatError(path, f"record {line_no}: no task id (one of {', '.join(_ID_KEYS)})")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise SourceFormatError(path, f"record {line_no}: no prompt text (one of {', '.join(_PROMPT_KEYS)})")
+    occupation = record.get("occupation")
+    soc_code = record.get("soc_code") or record.get("onet_soc_code")
+    sector = record.get("sector")
+    return BenchmarkTaskRow.of(benchmark, str(task_id), prompt, occupation=_opt_str(occupation),
+                               soc_code=_opt_str(soc_code), sector=_opt_str(sector))
+
+
+def _opt_str(value: Any) -> str | None:
+    return str(value).strip() or None if value is not None else None
+
+
+def _reference_list(record: Mapping[str, Any], path: Path, line_no: int) -> list[str]:
+    refs = record.get("reference_files") or []
+    if isinstance(refs, str):
+        refs = [refs]
+    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+        raise SourceFormatError(path, f"record {line_no}: reference_files must be a list of paths")
+    return [r.strip().removeprefix("./") for r in refs if r.strip()]
+
+
+def _resolve(ref: str, by_path: Mapping[str, str]) -> str | None:
+    """A reference as written, or under one of the conventional reference folders, or by bare name."""
+    for candidate in (ref, *(f"{d}/{ref}" for d in _REFERENCE_DIRS)):
+        if candidate in by_path:
+            return by_path[candidate]
+    base = ref.rsplit("/", 1)[-1]
+    matches = {sha for rel, sha in by_path.items() if rel.rsplit("/", 1)[-1] == base}
+    return matches.pop() if len(matches) == 1 else None
+
+
+def parse_reference_file(path: Path) -> BenchmarkFileRow:
+    """sha256 and parsed text of one reference file, via graphforge.parsers when present."""
+    try:
+        from graphforge.parsers import parse_file  # the shared parsers (PDF, XLSX, DOCX, ...)
+    except ImportError:
+        return _fallback_parse(path)
+    parsed = parse_file(path)
+    text = parsed.text
+    return BenchmarkFileRow(sha256=parsed.sha256, size=parsed.size, format=parsed.format, valid=parsed.valid,
+                            invalid_reason=parsed.invalid_reason, parser=parsed.parser, text=text,
+                            chars=len(text))
+
+
+def _fallback_parse(path: Path) -> BenchmarkFileRow:
+    """Plain-text formats only, for checkouts without the shared parsers; other formats are invalid."""
+    data = path.read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    fmt = _TEXT_FORMATS.get(path.suffix.lower(), FileFormat.UNKNOWN)
+    if fmt is FileFormat.UNKNOWN:
+        return BenchmarkFileRow(sha256=sha, size=len(data), format=fmt, valid=False,
+                                invalid_reason="no parser for this format", parser=None, text="", chars=0)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    if fmt is FileFormat.HTML:
+        from bs4 import BeautifulSoup
+
+        text = BeautifulSoup(text, "html.parser").get_text("\n")
+    return BenchmarkFileRow(sha256=sha, size=len(data), format=fmt, valid=True, parser="benchmark-text",
+                            text=text, chars=len(text))
+
+
+def load_benchmark(ctx: StageContext, root: Path, name: str) -> LoadBenchmarkResult:
+    """Read the folder and run the load_benchmark stage on it (what the CLI and the demo call)."""
+    return load_benchmark_stage.run(ctx, LoadBenchmarkParams(source=read_benchmark(root, name)))
