@@ -1,0 +1,1 @@
+"""Evaluation: Bradley-Terry Elo with bootstrap CIs and pairwise win rates from comparison files."""
