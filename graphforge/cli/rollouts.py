@@ -1,1 +1,35 @@
 """CLI commands of the rollouts area (registered on the groups in graphforge.cli.common)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graphforge.cli.common import JsonOption, emit, rollout_app
+
+
+@rollout_app.command("run")
+def rollout_run_cmd(
+    spec: Annotated[str, typer.Option("--spec", help="Spec id to attempt, e.g. 'recon-q3@v1'.")],
+    n: Annotated[int, typer.Option("--n", min=1, help="Samples (K) per spec.")] = 1,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Rollouts at once.")] = 4,
+    max_steps: Annotated[int, typer.Option(min=1, help="Assistant turns before a rollout is stopped.")] = 30,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature (default: server's).")] = None,
+    tool_timeout: Annotated[float, typer.Option(help="Wall-time limit of one run_python call (s).")] = 60.0,
+    memory_mb: Annotated[int, typer.Option(help="Memory limit of one run_python call (MiB).")] = 1024,
+    workspace: Annotated[Path | None, typer.Option(help="Workspace folder (default: the root in the graph).")] = None,
+    force: Annotated[bool, typer.Option(help="Re-run samples that are already materialised.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Run the built-in agent loop (OpenAI-compatible chat API from GRAPHFORGE_LLM_*) on a compiled spec."""
+    from graphforge.context import open_context
+    from graphforge.stages import run_rollouts
+
+    params = run_rollouts.RunRolloutsParams(spec_id=spec, n=n, concurrency=concurrency, max_steps=max_steps,
+                                            temperature=temperature, tool_timeout_s=tool_timeout,
+                                            memory_mb=memory_mb, workspace_dir=workspace, force=force)
+    with open_context() as ctx:
+        result = run_rollouts.run(ctx, params)
+    emit(result, as_json, title=f"rollouts of {spec}")

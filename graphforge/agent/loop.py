@@ -1,0 +1,178 @@
+"""The built-in agent loop: an OpenAI-compatible chat model working a task through file and Python tools."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from graphforge.agent.sandbox import SandboxLimits
+from graphforge.agent.tools import TOOL_SCHEMAS, ToolBox
+from graphforge.errors import LLMError
+from graphforge.llm import CallTotals, LLMCallRecord, records_of, to_openai
+from graphforge.models.spec import AgentView
+from graphforge.models.trajectory import DeliverableFile, Message, Trajectory, TrajectoryStatus
+
+SCAFFOLD = "graphforge-loop"
+
+SYSTEM_PROMPT = """\
+You are a careful analyst working on a task with the files of a workspace. Your working directory holds \
+those files; use the tools to list and read them, to compute with Python and to write your deliverables.
+Rules:
+- Base every number on the files. Read the relevant files before writing anything.
+- Write each deliverable at the top level of the working directory under exactly the requested name.
+- XLSX and DOCX files must be written with run_python (openpyxl / python-docx); keep formulas where the \
+task asks for them.
+- When the deliverables are written, reply with a short summary and no tool call to finish."""
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    max_steps: int = 30  # assistant turns before the rollout is stopped
+    temperature: float | None = None  # None: the server's default
+    max_tokens: int | None = None
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    max_read_chars: int = 20_000
+
+
+@dataclass
+class RolloutOutcome:
+    """A finished rollout: the trajectory plus what is not stored on it (call records, stop reason)."""
+
+    trajectory: Trajectory
+    records: list[LLMCallRecord]
+    stop_reason: str  # "finished" | "max_steps" | "llm_error: ..." | "no_deliverables"
+    tool_calls: int
+    tool_failures: int
+
+    @property
+    def totals(self) -> CallTotals:
+        return CallTotals.of(self.records)
+
+
+def trajectory_id(spec_id: str, sample_index: int) -> str:
+    """Deterministic id of the k-th built-in-loop rollout of a spec (so re-runs resume, not duplicate)."""
+    return f"{spec_id}/loop-{sample_index}"
+
+
+def run_dir_name(trajectory_id: str) -> str:
+    """A file-system-safe folder name for a trajectory id (readable prefix, hash for uniqueness)."""
+    safe = re.sub(r"[^A-Za-z0-9._@-]+", "_", trajectory_id).strip("_")[:80]
+    return f"{safe}-{hashlib.sha256(trajectory_id.encode()).hexdigest()[:8]}"
+
+
+def task_prompt(view: AgentView) -> str:
+    """The user turn: the statement, the file list and the deliverable names, and nothing else."""
+    files = "\n".join(f"- {f}" for f in view.files) or "- (none)"
+    wanted = "\n".join(f"- {d}" for d in view.deliverables) or "- (see the task)"
+    return f"{view.statement}\n\nWorkspace files:\n{files}\n\nDeliverables to write:\n{wanted}"
+
+
+def prepare_workdir(workspace_dir: Path, view: AgentView, run_dir: Path) -> Path:
+    """A fresh working copy of the files the view lists (only those: nothing else of the workspace leaks)."""
+    work = run_dir / "work"
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    root = workspace_dir.resolve()
+    for rel in view.files:
+        source = (root / rel).resolve()
+        if root not in source.parents or not source.is_file():
+            continue  # a listed path outside the workspace, or missing on disk: the agent sees it absent
+        target = work / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    return work
+
+
+def collect_deliverables(work: Path, names: list[str], out: Path) -> list[DeliverableFile]:
+    """Copy the named deliverables out of the working directory (top level first, else a unique match)."""
+    out.mkdir(parents=True, exist_ok=True)
+    found: list[DeliverableFile] = []
+    for name in names:
+        candidate = work / name
+        if not candidate.is_file():
+            matches = sorted(p for p in work.rglob(Path(name).name) if p.is_file())
+            if len(matches) != 1:
+                continue
+            candidate = matches[0]
+        data = candidate.read_bytes()
+        target = out / Path(name).name
+        target.write_bytes(data)
+        found.append(DeliverableFile(name=name, path=str(target.resolve()), sha256=hashlib.sha256(data).hexdigest(),
+                                     size=len(data)))
+    return found
+
+
+def _message(m: BaseMessage) -> Message:
+    return Message.model_validate({k: v for k, v in to_openai(m).items() if v is not None or k == "content"})
+
+
+async def arun_rollout(llm: BaseChatModel, view: AgentView, workspace_dir: Path, run_dir: Path, *,
+                       sample_index: int = 0, config: AgentConfig | None = None,
+                       model_name: str | None = None) -> RolloutOutcome:
+    """Run one rollout of ``view`` with ``llm``; the deliverables land in ``run_dir / "deliverables"``.
+
+    The sample index is sent as the request seed: it makes the K samples of one spec differ on
+    servers that honour seeds, and keeps each sample's cache entries apart.
+    """
+    config = config or AgentConfig()
+    tid = trajectory_id(view.spec_id, sample_index)
+    work = prepare_workdir(workspace_dir, view, run_dir)
+    tools = ToolBox(work, limits=config.limits, max_read_chars=config.max_read_chars)
+    bound = llm.bind_tools(TOOL_SCHEMAS)
+    params: dict[str, object] = {"seed": sample_index}
+    if config.temperature is not None:
+        params["temperature"] = config.temperature
+    if config.max_tokens is not None:
+        params["max_tokens"] = config.max_tokens
+    messages: list[BaseMessage] = [SystemMessage(SYSTEM_PROMPT), HumanMessage(task_prompt(view))]
+    records: list[LLMCallRecord] = []
+    steps, stop = 0, "max_steps"
+    while steps < config.max_steps:
+        try:
+            reply = await bound.ainvoke(messages, **params)
+        except LLMError as exc:
+            stop = f"llm_error: {exc}"
+            break
+        assert isinstance(reply, AIMessage)
+        steps += 1
+        records.extend(records_of(reply))
+        messages.append(reply)
+        if not reply.tool_calls and not reply.invalid_tool_calls:
+            stop = "finished"
+            break
+        for call in reply.tool_calls:
+            # Tools block (subprocesses, parsing): keep the event loop free for the other rollouts.
+            result, _ = await asyncio.to_thread(tools.call, call["name"], call["args"])
+            messages.append(ToolMessage(result, tool_call_id=call.get("id") or ""))
+        for bad in reply.invalid_tool_calls:
+            tools.calls += 1
+            tools.failures += 1
+            messages.append(ToolMessage(f"ERROR: arguments of {bad.get('name')} are not valid JSON: "
+                                        f"{bad.get('error')}", tool_call_id=bad.get("id") or ""))
+    deliverables = collect_deliverables(work, view.deliverables, run_dir / "deliverables")
+    status = TrajectoryStatus.MATERIALISED if deliverables else TrajectoryStatus.FAILED
+    if not deliverables and stop == "finished":
+        stop = "no_deliverables"
+    totals = CallTotals.of(records)
+    model = model_name or (records[-1].model if records else str(getattr(llm, "model", "unknown")))
+    trajectory = Trajectory(
+        trajectory_id=tid, spec_id=view.spec_id, scaffold=SCAFFOLD, model=model,
+        messages=[_message(m) for m in messages], tools=list(TOOL_SCHEMAS), steps=steps,
+        prompt_tokens=totals.input_tokens, completion_tokens=totals.output_tokens, cost_usd=totals.cost_usd,
+        deliverables=deliverables, status=status, source=f"{SCAFFOLD}: {stop}"[:500])
+    (run_dir / "trajectory.json").write_text(trajectory.model_dump_json(indent=1), encoding="utf-8")
+    return RolloutOutcome(trajectory, records, stop, tools.calls, tools.failures)
+
+
+def run_rollout(llm: BaseChatModel, view: AgentView, workspace_dir: Path, run_dir: Path, *,
+                sample_index: int = 0, config: AgentConfig | None = None) -> RolloutOutcome:
+    """Synchronous ``arun_rollout`` (one rollout, its own event loop)."""
+    return asyncio.run(arun_rollout(llm, view, workspace_dir, run_dir, sample_index=sample_index, config=config))

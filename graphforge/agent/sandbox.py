@@ -1,0 +1,151 @@
+"""Run agent-written Python in a subprocess: its own copy of the workspace, time and memory caps, no network."""
+
+from __future__ import annotations
+
+import functools
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Runs before the agent's script in the child: refuses internet sockets even when no network
+# namespace could be made (defence in depth when it could), then runs the script as __main__.
+_BOOTSTRAP = """\
+import runpy, socket, sys
+_real = socket.socket
+class _Blocked(_real):
+    def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
+        if family in (socket.AF_INET, socket.AF_INET6) or (family == -1 and fileno is None):
+            raise PermissionError("network access is disabled in the GraphForge sandbox")
+        super().__init__(family, type, proto, fileno)
+def _no_connection(*args, **kwargs):
+    raise PermissionError("network access is disabled in the GraphForge sandbox")
+socket.socket = _Blocked
+socket.create_connection = _no_connection
+socket.getaddrinfo = _no_connection
+sys.argv = ["main.py"]
+runpy.run_path("main.py", run_name="__main__")
+"""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    wall_s: float = 60.0
+    memory_mb: int = 1024  # address space; numpy/openpyxl/polars need a few hundred MB
+    max_output_chars: int = 20_000  # per stream, the rest is cut with a "[truncated" marker
+    max_file_mb: int = 64  # largest file a script may write (RLIMIT_FSIZE)
+    max_sync_files: int = 200  # most new/changed files copied back to the working directory
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    exit_code: int | None  # None when killed for time
+    stdout: str
+    stderr: str
+    timed_out: bool
+    network_isolation: str  # "netns" (unshare -n) or "socket-guard"
+    changed_files: list[str] = field(default_factory=list)  # relative paths synced back
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+
+@functools.cache
+def netns_available() -> bool:
+    """Whether ``unshare -n`` can give the child an empty network namespace (root, or user namespaces)."""
+    if not sys.platform.startswith("linux") or shutil.which("unshare") is None:
+        return False
+    try:
+        probe = subprocess.run(["unshare", "-n", "true"], capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
+def _truncate(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[truncated {len(text) - limit} chars]"
+
+
+def _limiter(limits: SandboxLimits) -> object:
+    def apply() -> None:  # runs in the child between fork and exec
+        memory = limits.memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        cpu = int(limits.wall_s) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        size = limits.max_file_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return apply
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    return {p.relative_to(root).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in root.rglob("*") if p.is_file() and not p.is_symlink()}
+
+
+def _child_env(home: Path) -> dict[str, str]:
+    # A clean environment: nothing of the parent's (API keys, GRAPHFORGE_* settings) reaches the script.
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8", "MPLBACKEND": "Agg",
+            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+            "POLARS_MAX_THREADS": "1", "TMPDIR": str(home)}
+
+
+def run_python(code: str, workdir: Path, limits: SandboxLimits | None = None, *,
+               sync_back: bool = True) -> SandboxResult:
+    """Run ``code`` as ``main.py`` inside a temporary copy of ``workdir``.
+
+    Files the script creates or changes are copied back into ``workdir`` when ``sync_back`` (that is
+    how an agent writes an XLSX deliverable); deletions are not, and nothing outside ``workdir``
+    is ever touched.
+    """
+    limits = limits or SandboxLimits()
+    with tempfile.TemporaryDirectory(prefix="graphforge-sandbox-") as tmp:
+        box, home = Path(tmp) / "work", Path(tmp) / "home"
+        shutil.copytree(workdir, box, symlinks=False, ignore_dangling_symlinks=True)
+        home.mkdir()
+        (box / "main.py").write_text(code, encoding="utf-8")
+        before = _snapshot(box)
+        isolation = "netns" if netns_available() else "socket-guard"
+        argv = [sys.executable, "-I", "-c", _BOOTSTRAP]
+        if isolation == "netns":
+            argv = ["unshare", "-n", "--", *argv]
+        proc = subprocess.Popen(argv, cwd=box, env=_child_env(home), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                preexec_fn=_limiter(limits))  # noqa: PLW1509 - limits must apply pre-exec
+        timed_out = False
+        try:
+            out, err = proc.communicate(timeout=limits.wall_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(proc.pid, signal.SIGKILL)  # the whole session: children the script spawned too
+            out, err = proc.communicate()
+        changed: list[str] = []
+        if sync_back:
+            after = _snapshot(box)
+            for rel, stamp in sorted(after.items()):
+                if rel == "main.py" or before.get(rel) == stamp:
+                    continue
+                if len(changed) >= limits.max_sync_files:
+                    break
+                target = workdir / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(box / rel, target)
+                changed.append(rel)
+        stderr = err.decode("utf-8", "replace")
+        if timed_out:
+            stderr += f"\nkilled: the script ran past the {limits.wall_s:g} s time limit"
+        elif proc.returncode is not None and proc.returncode < 0:
+            stderr += f"\nkilled by signal {-proc.returncode} (CPU or memory limit?)"
+        return SandboxResult(exit_code=None if timed_out else proc.returncode,
+                             stdout=_truncate(out.decode("utf-8", "replace"), limits.max_output_chars),
+                             stderr=_truncate(stderr, limits.max_output_chars), timed_out=timed_out,
+                             network_isolation=isolation, changed_files=changed)

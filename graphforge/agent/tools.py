@@ -1,0 +1,159 @@
+"""The agent's tools: list, read (parsed), write files and run Python, all confined to one working directory."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from graphforge.agent.sandbox import SandboxLimits, run_python
+
+# Failed tool results start with this marker: admission cleaning counts them (tool-failure rate).
+ERROR = "ERROR"
+_TEXT_SUFFIXES = frozenset({".txt", ".md", ".csv", ".tsv", ".json", ".py", ".yaml", ".yml", ".xml", ".log",
+                            ".ini", ".toml", ".sql", ".tex", ".rst"})
+
+
+def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
+        "type": "object", "properties": properties, "required": required, "additionalProperties": False}}}
+
+
+TOOL_SCHEMAS: list[dict[str, Any]] = [
+    _tool("list_files", "List the files in the working directory (or in one of its folders), with sizes.",
+          {"path": {"type": "string", "description": "Folder relative to the working directory; default '.'"}},
+          []),
+    _tool("read_file", "Read a file as text. Spreadsheets, PDFs, Word and PowerPoint files are parsed: each "
+                       "piece of text is prefixed with its location, e.g. [sheet=Ledger!A2:D2] or [page=3].",
+          {"path": {"type": "string"},
+           "offset": {"type": "integer", "description": "Character offset to start from (for long files)"}},
+          ["path"]),
+    _tool("write_file", "Write a text file (Markdown, CSV, JSON, Python...). For XLSX or DOCX deliverables "
+                        "use run_python with openpyxl or python-docx.",
+          {"path": {"type": "string"}, "content": {"type": "string"}}, ["path", "content"]),
+    _tool("run_python", "Run a Python 3 script in a sandbox holding a copy of the working directory "
+                        "(numpy, polars, openpyxl, python-docx available; no network). Files it writes are "
+                        "copied back into the working directory. Returns stdout and stderr.",
+          {"code": {"type": "string"}}, ["code"]),
+]
+TOOL_NAMES = frozenset(t["function"]["name"] for t in TOOL_SCHEMAS)
+
+
+class ToolFailure(Exception):
+    """A tool call that cannot be carried out; its message goes back to the agent."""
+
+
+@dataclass
+class ToolBox:
+    """Executes tool calls inside ``workdir``; every path is resolved and kept inside it."""
+
+    workdir: Path
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    max_read_chars: int = 20_000
+    max_write_bytes: int = 5_000_000
+    calls: int = 0
+    failures: int = 0
+
+    def _resolve(self, rel: str) -> Path:
+        if not isinstance(rel, str) or not rel.strip():
+            raise ToolFailure("a path is required")
+        pure = PurePosixPath(rel.replace("\\", "/"))
+        if pure.is_absolute() or ".." in pure.parts:
+            raise ToolFailure(f"path {rel!r} must be relative to the working directory and stay inside it")
+        root = self.workdir.resolve()
+        target = (root / pure).resolve()
+        if target != root and root not in target.parents:
+            raise ToolFailure(f"path {rel!r} leaves the working directory")
+        return target
+
+    def list_files(self, path: str = ".") -> str:
+        folder = self._resolve(path) if path not in ("", ".") else self.workdir.resolve()
+        if not folder.is_dir():
+            raise ToolFailure(f"no folder {path!r}")
+        rows = [f"{p.relative_to(self.workdir.resolve()).as_posix()}\t{p.stat().st_size} bytes"
+                for p in sorted(folder.rglob("*")) if p.is_file()]
+        return "\n".join(rows) if rows else "(no files)"
+
+    def read_file(self, path: str, offset: int = 0) -> str:
+        target = self._resolve(path)
+        if not target.is_file():
+            raise ToolFailure(f"no file {path!r}; call list_files to see what exists")
+        text = read_as_text(target)
+        offset = max(0, int(offset or 0))
+        chunk = text[offset:offset + self.max_read_chars]
+        rest = len(text) - offset - len(chunk)
+        if rest > 0:
+            chunk += f"\n[truncated: {rest} more chars; call read_file with offset={offset + len(chunk)}]"
+        return chunk
+
+    def write_file(self, path: str, content: str) -> str:
+        target = self._resolve(path)
+        data = content.encode("utf-8")
+        if len(data) > self.max_write_bytes:
+            raise ToolFailure(f"content is {len(data)} bytes, over the {self.max_write_bytes}-byte limit")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        return f"wrote {path} ({len(data)} bytes)"
+
+    def run_python(self, code: str) -> str:
+        result = run_python(code, self.workdir, self.limits)
+        parts = [f"exit code: {'timeout' if result.timed_out else result.exit_code}"]
+        if result.stdout:
+            parts.append(f"stdout:\n{result.stdout}")
+        if result.stderr:
+            parts.append(f"stderr:\n{result.stderr}")
+        if result.changed_files:
+            parts.append("files written: " + ", ".join(result.changed_files))
+        body = "\n".join(parts)
+        if not result.ok:
+            raise ToolFailure(body)
+        return body
+
+    def call(self, name: str, arguments: dict[str, Any] | str) -> tuple[str, bool]:
+        """Run one tool call; returns (result text, ok). Failures come back as ``ERROR: ...`` text."""
+        self.calls += 1
+        handlers: dict[str, Callable[..., str]] = {"list_files": self.list_files, "read_file": self.read_file,
+                                                   "write_file": self.write_file, "run_python": self.run_python}
+        try:
+            if isinstance(arguments, str):
+                try:
+                    arguments = json.loads(arguments or "{}")
+                except json.JSONDecodeError as exc:
+                    raise ToolFailure(f"arguments are not valid JSON ({exc.msg})") from exc
+            if not isinstance(arguments, dict):
+                raise ToolFailure("arguments must be a JSON object")
+            if name not in handlers:
+                raise ToolFailure(f"unknown tool {name!r}; available: {', '.join(sorted(handlers))}")
+            try:
+                return handlers[name](**arguments), True
+            except TypeError as exc:
+                raise ToolFailure(f"bad arguments for {name}: {exc}") from exc
+        except ToolFailure as exc:
+            self.failures += 1
+            return f"{ERROR}: {exc}", False
+        except OSError as exc:
+            self.failures += 1
+            return f"{ERROR}: {type(exc).__name__}: {exc.strerror or exc}", False
+
+
+def read_as_text(path: Path) -> str:
+    """A file as the agent should see it: parsed spans for office formats and PDFs, decoded text otherwise."""
+    if path.suffix.lower() in _TEXT_SUFFIXES:
+        return path.read_bytes().decode("utf-8", "replace")
+    try:
+        from graphforge.parsers import parse_file
+    except ImportError:  # parsers not installed in a slimmed-down build: plain decoding still works
+        return path.read_bytes().decode("utf-8", "replace")
+    parsed = parse_file(path)
+    if not parsed.valid:
+        raise ToolFailure(f"cannot read {path.name} as {parsed.format}: {parsed.invalid_reason}")
+    if not parsed.spans:
+        return f"({parsed.format} file with no extractable text)"
+    lines = []
+    for span in parsed.spans:
+        lines.append(f"[{span.locator}] {span.text}")
+        if span.formulas_json:
+            lines.append(f"  formulas: {span.formulas_json}")
+    return "\n".join(lines)

@@ -1,0 +1,166 @@
+"""The built-in agent loop against the scripted chat server and a real Neo4j: tools that fail, a retried
+500, a real XLSX deliverable, the trajectory stored, and a resumed run that skips finished samples."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from graphforge.agent import AgentConfig, run_rollout, trajectory_id
+from graphforge.context import StageContext
+from graphforge.graph import Graph
+from graphforge.llm import chat_model
+from graphforge.models.spec import AgentView, CriterionKind, CriterionSpec, DeliverableSpec, Polarity, TaskSpec
+from graphforge.models.trajectory import TrajectoryStatus
+from graphforge.settings import GraphforgeSettings
+from graphforge.specs_store import save_spec
+from graphforge.stages import run_rollouts
+from graphforge.store import get_trajectories, save_trajectories
+from tests.support.llm_fixtures import llm_settings, scripted_llm  # noqa: F401 - fixtures
+from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, error, text, tool_call
+
+pytestmark = pytest.mark.neo4j
+
+SPEC_ID = "ledger-total@v1"
+STATEMENT = "Total the ledger amounts into summary.xlsx (sheet Summary, total in B2 as a SUM formula)."
+XLSX_CODE = """\
+import csv
+from openpyxl import Workbook
+rows = list(csv.DictReader(open('ledger.csv')))
+book = Workbook()
+sheet = book.active
+sheet.title = 'Summary'
+sheet.append(['Account', 'Amount'])
+for r in rows:
+    sheet.append([r['account'], int(r['amount'])])
+sheet.append(['Total', f'=SUM(B2:B{len(rows) + 1})'])
+book.save('summary.xlsx')
+print('rows', len(rows))
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "workspace"
+    root.mkdir()
+    (root / "ledger.csv").write_text("account,amount\nrent,1200\npayroll,5300\n", encoding="utf-8")
+    (root / "memo.md").write_text("# Memo\nThe ledger is final.\n", encoding="utf-8")
+    return root
+
+
+def _view() -> AgentView:
+    return AgentView(spec_id=SPEC_ID, statement=STATEMENT, files=["ledger.csv", "memo.md"],
+                     deliverables=["summary.xlsx"])
+
+
+def _script(server: ScriptedLLMServer) -> None:
+    server.push(
+        tool_call("list_files", {}),
+        tool_call("read_file", {"path": "missing.csv"}),          # fails: no such file
+        error(500, "upstream hiccup"),                             # retried by the client
+        tool_call("read_file", {"path": "ledger.csv"}),
+        tool_call("run_python", {"code": "raise ValueError('wrong column')"}),  # fails: Python error
+        tool_call("run_python", {"code": XLSX_CODE}),
+        text("summary.xlsx is written: total 6500 as =SUM(B2:B3)."),
+    )
+
+
+def test_rollout_completes_with_failing_tools_and_a_retry(scripted_llm: ScriptedLLMServer,
+                                                          llm_settings: GraphforgeSettings, workspace: Path,
+                                                          tmp_path: Path, graph: Graph) -> None:
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    _script(scripted_llm)
+    outcome = run_rollout(llm, _view(), workspace, tmp_path / "run", config=AgentConfig(max_steps=10))
+    t = outcome.trajectory
+    assert outcome.stop_reason == "finished" and t.status is TrajectoryStatus.MATERIALISED
+    assert t.trajectory_id == trajectory_id(SPEC_ID, 0) and t.scaffold == "graphforge-loop"
+    assert t.steps == 6 and (outcome.tool_calls, outcome.tool_failures) == (5, 2)
+    assert len(scripted_llm.chat_requests) == 7  # six turns plus the retried 500
+
+    tool_results = [m.content or "" for m in t.messages if m.role == "tool"]
+    assert tool_results[1].startswith("ERROR") and "missing.csv" in tool_results[1]
+    assert tool_results[3].startswith("ERROR") and "ValueError: wrong column" in tool_results[3]
+    assert "rent,1200" in tool_results[2]
+
+    [deliverable] = t.deliverables
+    data = Path(deliverable.path).read_bytes()
+    assert deliverable.name == "summary.xlsx" and deliverable.sha256 == hashlib.sha256(data).hexdigest()
+    sheet = load_workbook(deliverable.path)["Summary"]
+    assert sheet["B4"].value == "=SUM(B2:B3)" and sheet["A2"].value == "rent"
+
+    # Tokens and cost are the sum of the calls; the messages are valid OpenAI chat messages.
+    assert t.prompt_tokens == sum(r.input_tokens for r in outcome.records) > 0
+    assert t.cost_usd == pytest.approx(sum(r.cost_usd for r in outcome.records))
+    assert [m.role for m in t.messages[:3]] == ["system", "user", "assistant"]
+    assert t.messages[2].tool_calls and t.messages[2].tool_calls[0].function.name == "list_files"
+    assert t.messages[3].tool_call_id == t.messages[2].tool_calls[0].id
+
+    save_trajectories(graph, [t])
+    [stored] = get_trajectories(graph, [t.trajectory_id])
+    assert stored.status is TrajectoryStatus.MATERIALISED and stored.deliverables == t.deliverables
+    assert len(stored.messages) == len(t.messages)
+
+
+def test_agent_sees_only_the_statement_and_the_files(scripted_llm: ScriptedLLMServer,
+                                                     llm_settings: GraphforgeSettings, workspace: Path,
+                                                     tmp_path: Path) -> None:
+    (workspace / "answer_key.json").write_text('{"total": 6500}', encoding="utf-8")  # not in the view
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    scripted_llm.push(tool_call("list_files", {}), tool_call("read_file", {"path": "answer_key.json"}),
+                      text("nothing to write"))
+    outcome = run_rollout(llm, _view(), workspace, tmp_path / "run")
+    listing = outcome.trajectory.messages[3].content or ""
+    assert "ledger.csv" in listing and "answer_key" not in listing
+    assert outcome.trajectory.messages[5].content.startswith("ERROR")  # type: ignore[union-attr]
+    first = json.dumps(scripted_llm.chat_requests[0].body["messages"])
+    assert STATEMENT in first and "answer_key" not in first
+    # Nothing delivered: the rollout is recorded as failed, not materialised.
+    assert outcome.trajectory.status is TrajectoryStatus.FAILED and outcome.stop_reason == "no_deliverables"
+
+
+def _spec() -> TaskSpec:
+    deliverable = DeliverableSpec(deliverable_id=f"{SPEC_ID}/summary.xlsx", name="summary.xlsx", format="xlsx",
+                                  required_sheets=["Summary"], required_formulas=["Summary!B4:SUM"])
+    criterion = CriterionSpec(criterion_id=f"{SPEC_ID}/c1", polarity=Polarity.POSITIVE, kind=CriterionKind.VALUE,
+                              weight=1.0, requirement="Total of the ledger", target_deliverable="summary.xlsx",
+                              target_location="Summary!B4", expected_value=6500.0, computation="sum",
+                              verification="Recompute the sum of the ledger amounts.")
+    return TaskSpec(spec_id=SPEC_ID, base_id="ledger-total", version=1, workspace_id="ws-ledger",
+                    statement=STATEMENT, statement_hash="0" * 16, deliverables=[deliverable],
+                    criteria=[criterion], compiler="template")
+
+
+def _echo_agent(request: RecordedRequest) -> Reply:
+    """Answers any rollout: write the workbook on the first turn, finish on the second."""
+    if request.last_message.get("role") == "user":
+        return tool_call("run_python", {"code": XLSX_CODE})
+    return text("done")
+
+
+def test_stage_runs_k_samples_concurrently_and_resumes(scripted_llm: ScriptedLLMServer,
+                                                       llm_settings: GraphforgeSettings, workspace: Path,
+                                                       graph: Graph, tmp_path: Path) -> None:
+    save_spec(graph, _spec())
+    ctx = StageContext(settings=llm_settings, graph=graph, run_id="test", out_dir=tmp_path / "out")
+    scripted_llm.responder = _echo_agent
+    params = run_rollouts.RunRolloutsParams(spec_id=SPEC_ID, n=3, concurrency=2, workspace_dir=workspace)
+    result = run_rollouts.run(ctx, params)
+    assert (result.materialised, result.failed, result.skipped) == (3, 0, [])
+    assert result.llm_calls == 6 and result.cost_usd > 0
+    ids = [trajectory_id(SPEC_ID, k) for k in range(3)]
+    stored = get_trajectories(graph, ids)
+    assert sorted(t.trajectory_id for t in stored) == ids
+    assert all(t.spec_id == SPEC_ID and t.deliverables for t in stored)
+    # Each sample sends its own seed, so K samples are K distinct requests (and cache entries).
+    assert sorted({r.body["seed"] for r in scripted_llm.chat_requests}) == [0, 1, 2]
+
+    sent = len(scripted_llm.chat_requests)
+    again = run_rollouts.run(ctx, params.model_copy(update={"n": 4}))
+    assert again.skipped == ids and [r.trajectory_id for r in again.rollouts] == [trajectory_id(SPEC_ID, 3)]
+    assert len(scripted_llm.chat_requests) == sent + 2

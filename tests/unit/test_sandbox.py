@@ -1,0 +1,144 @@
+"""The run_python sandbox: time and memory limits, no network, its own copy of the workspace."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graphforge.agent.sandbox import SandboxLimits, netns_available, run_python
+from graphforge.agent.tools import ToolBox
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "ledger.csv").write_text("account,amount\nrent,1200\npayroll,5300\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP server on the host's loopback that the sandboxed script must not reach."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(5)
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.sendall(b"reached")
+                conn.close()
+            except OSError:
+                return
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    server.close()
+    thread.join(timeout=6)
+
+
+def test_script_reads_the_workspace_and_its_output_comes_back(workspace: Path) -> None:
+    result = run_python("import csv\nrows = list(csv.DictReader(open('data/ledger.csv')))\n"
+                        "total = sum(int(r['amount']) for r in rows)\nprint(total)\n"
+                        "open('total.txt', 'w').write(str(total))\n", workspace)
+    assert result.ok and result.stdout.strip() == "6500"
+    assert result.changed_files == ["total.txt"] and (workspace / "total.txt").read_text() == "6500"
+
+
+def test_script_works_on_its_own_copy(workspace: Path) -> None:
+    result = run_python("import os, shutil\nos.remove('data/ledger.csv')\nprint(os.getcwd())\n", workspace,
+                        sync_back=False)
+    assert result.ok and (workspace / "data" / "ledger.csv").is_file()
+    assert Path(result.stdout.strip()).resolve() != workspace.resolve()
+    # Nothing written without sync_back reaches the working directory.
+    run_python("open('stray.txt', 'w').write('x')", workspace, sync_back=False)
+    assert not (workspace / "stray.txt").exists()
+
+
+def test_time_limit_kills_the_script(workspace: Path) -> None:
+    result = run_python("import time\nwhile True:\n    time.sleep(0.05)\n", workspace, SandboxLimits(wall_s=1))
+    assert result.timed_out and result.exit_code is None and not result.ok
+    assert "time limit" in result.stderr
+
+
+def test_cpu_limit_backs_up_the_wall_clock(workspace: Path) -> None:
+    result = run_python("while True:\n    pass\n", workspace, SandboxLimits(wall_s=1))
+    assert not result.ok
+
+
+def test_memory_limit_stops_a_large_allocation(workspace: Path) -> None:
+    result = run_python("block = bytearray(3 * 1024 ** 3)\nprint('allocated')\n", workspace,
+                        SandboxLimits(memory_mb=512))
+    assert not result.ok and "allocated" not in result.stdout
+    assert "MemoryError" in result.stderr or "killed" in result.stderr
+
+
+def test_no_network_through_the_socket_module(workspace: Path, listener: int) -> None:
+    result = run_python(f"import socket\nsocket.create_connection(('127.0.0.1', {listener}), timeout=2)\n",
+                        workspace)
+    assert not result.ok and "network access is disabled" in result.stderr
+
+
+def test_no_network_even_below_the_socket_module(workspace: Path, listener: int) -> None:
+    # _socket bypasses the Python-level guard; only a network namespace stops this one.
+    code = (f"import _socket\ns = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)\ns.settimeout(2)\n"
+            f"s.connect(('127.0.0.1', {listener}))\nprint(s.recv(16))\n")
+    result = run_python(code, workspace)
+    if netns_available():
+        assert result.network_isolation == "netns"
+        assert not result.ok and "reached" not in result.stdout
+    else:
+        assert result.network_isolation == "socket-guard"
+
+
+def test_environment_does_not_leak_into_the_script(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHFORGE_LLM_API_KEY", "sk-must-not-leak")
+    result = run_python("import os\nprint(sorted(k for k in os.environ if 'GRAPHFORGE' in k or 'KEY' in k))\n",
+                        workspace)
+    assert result.ok and result.stdout.strip() == "[]"
+    assert os.environ["GRAPHFORGE_LLM_API_KEY"] == "sk-must-not-leak"
+
+
+def test_output_is_truncated_with_a_marker(workspace: Path) -> None:
+    result = run_python("print('x' * 5000)\n", workspace, SandboxLimits(max_output_chars=100))
+    assert result.ok and "[truncated" in result.stdout and len(result.stdout) < 200
+
+
+def test_toolbox_keeps_paths_inside_the_working_directory(workspace: Path) -> None:
+    tools = ToolBox(workspace)
+    text, ok = tools.call("read_file", {"path": "../outside.txt"})
+    assert not ok and text.startswith("ERROR") and "inside" in text
+    text, ok = tools.call("write_file", {"path": "/etc/passwd", "content": "x"})
+    assert not ok and text.startswith("ERROR")
+    text, ok = tools.call("read_file", {"path": "data/ledger.csv"})
+    assert ok and "payroll,5300" in text
+    text, ok = tools.call("run_python", {"code": "1/0"})
+    assert not ok and "ZeroDivisionError" in text
+    text, ok = tools.call("nope", {})
+    assert not ok and "unknown tool" in text
+    text, ok = tools.call("read_file", '{"path": ')
+    assert not ok and "not valid JSON" in text
+    assert (tools.calls, tools.failures) == (6, 5)
+
+
+def test_read_file_parses_spreadsheets(workspace: Path) -> None:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Ledger"
+    sheet.append(["Account", "Amount"])
+    sheet.append(["Rent", 1200])
+    sheet.append(["Total", "=SUM(B2:B2)"])
+    book.save(workspace / "ledger.xlsx")
+    text, ok = ToolBox(workspace).call("read_file", {"path": "ledger.xlsx"})
+    assert ok and "Ledger" in text and "Rent" in text and "1200" in text
