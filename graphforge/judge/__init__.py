@@ -1,0 +1,32 @@
+"""The judge: deterministic deliverable checks, anchored verifiers, the chat-model verifier and Q.
+
+    view = load_view(graph, spec_id)                # spec, anchors down to span text, workspace files (Cypher)
+    judgment, report = judge_attempt(view, files, JudgeArm.ANCHORED, trajectory_id=t.trajectory_id)
+"""
+
+from __future__ import annotations
+
+from graphforge.graph import Graph
+from graphforge.judge.checks import DeliverableReport, check_deliverables
+from graphforge.judge.core import judge_attempt, score_criteria
+from graphforge.judge.view import Anchor, JudgeView, WorkspaceFile
+
+__all__ = ["Anchor", "DeliverableReport", "JudgeView", "WorkspaceFile", "check_deliverables", "judge_attempt",
+           "load_view", "score_criteria"]
+
+
+def load_view(graph: Graph, spec_id: str) -> JudgeView:
+    """The spec, each criterion's anchors (fact, span text, file path, role) and the workspace files, from Neo4j."""
+    from graphforge import specs_store
+
+    spec = specs_store.load_spec(graph, spec_id)
+    rows = specs_store.criterion_anchors(graph, spec_id)
+    by_criterion: dict[str, dict[str, Anchor]] = {}
+    for row in rows:
+        by_criterion.setdefault(row.criterion_id, {})[row.fact_id] = Anchor.model_validate(row.model_dump())
+    # Keep each criterion's anchor order (difference and ratio depend on it).
+    anchors = {c.criterion_id: [by_criterion.get(c.criterion_id, {})[f] for f in c.anchors
+                                if f in by_criterion.get(c.criterion_id, {})]
+               for c in spec.criteria}
+    files = [WorkspaceFile(path=p) for p in specs_store.workspace_files(graph, spec.workspace_id)]
+    return JudgeView(spec=spec, anchors=anchors, files=files)

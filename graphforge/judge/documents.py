@@ -1,0 +1,207 @@
+"""Read deliverables as the judge sees them: workbooks (formulas and cached values) and reports (sections)."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from graphforge.errors import SourceFormatError
+from graphforge.judge.formula import CellData, Evaluator
+
+FORMATS = {"xlsx": "xlsx", "xlsm": "xlsx", "docx": "docx", "md": "md", "markdown": "md", "csv": "csv",
+           "txt": "md", "text": "md"}
+
+
+@dataclass
+class Workbook:
+    """Cells of every sheet, in sheet order; evaluate formulas through ``evaluator``."""
+
+    path: Path
+    sheets: dict[str, dict[str, CellData]]
+    order: list[str]
+
+    @property
+    def evaluator(self) -> Evaluator:
+        return Evaluator(self.sheets)
+
+    def sheet_text(self, sheet: str, cells: tuple[str, ...] = ()) -> str:
+        """Text of a sheet (or of some cells), one line per row, cells separated by tabs."""
+        name = self.evaluator.sheet_name(sheet)
+        if name is None:
+            return ""
+        data = self.sheets[name]
+        keys = [c for c in cells if c in data] if cells else list(data)
+        rows: dict[int, list[str]] = {}
+        for key in keys:
+            cell = data[key]
+            text = cell.formula if cell.formula and cell.value is None else cell.value
+            if text is not None:
+                rows.setdefault(_row_of(key), []).append(str(text))
+        return "\n".join("\t".join(parts) for _, parts in sorted(rows.items()))
+
+    def text(self) -> str:
+        return "\n".join(f"# {s}\n{self.sheet_text(s)}" for s in self.order)
+
+
+@dataclass
+class Section:
+    heading: str
+    level: int
+    text: str
+
+
+@dataclass
+class Report:
+    """A DOCX or Markdown report: its sections by heading, and the full text."""
+
+    path: Path
+    sections: list[Section] = field(default_factory=list)
+
+    def section(self, heading: str) -> Section | None:
+        """The section whose heading equals ``heading`` (case- and punctuation-insensitive), else one containing it."""
+        want = _norm(heading)
+        exact = [s for s in self.sections if _norm(s.heading) == want]
+        if exact:
+            return exact[0]
+        loose = [s for s in self.sections if want and want in _norm(s.heading)]
+        return loose[0] if loose else None
+
+    def text(self) -> str:
+        return "\n".join(f"{s.heading}\n{s.text}" if s.heading else s.text for s in self.sections)
+
+
+Document = Workbook | Report
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+def _row_of(ref: str) -> int:
+    return int(re.sub(r"[^0-9]", "", ref) or 0)
+
+
+def normalise_format(fmt: str) -> str:
+    return FORMATS.get(fmt.lower().lstrip("."), fmt.lower())
+
+
+def read_document(path: Path, fmt: str) -> Document:
+    """Open a deliverable as the format its spec requires; raise SourceFormatError if it is not readable."""
+    kind = normalise_format(fmt)
+    if kind == "xlsx":
+        return read_workbook(path)
+    if kind == "docx":
+        return read_docx(path)
+    if kind == "md":
+        return read_markdown(path)
+    if kind == "csv":
+        return read_csv(path)
+    raise SourceFormatError(path, f"the judge cannot read deliverables of format {fmt!r}")
+
+
+def read_workbook(path: Path) -> Workbook:
+    import openpyxl
+
+    try:
+        formulas = openpyxl.load_workbook(path, data_only=False)
+        cached = openpyxl.load_workbook(path, data_only=True)
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError, TypeError) as exc:
+        raise SourceFormatError(path, f"not a readable XLSX workbook: {exc}") from exc
+    sheets: dict[str, dict[str, CellData]] = {}
+    for ws in formulas.worksheets:
+        cws = cached[ws.title]
+        cells: dict[str, CellData] = {}
+        for row in ws.iter_rows():
+            for cell in row:
+                value = cell.value
+                if value is None:
+                    continue
+                if isinstance(value, str) and value.startswith("="):
+                    cells[cell.coordinate] = CellData(value, cws[cell.coordinate].value)
+                elif hasattr(value, "text") and str(getattr(value, "text", "")).startswith("="):
+                    # Array formulas come back as objects carrying the formula text.
+                    cells[cell.coordinate] = CellData(str(value.text), cws[cell.coordinate].value)
+                else:
+                    cells[cell.coordinate] = CellData(None, value)
+        sheets[ws.title] = cells
+    return Workbook(path, sheets, [ws.title for ws in formulas.worksheets])
+
+
+def read_docx(path: Path) -> Report:
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        document = docx.Document(str(path))
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError, PackageNotFoundError) as exc:
+        raise SourceFormatError(path, f"not a readable DOCX document: {exc}") from exc
+    report = Report(path, [Section("", 0, "")])
+    body = document.element.body
+    # Walk paragraphs and tables in document order, so tables land in the section they sit in.
+    for child in body.iterchildren():
+        tag = child.tag.rsplit("}", 1)[-1]
+        if tag == "p":
+            paragraph = docx.text.paragraph.Paragraph(child, document)
+            style = (paragraph.style.name if paragraph.style is not None else "") or ""
+            level = _heading_level(style)
+            if level:
+                report.sections.append(Section(paragraph.text.strip(), level, ""))
+            elif paragraph.text.strip():
+                _append(report, paragraph.text)
+        elif tag == "tbl":
+            table = docx.table.Table(child, document)
+            for row in table.rows:
+                _append(report, "\t".join(cell.text.strip() for cell in row.cells))
+    return report
+
+
+def _heading_level(style: str) -> int:
+    if style == "Title":
+        return 1
+    m = re.match(r"Heading\s*(\d)", style)
+    return int(m.group(1)) if m else 0
+
+
+def _append(report: Report, line: str) -> None:
+    last = report.sections[-1]
+    last.text = f"{last.text}\n{line}" if last.text else line
+
+
+HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+def read_markdown(path: Path) -> Report:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SourceFormatError(path, f"not a readable UTF-8 text report: {exc}") from exc
+    report = Report(path, [Section("", 0, "")])
+    fenced = False
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            fenced = not fenced
+        m = None if fenced else HEADING_RE.match(line)
+        if m:
+            report.sections.append(Section(m.group(2).strip(), len(m.group(1)), ""))
+        elif line.strip():
+            _append(report, line)
+    return report
+
+
+def read_csv(path: Path) -> Workbook:
+    """A CSV deliverable as a one-sheet workbook named after the file stem."""
+    import csv
+
+    from openpyxl.utils.cell import get_column_letter
+
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise SourceFormatError(path, f"not a readable CSV file: {exc}") from exc
+    cells = {f"{get_column_letter(c + 1)}{r + 1}": CellData(v if v.startswith("=") else None,
+                                                            None if v.startswith("=") else v)
+             for r, row in enumerate(rows) for c, v in enumerate(row) if v != ""}
+    return Workbook(path, {path.stem: cells}, [path.stem])

@@ -1,0 +1,127 @@
+"""Judge sensitivity: how far each perturbation moves the targeted criterion, and how little it moves the rest."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict
+
+from graphforge.judge.checks import check_deliverables
+from graphforge.judge.core import score_criteria
+from graphforge.judge.documents import read_document
+from graphforge.judge.perturb import PAPER_NON_TARGET_ABS, PAPER_TARGET_DELTA, PerturbationKind, applicable, perturb
+from graphforge.judge.regions import overlaps
+from graphforge.judge.view import JudgeView
+from graphforge.models.judge import JudgeArm
+
+if TYPE_CHECKING:
+    from graphforge.llm import OpenAICompatibleChatModel
+
+
+class SensitivityCase(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    trajectory_id: str
+    arm: JudgeArm
+    kind: PerturbationKind
+    criterion_id: str
+    description: str
+    target_before: float
+    target_after: float
+    non_target_deltas: list[float]  # signed change of every criterion the perturbation did not touch
+    co_targeted: list[str]  # other criteria resting on the touched cells / lines (excluded from non-target)
+    gate_loss: bool  # the deterministic deliverable checks would now make the attempt a loss
+
+    @property
+    def target_delta(self) -> float:
+        return self.target_after - self.target_before
+
+
+class SensitivityRow(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    arm: JudgeArm
+    kind: PerturbationKind
+    cases: int
+    target_delta_mean: float
+    non_target_abs_mean: float
+    non_target_n: int
+    gate_loss_rate: float
+    paper_target_delta: float
+    paper_non_target_abs: float
+
+
+def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path, *, trajectory_id: str,
+              llm: OpenAICompatibleChatModel | None = None,
+              kinds: list[PerturbationKind] | None = None) -> list[SensitivityCase]:
+    """Perturb every applicable (kind, criterion) of one attempt and re-score all criteria (no gate)."""
+    import openpyxl
+
+    # Baseline copies go through the same writer as the perturbed ones, so only the perturbation differs.
+    base_dir = work / "baseline"
+    base_dir.mkdir(parents=True, exist_ok=True)
+    baseline_files: dict[str, Path] = {}
+    for name, path in files.items():
+        copy = base_dir / Path(name).name
+        if path.suffix.lower() == ".xlsx":
+            openpyxl.load_workbook(path).save(copy)
+        else:
+            shutil.copyfile(path, copy)
+        baseline_files[name] = copy
+    _, documents = check_deliverables(view.spec, baseline_files)
+    before = score_criteria(view, documents, arm, llm=llm, trajectory_id=trajectory_id)
+    out: list[SensitivityCase] = []
+    for kind in kinds or list(PerturbationKind):
+        for criterion in view.spec.criteria:
+            doc = documents.get(criterion.target_deliverable)
+            if doc is None or not applicable(kind, criterion):
+                continue
+            source = baseline_files[criterion.target_deliverable]
+            target_path = work / kind.value / criterion.criterion_id.rsplit("/", 1)[-1] / source.name
+            result = perturb(kind, criterion, before[criterion.criterion_id], view, source, doc, target_path)
+            if result is None:
+                continue
+            perturbed_files = {**baseline_files, criterion.target_deliverable: result.path}
+            report, perturbed_docs = check_deliverables(view.spec, perturbed_files)
+            if criterion.target_deliverable not in perturbed_docs:  # still readable without the gate
+                perturbed_docs[criterion.target_deliverable] = read_document(result.path, source.suffix)
+            after = score_criteria(view, perturbed_docs, arm, llm=llm, trajectory_id=trajectory_id)
+            co = [c.criterion_id for c in view.spec.criteria if c.criterion_id != criterion.criterion_id
+                  and overlaps(before[c.criterion_id].footprint, result.touched)]
+            others = [after[c.criterion_id].score - before[c.criterion_id].score for c in view.spec.criteria
+                      if c.criterion_id != criterion.criterion_id and c.criterion_id not in co]
+            out.append(SensitivityCase(
+                trajectory_id=trajectory_id, arm=arm, kind=kind, criterion_id=criterion.criterion_id,
+                description=result.description, target_before=before[criterion.criterion_id].score,
+                target_after=after[criterion.criterion_id].score, non_target_deltas=others, co_targeted=co,
+                gate_loss=not report.ok))
+    return out
+
+
+def summarise(cases: list[SensitivityCase]) -> list[SensitivityRow]:
+    """One row per (arm, perturbation): mean target change, mean |change| of non-target criteria."""
+    rows: list[SensitivityRow] = []
+    for arm in sorted({c.arm for c in cases}, key=list(JudgeArm).index):
+        for kind in PerturbationKind:
+            mine = [c for c in cases if c.arm is arm and c.kind is kind]
+            if not mine:
+                continue
+            non_target = [abs(d) for c in mine for d in c.non_target_deltas]
+            rows.append(SensitivityRow(
+                arm=arm, kind=kind, cases=len(mine),
+                target_delta_mean=round(sum(c.target_delta for c in mine) / len(mine), 4),
+                non_target_abs_mean=round(sum(non_target) / len(non_target), 4) if non_target else 0.0,
+                non_target_n=len(non_target), gate_loss_rate=round(sum(c.gate_loss for c in mine) / len(mine), 4),
+                paper_target_delta=PAPER_TARGET_DELTA[kind], paper_non_target_abs=PAPER_NON_TARGET_ABS))
+    return rows
+
+
+def markdown_table(rows: list[SensitivityRow]) -> str:
+    head = ("| arm | perturbation | cases | Δ target (mean) | paper Δ target | mean abs Δ non-target | "
+            "paper | attempts now a loss |\n|---|---|---:|---:|---:|---:|---:|---:|")
+    body = [f"| {r.arm.value} | {r.kind.value} | {r.cases} | {r.target_delta_mean:+.3f} | "
+            f"{r.paper_target_delta:+.3f} | {r.non_target_abs_mean:.3f} | {r.paper_non_target_abs:.3f} | "
+            f"{r.gate_loss_rate:.0%} |" for r in rows]
+    return "\n".join([head, *body])

@@ -1,0 +1,269 @@
+"""Deterministic verifiers, one per criterion kind, for the anchored and the unanchored arm.
+
+Anchored: the expected value is recomputed from the anchored span text (the fact's value text must occur in
+its span and is re-parsed), then compared with the value found at the target location. Text in workspace
+files or deliverables is only ever parsed for numbers and file names, never followed as an instruction.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from graphforge.judge.compute import PERCENT_COMPUTATIONS, canonical, compute
+from graphforge.judge.documents import Document, Report, Workbook, _norm
+from graphforge.judge.locations import Location, parse_location
+from graphforge.judge.numbers import matches_value, parse_number
+from graphforge.judge.regions import Footprint, Found, Line, citations, find_values, lines, locator_matches
+from graphforge.judge.view import Anchor, JudgeView
+from graphforge.models.judge import JudgeArm
+from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
+
+DETERMINISTIC = "deterministic"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    score: float
+    evidence: str
+    footprint: Footprint = field(default_factory=frozenset)
+    verifier: str = DETERMINISTIC
+
+
+@dataclass(frozen=True)
+class Expected:
+    value: float | None
+    inputs: tuple[float | None, ...]
+    note: str
+
+
+def recover(anchor: Anchor) -> float | None:
+    """The anchor's number re-parsed from its span text; None when the value text is not in the span."""
+    value_text = anchor.value.strip()
+    if not value_text:
+        return None
+    span = re.sub(r"\s+", " ", anchor.span_text)
+    if value_text not in span and re.sub(r"\s+", " ", value_text) not in span:
+        return None
+    return parse_number(value_text)
+
+
+def expected_value(criterion: CriterionSpec, anchors: list[Anchor]) -> Expected:
+    """Recompute the expected value from the anchors; fall back to the spec's value and say why."""
+    inputs = tuple(recover(a) for a in anchors)
+    missing = [a.fact_id for a, v in zip(anchors, inputs, strict=True) if v is None]
+    name = canonical(criterion.computation, len(anchors))
+    if anchors and not missing and name is not None:
+        value = compute(name, [v for v in inputs if v is not None])
+        if value is not None:
+            note = f"{name} of anchored span values {[_fmt(v) for v in inputs if v is not None]}"
+            if criterion.expected_value is not None and not matches_value(value, criterion.expected_value,
+                                                                          criterion.tolerance):
+                note += f" (spec states {_fmt(criterion.expected_value)}; the anchored spans win)"
+            return Expected(value, inputs, note)
+    why = ("no anchors" if not anchors else f"anchor values not found in their spans: {missing}" if missing
+           else f"unknown computation {criterion.computation!r}")
+    if criterion.expected_value is not None:
+        return Expected(criterion.expected_value, inputs, f"spec's expected value ({why})")
+    return Expected(None, inputs, why)
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.2f}"
+
+
+def is_percent(criterion: CriterionSpec, anchors: list[Anchor]) -> bool:
+    name = canonical(criterion.computation, len(anchors))
+    return name in PERCENT_COMPUTATIONS or any((a.unit or "").strip() == "%" or a.value.strip().endswith("%")
+                                               for a in anchors)
+
+
+def verify(criterion: CriterionSpec, arm: JudgeArm, view: JudgeView, doc: Document | None) -> Verdict:
+    """Score one criterion deterministically (a in [0, 1] for positive, v in {0, 1} for negative)."""
+    if doc is None:
+        return Verdict(0.0, f"deliverable {criterion.target_deliverable!r} is not available")
+    loc = parse_location(criterion.target_location)
+    anchors = view.anchors_of(criterion) if arm is JudgeArm.ANCHORED else []
+    negative = criterion.polarity is Polarity.NEGATIVE
+    if criterion.kind is CriterionKind.VALUE:
+        if arm is JudgeArm.ANCHORED:
+            return _value_anchored(criterion, anchors, doc, loc, negative)
+        return _value_unanchored(criterion, doc, loc, negative)
+    if criterion.kind is CriterionKind.CITATION:
+        return _citation(criterion, anchors, view, doc, loc, negative, arm is JudgeArm.ANCHORED)
+    if criterion.kind is CriterionKind.STRUCTURE:
+        return _structure(criterion, doc, loc, negative)
+    return qualitative_proxy(criterion, anchors, doc, loc, negative)
+
+
+def _value_anchored(criterion: CriterionSpec, anchors: list[Anchor], doc: Document, loc: Location,
+                    negative: bool) -> Verdict:
+    name = criterion.target_deliverable
+    exp = expected_value(criterion, anchors)
+    found = find_values(doc, loc, name, criterion.requirement)
+    where = loc.raw or "anywhere in the deliverable"
+    if exp.value is None:
+        return Verdict(0.0, f"cannot verify: {exp.note}", _union(found))
+    percent = is_percent(criterion, anchors)
+    hits = [f for f in found if f.value is not None and matches_value(f.value, exp.value, criterion.tolerance,
+                                                                       percent)]
+    if negative:
+        if hits:
+            return Verdict(1.0, f"violation: {hits[0].where} holds {hits[0].text or _fmt(hits[0].value or 0)}, the "
+                                f"value of the anchored facts ({exp.note})", hits[0].footprint)
+        return Verdict(0.0, f"no violation: the anchored value {_fmt(exp.value)} is not at {where}", _union(found))
+    if hits:
+        return Verdict(1.0, f"{hits[0].where} = {_fmt(hits[0].value or 0)} matches expected {_fmt(exp.value)} "
+                            f"({exp.note}; tolerance {criterion.tolerance:g})", hits[0].footprint)
+    if not found:
+        return Verdict(0.0, f"no value found at {where}; expected {_fmt(exp.value)} ({exp.note})",
+                       _fallback_footprint(doc, loc, name))
+    shown = ", ".join(f"{f.where}={f.text or f.error or 'empty'}" for f in found[:4])
+    return Verdict(0.0, f"expected {_fmt(exp.value)} ({exp.note}) but found {shown}", _union(found))
+
+
+def _value_unanchored(criterion: CriterionSpec, doc: Document, loc: Location, negative: bool) -> Verdict:
+    # Without anchors nothing says what the right number is: the check can only see that one is there.
+    if negative:
+        return Verdict(0.0, "unanchored: a violation cannot be evidenced without anchors")
+    found = [f for f in find_values(doc, loc, criterion.target_deliverable, criterion.requirement)
+             if f.value is not None]
+    if found:
+        return Verdict(1.0, f"unanchored: {found[0].where} holds a number ({found[0].text}); correctness not "
+                            f"checked", found[0].footprint)
+    return Verdict(0.0, f"unanchored: no number at {loc.raw or 'the deliverable'}",
+                   _fallback_footprint(doc, loc, criterion.target_deliverable))
+
+
+def _citation(criterion: CriterionSpec, anchors: list[Anchor], view: JudgeView, doc: Document, loc: Location,
+              negative: bool, anchored: bool) -> Verdict:
+    region = lines(doc, loc, criterion.target_deliverable)
+    ignore = {d.name for d in view.spec.deliverables}
+    cites = citations(region, view.paths, ignore)
+    fabricated = [c for c in cites if c.path is None]
+    if negative:
+        files = {a.path for a in anchors if a.path}
+        used = [c for c in cites if c.path in files]
+        if anchored and used:
+            return Verdict(1.0, f"violation: cites {used[0].path} ({used[0].line.where})", used[0].line.footprint)
+        return Verdict(0.0, "no violation evidenced: the anchored files are not cited", _lines_fp(region))
+    if not anchored:
+        real = [c for c in cites if c.path is not None]
+        if real and not fabricated:
+            return Verdict(1.0, f"unanchored: cites workspace file {real[0].path}", _lines_fp([c.line for c in cites]))
+        why = f"cites files not in the workspace: {[c.token for c in fabricated]}" if fabricated else "no citation"
+        return Verdict(0.0, f"unanchored: {why}", _lines_fp(region))
+    if fabricated:
+        return Verdict(0.0, f"broken citation: {', '.join(repr(c.token) for c in fabricated)} is not a workspace "
+                            f"file ({fabricated[0].line.where})", _lines_fp([c.line for c in fabricated]))
+    # One check per distinct (file, locator) the anchors sit in.
+    targets = sorted({(a.path, a.locator) for a in anchors if a.path})
+    if not targets:
+        return Verdict(0.0, "cannot verify: the anchors' files are not in the spec's workspace", _lines_fp(region))
+    scores: list[float] = []
+    notes: list[str] = []
+    used_lines: list[Line] = []
+    for path, locator in targets:
+        mine = [c for c in cites if c.path == path]
+        if not mine:
+            scores.append(0.0)
+            notes.append(f"{path} not cited")
+            continue
+        used_lines.extend(c.line for c in mine)
+        if any(any(locator_matches(x, locator) for x in c.locators) for c in mine):
+            scores.append(1.0)
+            notes.append(f"{path} cited at {locator}")
+        elif any(c.locators for c in mine):
+            scores.append(0.0)
+            shown = sorted({x for c in mine for x in c.locators})
+            notes.append(f"{path} cited at {shown} but the anchor is at {locator}")
+        else:
+            scores.append(0.75)  # the right file without a locator: partly verifiable
+            notes.append(f"{path} cited without a locator (anchor at {locator})")
+    score = sum(scores) / len(scores)
+    return Verdict(score, "; ".join(notes), _lines_fp(used_lines) or _lines_fp(region))
+
+
+def _structure(criterion: CriterionSpec, doc: Document, loc: Location, negative: bool) -> Verdict:
+    name = criterion.target_deliverable
+    if isinstance(doc, Workbook):
+        ev = doc.evaluator
+        sheet = ev.sheet_name(loc.sheet) if loc.sheet else None
+        if loc.sheet is not None and sheet is None:
+            return Verdict(1.0 if negative else 0.0, f"sheet {loc.sheet!r} does not exist",
+                           frozenset({(name, loc.sheet, "*")}))
+        if sheet is not None and loc.cells:
+            held = [doc.sheets[sheet].get(c) for c in loc.cells]
+            formulas = [h for h in held if h is not None and h.formula]
+            fp = frozenset((name, sheet, c) for c in loc.cells)
+            want_funcs = _wanted_functions(criterion)
+            if negative:  # e.g. "does not hard-code totals": evidenced by a constant where a formula belongs
+                constants = [c for c, h in zip(loc.cells, held, strict=True) if h is not None and not h.formula]
+                return (Verdict(1.0, f"violation: {sheet}!{constants[0]} is a hard-coded value", fp) if constants
+                        else Verdict(0.0, "no violation: formulas at the target cells", fp))
+            if len(formulas) < len(loc.cells):
+                return Verdict(len(formulas) / len(loc.cells),
+                               f"{len(loc.cells) - len(formulas)} of {len(loc.cells)} target cells lack a formula", fp)
+            missing = [f for f in want_funcs if not any(f in (h.formula or "").upper() for h in formulas)]
+            if missing:
+                return Verdict(0.5, f"formulas present but without {missing}", fp)
+            return Verdict(1.0, f"formulas at {loc.raw}: {formulas[0].formula}", fp)
+        if sheet is not None:
+            filled = len(doc.sheets[sheet])
+            return Verdict((0.0 if filled else 1.0) if negative else (1.0 if filled else 0.0),
+                           f"sheet {sheet!r} has {filled} filled cells", frozenset({(name, sheet, "*")}))
+        return Verdict(0.0 if negative else 1.0, f"workbook has sheets {doc.order}", frozenset())
+    assert isinstance(doc, Report)
+    if loc.section is not None:
+        section = doc.section(loc.section)
+        if section is None:
+            return Verdict(1.0 if negative else 0.0, f"section {loc.section!r} is missing",
+                           frozenset({(name, loc.section, "*")}))
+        fp = frozenset({(name, section.heading, "*")})
+        words = len(section.text.split())
+        return Verdict((0.0 if words else 1.0) if negative else (1.0 if words else 0.0),
+                       f"section {section.heading!r} has {words} words", fp)
+    headings = [s.heading for s in doc.sections if s.heading]
+    return Verdict(0.0 if negative else (1.0 if headings else 0.0), f"report headings: {headings[:8]}")
+
+
+def _wanted_functions(criterion: CriterionSpec) -> list[str]:
+    text = f"{criterion.expected or ''} {criterion.computation or ''}".upper()
+    return [f for f in ("SUM", "AVERAGE", "ROUND", "MIN", "MAX", "PRODUCT") if re.search(rf"\b{f}\b", text)]
+
+
+def qualitative_proxy(criterion: CriterionSpec, anchors: list[Anchor], doc: Document, loc: Location,
+                      negative: bool, min_words: int = 12) -> Verdict:
+    """Without a chat model: the target text exists, has substance and (anchored) mentions anchored facts."""
+    region = lines(doc, loc, criterion.target_deliverable)
+    text = "\n".join(line.text for line in region)
+    fp = _lines_fp(region)
+    verifier = "rule-based proxy (no chat model configured)"
+    if negative:
+        return Verdict(0.0, "a qualitative violation cannot be evidenced without a chat model", fp, verifier)
+    words = len(text.split())
+    if words < min_words:
+        return Verdict(0.0, f"{loc.raw or 'the deliverable'} has {words} words (< {min_words})", fp, verifier)
+    if not anchors:
+        return Verdict(1.0, f"{words} words at {loc.raw or 'the deliverable'}", fp, verifier)
+    terms = {t for a in anchors for t in (a.metric, a.period, a.value) if t}
+    mentioned = [t for t in terms if _norm(t) and _norm(t) in _norm(text)]
+    score = 0.5 + 0.5 * min(1.0, len(mentioned) / max(1, min(2, len(terms))))
+    return Verdict(score, f"{words} words; mentions {sorted(mentioned)[:5]} of the anchored facts' terms", fp,
+                   verifier)
+
+
+def _union(found: list[Found]) -> Footprint:
+    return frozenset(item for f in found for item in f.footprint)
+
+
+def _lines_fp(region: list[Line]) -> Footprint:
+    return frozenset(item for line in region for item in line.footprint)
+
+
+def _fallback_footprint(doc: Document, loc: Location, name: str) -> Footprint:
+    if loc.sheet is not None:
+        return frozenset((name, loc.sheet, c) for c in loc.cells) or frozenset({(name, loc.sheet, "*")})
+    if loc.section is not None:
+        return frozenset({(name, loc.section, "*")})
+    return frozenset()

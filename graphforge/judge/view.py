@@ -1,0 +1,51 @@
+"""What the judge knows about a spec: the spec itself, each criterion's anchors down to span text, the files."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphforge.models.spec import CriterionSpec, TaskSpec
+
+
+class Anchor(BaseModel):
+    """One anchored fact with the span it came from and the file that span sits in (judge-only)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    fact_id: str
+    statement: str = ""
+    value: str
+    value_num: float | None = None
+    unit: str | None = None
+    metric: str | None = None
+    period: str | None = None
+    span_id: str = ""
+    locator: str = ""
+    span_text: str = ""
+    sha256: str = ""
+    path: str | None = None  # workspace-relative path
+    role: str | None = None
+
+
+class WorkspaceFile(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    path: str
+    sha256: str = ""
+
+
+class JudgeView(BaseModel):
+    """A spec as the anchored judge sees it. Built from Neo4j by ``graphforge.judge.load_view``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    spec: TaskSpec
+    anchors: dict[str, list[Anchor]] = Field(default_factory=dict)  # criterion_id -> anchors, in anchor order
+    files: list[WorkspaceFile] = Field(default_factory=list)
+
+    def anchors_of(self, criterion: CriterionSpec) -> list[Anchor]:
+        return self.anchors.get(criterion.criterion_id, [])
+
+    @property
+    def paths(self) -> list[str]:
+        return [f.path for f in self.files]

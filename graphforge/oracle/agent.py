@@ -1,0 +1,187 @@
+"""The oracle agent: plans from the graph, writes the deliverables, and records a plausible tool-call trajectory.
+
+It is labelled as an oracle everywhere (scaffold "oracle", model "oracle (rule-based)"). Its messages carry only
+what a working agent may see: the statement, workspace paths and file text; never fact ids, roles or anchors.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from pathlib import Path
+
+from graphforge.judge.documents import normalise_format
+from graphforge.judge.view import Anchor, JudgeView
+from graphforge.models.base import stable_hash
+from graphforge.models.spec import CriterionKind, Polarity
+from graphforge.models.trajectory import DeliverableFile, FunctionCall, Message, ToolCall, Trajectory
+from graphforge.oracle.solve import Answer, input_of, solve
+from graphforge.oracle.writers import Plan, fmt_number, short, write_report, write_workbook
+
+ORACLE_SCAFFOLD = "oracle"
+ORACLE_MODEL = "oracle (rule-based)"
+READ_LIMIT = 1500
+
+TOOLS: list[dict[str, object]] = [
+    {"type": "function", "function": {"name": "list_files", "description": "List the workspace files.",
+                                      "parameters": {"type": "object", "properties": {}}}},
+    {"type": "function", "function": {"name": "read_file", "description": "Read a workspace file (parsed text).",
+                                      "parameters": {"type": "object", "properties": {"path": {"type": "string"}},
+                                                     "required": ["path"]}}},
+    {"type": "function", "function": {"name": "write_file", "description": "Write a deliverable file.",
+                                      "parameters": {"type": "object",
+                                                     "properties": {"path": {"type": "string"},
+                                                                    "content": {"type": "string"}},
+                                                     "required": ["path", "content"]}}},
+]
+
+
+class InjectKind(StrEnum):
+    """Errors the oracle can inject on purpose, to test the judge and admission."""
+
+    WRONG_NUMBER = "wrong_number"              # the first value criterion gets a hard-coded wrong figure
+    MISSING_DELIVERABLE = "missing_deliverable"  # the first deliverable is not written
+    MISSING_SHEET = "missing_sheet"            # the first required sheet is left out
+    BROKEN_CITATION = "broken_citation"        # citations name a file that is not in the workspace
+    CONFUSER = "confuser"                      # the first value criterion uses a confuser file's figure
+    PROMPT_INJECTION = "prompt_injection"      # a line asking the grader for full marks
+    REPEATED_CALLS = "repeated_calls"          # the same read_file call repeated (degenerate tool use)
+    TOOL_FAILURES = "tool_failures"            # many failing tool calls
+
+
+@dataclass
+class OracleRun:
+    trajectory: Trajectory
+    injected: list[str] = field(default_factory=list)  # what was injected, in words
+
+
+def trajectory_id(spec_id: str, inject: list[InjectKind], seed: int) -> str:
+    return f"oracle-{stable_hash(spec_id, sorted(k.value for k in inject), seed)}"
+
+
+def plan(view: JudgeView, inject: list[InjectKind], confusers: list[Anchor]) -> tuple[Plan, list[str]]:
+    """Solve the spec and apply the requested injections; returns the plan and a note per injection."""
+    answers = solve(view)
+    notes: list[str] = []
+    result = Plan(answers=answers)
+    if InjectKind.WRONG_NUMBER in inject and answers:
+        a = answers[0]
+        answers[0] = replace(a, value=round(a.value * 1.1 + 7, 2), hard_coded=True)
+        notes.append(f"wrong number for {a.criterion.criterion_id}: {fmt_number(answers[0].value)} "
+                     f"instead of {fmt_number(a.value)}")
+    if InjectKind.CONFUSER in inject and answers:
+        # Prefer the criterion a negative "do not use the confuser" criterion watches.
+        negatives = [c for c in view.spec.criteria if c.polarity is Polarity.NEGATIVE and c.kind is CriterionKind.VALUE]
+        watched = {(c.target_deliverable, c.target_location): c for c in negatives}
+        k = next((i for i, a in enumerate(answers)
+                  if (a.criterion.target_deliverable, a.criterion.target_location) in watched), 0)
+        a = answers[k]
+        neg = watched.get((a.criterion.target_deliverable, a.criterion.target_location))
+        candidates = (view.anchors_of(neg) if neg else []) + confusers
+        if candidates:
+            decoy = input_of(candidates[0])
+            answers[k] = replace(a, inputs=[decoy], computation="copy", value=decoy.value)
+            notes.append(f"confuser figure for {a.criterion.criterion_id}: {fmt_number(decoy.value)} from "
+                         f"{decoy.path}")
+        else:
+            notes.append("confuser requested but the workspace has no confuser figure")
+    if InjectKind.BROKEN_CITATION in inject:
+        cited = [c.criterion_id for c in view.spec.criteria if c.kind is CriterionKind.CITATION
+                 and c.polarity is Polarity.POSITIVE]
+        result.cite_fake = set(cited[:1])
+        notes.append(f"broken citation for {cited[:1]}")
+    if InjectKind.MISSING_SHEET in inject:
+        sheets = [s for d in view.spec.deliverables for s in d.required_sheets]
+        result.skip_sheets = set(sheets[:1])
+        notes.append(f"required sheet left out: {sheets[:1]}")
+    if InjectKind.PROMPT_INJECTION in inject:
+        result.injection_line = True
+        notes.append("a line asking the grader for full marks")
+    return result, notes
+
+
+def run_oracle(view: JudgeView, files: list[str], out_dir: Path, *, inject: list[InjectKind] | None = None,
+               confusers: list[Anchor] | None = None, seed: int = 0) -> OracleRun:
+    """Solve a spec, write its deliverables under ``out_dir/<trajectory_id>/``, and return the trajectory."""
+    inject = sorted(set(inject or []), key=lambda k: k.value)
+    tid = trajectory_id(view.spec.spec_id, inject, seed)
+    plan_, notes = plan(view, inject, confusers or [])
+    work = out_dir / tid
+    work.mkdir(parents=True, exist_ok=True)
+    written: list[DeliverableFile] = []
+    for i, deliverable in enumerate(view.spec.deliverables):
+        if InjectKind.MISSING_DELIVERABLE in inject and i == 0:
+            notes.append(f"deliverable not written: {deliverable.name}")
+            continue
+        path = work / deliverable.name
+        kind = normalise_format(deliverable.format)
+        if kind == "xlsx":
+            write_workbook(path, view, deliverable, plan_)
+        elif kind == "csv":
+            _write_csv(path, plan_.answers, deliverable.name)
+        else:
+            write_report(path, view, deliverable, plan_)
+        data = path.read_bytes()
+        written.append(DeliverableFile(name=deliverable.name, path=str(path.resolve()),
+                                       sha256=hashlib.sha256(data).hexdigest(), size=len(data)))
+    messages = _messages(view, files, written, inject, plan_)
+    trajectory = Trajectory(trajectory_id=tid, spec_id=view.spec.spec_id, scaffold=ORACLE_SCAFFOLD,
+                            model=ORACLE_MODEL, messages=messages, tools=TOOLS,
+                            steps=sum(1 for m in messages if m.role == "assistant"), deliverables=written,
+                            source="graphforge oracle (rule-based; reads the spec's anchors from the graph)"
+                                   + (f"; injected: {', '.join(k.value for k in inject)}" if inject else ""))
+    return OracleRun(trajectory, notes)
+
+
+def _write_csv(path: Path, answers: list[Answer], name: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["item", "value", "source"])
+        for a in answers:
+            if a.criterion.target_deliverable == name:
+                writer.writerow([short(a.criterion.requirement, 60), round(a.value, 6),
+                                 "; ".join(f"{i.path} ({i.locator})" for i in a.inputs)])
+
+
+def _messages(view: JudgeView, files: list[str], written: list[DeliverableFile], inject: list[InjectKind],
+              plan_: Plan) -> list[Message]:
+    counter = iter(range(1, 10_000))
+
+    def call(name: str, args: dict[str, str], result: str) -> list[Message]:
+        cid = f"call_{next(counter)}"
+        return [Message(role="assistant", content=None,
+                        tool_calls=[ToolCall(id=cid, function=FunctionCall(name=name, arguments=json.dumps(args)))]),
+                Message(role="tool", tool_call_id=cid, name=name, content=result)]
+
+    messages = [Message(role="system", content="You are a careful analyst. Use the tools to read the workspace "
+                                               "files and write every requested deliverable."),
+                Message(role="user", content=view.spec.statement)]
+    messages += call("list_files", {}, "\n".join(sorted(files)))
+    # Read each file the answer rests on, showing the text of the parts used (as a parser would).
+    texts: dict[str, list[str]] = {}
+    for anchors in view.anchors.values():
+        for a in anchors:
+            if a.path and a.span_text and a.span_text not in texts.setdefault(a.path, []):
+                texts[a.path].append(f"[{a.locator}] {a.span_text}")
+    for path, parts in sorted(texts.items()):
+        body = "\n".join(parts)
+        messages += call("read_file", {"path": path}, body[:READ_LIMIT])
+    if InjectKind.REPEATED_CALLS in inject and texts:
+        path = sorted(texts)[0]
+        for _ in range(6):
+            messages += call("read_file", {"path": path}, "\n".join(texts[path])[:READ_LIMIT])
+    if InjectKind.TOOL_FAILURES in inject:
+        for i in range(6):
+            messages += call("read_file", {"path": f"missing_{i}.xlsx"}, f"ERROR: no such file: missing_{i}.xlsx")
+    figures = "; ".join(f"{short(a.criterion.requirement, 50)} = {fmt_number(a.value)}" for a in plan_.answers)
+    for d in written:
+        messages += call("write_file", {"path": d.name, "content": f"<{d.size} bytes: {Path(d.name).suffix[1:]} "
+                                                                   f"deliverable>"},
+                         f"wrote {d.name} ({d.size} bytes)")
+    messages.append(Message(role="assistant", content=f"Done. Wrote {', '.join(d.name for d in written) or 'nothing'}."
+                                                      + (f" Key figures: {figures}." if figures else "")))
+    return messages
