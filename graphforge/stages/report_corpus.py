@@ -1,0 +1,359 @@
+"""Corpus report: the statistics the paper reports about its corpus, read from the graph, as HTML with plots."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphforge import cypher
+from graphforge.context import StageContext
+
+STREAM_CORPUS_TRAJECTORIES = cypher.load("corpus/stream_corpus_trajectories")
+COUNT_TAXONOMY_DIMENSIONS = cypher.load("corpus/count_taxonomy_dimensions")
+COUNT_ADMISSION_FUNNEL = cypher.load("corpus/count_admission_funnel")
+COUNT_TRAJECTORY_STATUSES = cypher.load("corpus/count_trajectory_statuses")
+GET_JUDGMENT_SCORES = cypher.load("corpus/get_judgment_scores")
+COUNT_SPEC_REVISIONS = cypher.load("corpus/count_spec_revisions")
+
+UNLINKED = "(unlinked)"  # a trajectory whose spec -> workspace -> seed path is missing in the graph
+
+
+class ReportCorpusParams(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    out_dir: Path | None = None  # None: <ctx.out_dir>/reports
+    statuses: list[str] | None = ["admitted"]  # the corpus; None: every trajectory
+    admit_q: float = 0.90
+    token_ceiling: int = Field(262_144, ge=1)  # the paper's packed-sequence training ceiling
+
+
+class SectorRef(BaseModel):
+    code: str
+    title: str
+
+
+class CorpusTrajectory(BaseModel):
+    """One corpus trajectory and its facets, as stream_corpus_trajectories returns it."""
+
+    trajectory_id: str
+    status: str | None = None
+    steps: int | None = None
+    tokens: int | None = None
+    patterns: list[str] = Field(default_factory=list)
+    sectors: list[SectorRef] = Field(default_factory=list)
+    task_types: list[str] = Field(default_factory=list)
+    occupations: list[str] = Field(default_factory=list)
+    formats: list[str] = Field(default_factory=list)
+
+
+class Dimensions(BaseModel):
+    sectors: int
+    patterns: int
+    task_types: int
+    occupations: int
+
+
+class Funnel(BaseModel):
+    trajectories: int
+    materialised: int
+    judged: int
+    passed_q: int
+    admitted: int  # after cleaning
+
+
+class Revisions(BaseModel):
+    initial_specs: int
+    revised_specs: int
+    reused: int
+    rerun: int
+
+
+class Share(BaseModel):
+    name: str
+    trajectories: int
+    share: float
+
+
+class Cell(BaseModel):
+    sector: str
+    pattern: str
+    trajectories: int
+
+
+class Summary(BaseModel):
+    n: int
+    mean: float | None
+    median: float | None
+    p95: float | None
+    max: float | None
+
+
+class QSummary(BaseModel):
+    arm: str
+    judgments: int
+    mean: float
+    median: float
+    p05: float
+    p95: float
+    above_threshold: float  # share with Q > admit_q
+
+
+class ReportCorpusResult(BaseModel):
+    statuses: list[str] | None
+    trajectories: int
+    unlinked: int
+    by_pattern: list[Share]
+    by_sector: list[Share]
+    patterns_covered: int
+    patterns_total: int
+    sectors_covered: int
+    sectors_total: int
+    cells: list[Cell]
+    cells_realised: int
+    cells_possible: int
+    task_types: int
+    task_types_total: int
+    occupations: int
+    steps: Summary
+    tokens: Summary
+    token_ceiling: int
+    at_token_ceiling: int
+    formats: list[Share]
+    pdf_share: float | None
+    funnel: Funnel
+    status_counts: dict[str, int]
+    q: list[QSummary]
+    admit_q: float
+    revisions: Revisions
+    revision_reuse_rate: float | None  # reused / (reused + rerun); None ("n/a") when nobody recorded it
+    outputs: dict[str, str] = Field(default_factory=dict)
+
+
+def run(ctx: StageContext, params: ReportCorpusParams) -> ReportCorpusResult:
+    """Query the graph, compute the corpus statistics and write corpus_report.html / .json with plots."""
+    rows = list(ctx.graph.stream(STREAM_CORPUS_TRAJECTORIES, CorpusTrajectory, statuses=params.statuses))
+    dims = ctx.graph.read(COUNT_TAXONOMY_DIMENSIONS, Dimensions)[0]
+    funnel = ctx.graph.read(COUNT_ADMISSION_FUNNEL, Funnel, admit_q=params.admit_q)[0]
+    statuses = {r["status"]: int(r["trajectories"]) for r in ctx.graph.read_dicts(COUNT_TRAJECTORY_STATUSES)}
+    scores = ctx.graph.read_dicts(GET_JUDGMENT_SCORES)
+    revisions = ctx.graph.read(COUNT_SPEC_REVISIONS, Revisions)[0]
+    result = summarise(rows, dims, funnel, statuses, scores, revisions, params)
+    write_outputs(result, rows, scores, params.out_dir or ctx.out_dir / "reports")
+    return result
+
+
+def summarise(rows: Sequence[CorpusTrajectory], dims: Dimensions, funnel: Funnel, statuses: dict[str, int],
+              scores: Sequence[dict[str, object]], revisions: Revisions,
+              params: ReportCorpusParams) -> ReportCorpusResult:
+    """Every statistic of the report from the queried rows (pure: unit-testable without Neo4j)."""
+    total = len(rows)
+    patterns = Counter(p for r in rows for p in (r.patterns or [UNLINKED]))
+    sector_names = {s.code: s.title for r in rows for s in r.sectors}
+    sectors = Counter(s for r in rows for s in ([x.code for x in r.sectors] or [UNLINKED]))
+    cells = Counter((s.code, p) for r in rows for s in r.sectors for p in r.patterns)
+    formats = Counter(f for r in rows for f in r.formats)
+    ceiling = sum(1 for r in rows if r.tokens is not None and r.tokens >= params.token_ceiling)
+    decided = revisions.reused + revisions.rerun
+
+    def shares(counter: Counter[str], names: dict[str, str] | None = None) -> list[Share]:
+        return [Share(name=f"{k} {names[k]}" if names and k in names and names[k] != k else k, trajectories=v,
+                      share=v / total if total else 0.0)
+                for k, v in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+    return ReportCorpusResult(
+        statuses=params.statuses, trajectories=total,
+        unlinked=sum(1 for r in rows if not r.patterns and not r.sectors),
+        by_pattern=shares(patterns), by_sector=shares(sectors, sector_names),
+        patterns_covered=len(set(patterns) - {UNLINKED}), patterns_total=dims.patterns,
+        sectors_covered=len(set(sectors) - {UNLINKED}), sectors_total=dims.sectors,
+        cells=[Cell(sector=s, pattern=p, trajectories=v) for (s, p), v in sorted(cells.items())],
+        cells_realised=len(cells), cells_possible=dims.sectors * dims.patterns,
+        task_types=len({t for r in rows for t in r.task_types}), task_types_total=dims.task_types,
+        occupations=len({o for r in rows for o in r.occupations}),
+        steps=summary([r.steps for r in rows if r.steps is not None]),
+        tokens=summary([r.tokens for r in rows if r.tokens is not None]),
+        token_ceiling=params.token_ceiling, at_token_ceiling=ceiling,
+        formats=shares(formats), pdf_share=formats.get("pdf", 0) / total if total else None,
+        funnel=funnel, status_counts=statuses, q=q_summaries(scores, params.admit_q), admit_q=params.admit_q,
+        revisions=revisions, revision_reuse_rate=revisions.reused / decided if decided else None)
+
+
+def summary(values: Sequence[float]) -> Summary:
+    """Mean, median and 95th percentile (linear interpolation, as numpy and Cypher's percentileCont)."""
+    if not values:
+        return Summary(n=0, mean=None, median=None, p95=None, max=None)
+    a = np.asarray(values, dtype=np.float64)
+    return Summary(n=len(a), mean=float(a.mean()), median=float(np.median(a)), p95=float(np.percentile(a, 95)),
+                   max=float(a.max()))
+
+
+def q_summaries(scores: Sequence[dict[str, object]], admit_q: float) -> list[QSummary]:
+    by_arm: dict[str, list[float]] = {}
+    for row in scores:
+        by_arm.setdefault(str(row["arm"]), []).append(float(row["q"]))  # type: ignore[arg-type]
+    out = []
+    for arm, values in sorted(by_arm.items()):
+        a = np.asarray(values)
+        p05, median, p95 = np.percentile(a, [5, 50, 95])
+        out.append(QSummary(arm=arm, judgments=len(a), mean=float(a.mean()), median=float(median),
+                            p05=float(p05), p95=float(p95), above_threshold=float((a > admit_q).mean())))
+    return out
+
+
+def _fmt(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:,.{digits}f}"
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
+                  scores: Sequence[dict[str, object]], out_dir: Path) -> dict[str, str]:
+    """Write corpus_report.html (plots embedded), corpus_report.json and the PNGs under corpus_plots/."""
+    from graphforge.report_html import Section, write_report
+
+    plots = out_dir / "corpus_plots"
+    plots.mkdir(parents=True, exist_ok=True)
+    corpus = "every trajectory" if result.statuses is None else "trajectories with status " + ", ".join(
+        result.statuses)
+    img = _Plots(plots)
+    sections = [
+        Section("Overview", text=f"Corpus: {corpus}.", columns=("statistic", "value"), rows=[
+            ("trajectories", result.trajectories),
+            ("execution patterns covered", f"{result.patterns_covered} of {result.patterns_total}"),
+            ("sectors covered", f"{result.sectors_covered} of {result.sectors_total}"),
+            ("sector x pattern cells realised", f"{result.cells_realised} of {result.cells_possible}"),
+            ("distinct task types (DWA)", f"{result.task_types} of {result.task_types_total}"),
+            ("distinct occupations", result.occupations),
+            ("share of trajectories with a PDF", _pct(result.pdf_share)),
+            (f"trajectories at the {result.token_ceiling:,}-token ceiling",
+             f"{result.at_token_ceiling} ({_pct(result.at_token_ceiling / result.trajectories) if result.trajectories else 'n/a'})"),
+            ("revision reuse rate", _pct(result.revision_reuse_rate)),
+            ("trajectories without a seed path in the graph", result.unlinked)]),
+        Section("Trajectories by execution pattern", columns=("pattern", "trajectories", "share"),
+                rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.by_pattern],
+                images=img.bars("patterns", result.by_pattern, "trajectories")),
+        Section("Trajectories by sector", columns=("sector", "trajectories", "share"),
+                rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.by_sector],
+                images=img.bars("sectors", result.by_sector, "trajectories")),
+        Section("Sector x pattern cells", text=f"{result.cells_realised} of {result.cells_possible} cells "
+                                               f"realised ({result.sectors_total} sectors x "
+                                               f"{result.patterns_total} patterns in the graph).",
+                images=img.heatmap("cells", result.cells)),
+        Section("Assistant steps and tokens per trajectory", columns=("", "n", "mean", "median", "p95", "max"),
+                rows=[("assistant steps", result.steps.n, _fmt(result.steps.mean), _fmt(result.steps.median),
+                       _fmt(result.steps.p95), _fmt(result.steps.max, 0)),
+                      ("tokens", result.tokens.n, _fmt(result.tokens.mean), _fmt(result.tokens.median),
+                       _fmt(result.tokens.p95), _fmt(result.tokens.max, 0))],
+                images=img.histograms("lengths", {"assistant steps": [r.steps for r in rows if r.steps is not None],
+                                                  "tokens": [r.tokens for r in rows if r.tokens is not None]})),
+        Section("File formats across workspaces", text="Share of corpus trajectories whose workspace holds "
+                                                       "at least one file of the format.",
+                columns=("format", "trajectories", "share"),
+                rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.formats],
+                images=img.bars("formats", result.formats, "trajectories")),
+        Section("Admission funnel", text=f"Over every trajectory in the graph; passed Q means Q > "
+                                         f"{result.admit_q:g} (also counted for trajectories later discarded by "
+                                         f"cleaning); admitted is after cleaning.",
+                columns=("stage", "trajectories"),
+                rows=[(k, v) for k, v in result.funnel.model_dump().items()] +
+                     [(f"status: {k}", v) for k, v in result.status_counts.items()],
+                images=img.funnel("funnel", result.funnel)),
+        Section("Q distribution", columns=("arm", "judgments", "mean", "median", "p05", "p95",
+                                           f"share Q > {result.admit_q:g}"),
+                rows=[(q.arm, q.judgments, _fmt(q.mean, 3), _fmt(q.median, 3), _fmt(q.p05, 3), _fmt(q.p95, 3),
+                       _pct(q.above_threshold)) for q in result.q],
+                images=img.q_histogram("q", scores, result.admit_q)),
+        Section("Revision", text="A revision reuses the earlier rollout when the normalised statement is "
+                                 "unchanged; the rate is reused / (reused + rerun) over revisions that record it.",
+                columns=("initial specs", "revised specs", "reused rollout", "re-run", "reuse rate"),
+                rows=[(result.revisions.initial_specs, result.revisions.revised_specs, result.revisions.reused,
+                       result.revisions.rerun, _pct(result.revision_reuse_rate))]),
+    ]
+    html = write_report(out_dir / "corpus_report.html", "GraphForge corpus report", sections,
+                        subtitle=f"{result.trajectories} trajectories ({corpus})")
+    result.outputs = {"html": str(html), "json": str(out_dir / "corpus_report.json"), "plots": str(plots)}
+    (out_dir / "corpus_report.json").write_text(json.dumps(result.model_dump(mode="json"), indent=2),
+                                                encoding="utf-8")
+    return result.outputs
+
+
+class _Plots:
+    """Small matplotlib (Agg) figures; each method returns the PNG paths it wrote (none when no data)."""
+
+    def __init__(self, folder: Path) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        self.plt = plt
+        self.folder = folder
+
+    def _save(self, fig: object, name: str) -> list[Path]:
+        path = self.folder / f"{name}.png"
+        fig.tight_layout()  # type: ignore[attr-defined]
+        fig.savefig(path, dpi=110)  # type: ignore[attr-defined]
+        self.plt.close(fig)  # type: ignore[arg-type]
+        return [path]
+
+    def bars(self, name: str, shares: Sequence[Share], xlabel: str) -> list[Path]:
+        if not shares:
+            return []
+        top = list(shares)[:30][::-1]
+        fig, ax = self.plt.subplots(figsize=(8, 0.3 * len(top) + 1.2))
+        ax.barh([s.name[:48] for s in top], [s.trajectories for s in top], color="#1f5fa8")
+        ax.set_xlabel(xlabel)
+        return self._save(fig, name)
+
+    def heatmap(self, name: str, cells: Sequence[Cell]) -> list[Path]:
+        if not cells:
+            return []
+        sectors = sorted({c.sector for c in cells})
+        patterns = sorted({c.pattern for c in cells})
+        grid = np.zeros((len(sectors), len(patterns)))
+        for c in cells:
+            grid[sectors.index(c.sector), patterns.index(c.pattern)] = c.trajectories
+        fig, ax = self.plt.subplots(figsize=(0.45 * len(patterns) + 3, 0.35 * len(sectors) + 2))
+        image = ax.imshow(np.where(grid > 0, grid, np.nan), cmap="Blues", aspect="auto")
+        ax.set_xticks(range(len(patterns)), [p[:28] for p in patterns], rotation=60, ha="right", fontsize=8)
+        ax.set_yticks(range(len(sectors)), sectors, fontsize=8)
+        fig.colorbar(image, ax=ax, label="trajectories")
+        return self._save(fig, name)
+
+    def histograms(self, name: str, series: dict[str, list[int]]) -> list[Path]:
+        present = {k: v for k, v in series.items() if v}
+        if not present:
+            return []
+        fig, axes = self.plt.subplots(1, len(present), figsize=(5 * len(present), 3.2), squeeze=False)
+        for ax, (label, values) in zip(axes[0], present.items(), strict=True):
+            ax.hist(values, bins=min(30, max(5, len(values) // 3)), color="#1f5fa8")
+            ax.axvline(float(np.median(values)), color="#c0392b", linestyle="--", linewidth=1, label="median")
+            ax.set_xlabel(f"{label} per trajectory")
+            ax.legend()
+        return self._save(fig, name)
+
+    def funnel(self, name: str, funnel: Funnel) -> list[Path]:
+        stages = funnel.model_dump()
+        fig, ax = self.plt.subplots(figsize=(7, 2.8))
+        ax.barh(list(stages)[::-1], list(stages.values())[::-1], color="#1f5fa8")
+        ax.set_xlabel("trajectories")
+        return self._save(fig, name)
+
+    def q_histogram(self, name: str, scores: Sequence[dict[str, object]], admit_q: float) -> list[Path]:
+        if not scores:
+            return []
+        fig, ax = self.plt.subplots(figsize=(7, 3.2))
+        arms = sorted({str(s["arm"]) for s in scores})
+        ax.hist([[float(s["q"]) for s in scores if s["arm"] == arm] for arm in arms],  # type: ignore[arg-type]
+                bins=20, label=arms, stacked=True)
+        ax.axvline(admit_q, color="#c0392b", linestyle="--", linewidth=1, label=f"admit Q > {admit_q:g}")
+        ax.set_xlabel("Q")
+        ax.legend()
+        return self._save(fig, name)
