@@ -85,3 +85,22 @@ class ContainsRow(Row):
     role_source: str  # "manifest" | "rules" | "llm:<model>"
     source_url: str | None = None
     license: str | None = None
+    # Other paths in the same workspace with identical bytes (stored once; reported, never lost).
+    duplicate_paths: list[str] = Field(default_factory=list)
+
+
+class CandidateFile(Row):
+    """A file the workspace loader found and may ingest, with its hidden role (added for the loader stage)."""
+
+    path: str  # relative to the workspace root, POSIX separators
+    abs_path: str
+    role: FileRole
+    role_source: str  # "manifest" | "rules" | "llm:<model>"
+    source_url: str | None = None
+    license: str | None = None
+
+
+class FileIngestRow(FileRow):
+    """A parsed file with all its spans: written in one transaction, then marked ``ingested``."""
+
+    spans: list[SpanRow] = Field(default_factory=list)

@@ -17,6 +17,7 @@ from graphforge.errors import SourceFormatError
 from graphforge.parsers.base import ParsedFile, ParseLimits
 
 Target = Callable[..., ParsedFile]
+PRELOAD = ("graphforge.parsers", "pypdf", "openpyxl", "docx", "pptx", "bs4", "lxml.etree")
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,9 @@ def parse_files(tasks: Sequence[ParseTask], *, limits: ParseLimits | None = None
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
     # forkserver: workers fork from a clean helper process, never from a parent holding driver threads.
     ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    if ctx.get_start_method() == "forkserver":
+        # The helper imports the parsers once; every worker (and every replacement after a kill) forks warm.
+        ctx.set_forkserver_preload(list(PRELOAD))
     memory = memory_mb * 1024 * 1024 if memory_mb else None
     pending = deque(enumerate(tasks))
     workers = [_Worker(ctx, target, limits, memory) for _ in range(jobs)]

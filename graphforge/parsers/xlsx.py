@@ -65,30 +65,30 @@ def _rows(fws: Any, vws: Any, limits: ParseLimits, name: str) -> Iterator[tuple[
 
 
 def _row_span(sheet: str, row_index: int, frow: tuple[Any, ...], vrow: tuple[Any, ...]) -> ParsedSpan | None:
-    texts: list[str] = []
+    """One row as a span: cells from column A to the last non-empty one, tab-joined, empty cells kept as ""
+    so positions line up with the header row's span."""
+    shown: dict[int, str] = {}
     formulas: dict[str, str] = {}
-    cols: list[int] = []
     values = {getattr(c, "column", None): getattr(c, "value", None) for c in vrow}
     for cell in frow:
         raw = getattr(cell, "value", None)
         column = getattr(cell, "column", None)
         if raw is None or column is None:
             continue
-        ref = f"{get_column_letter(column)}{row_index}"
         if isinstance(raw, str) and raw.startswith("="):
-            formulas[ref] = raw
+            formulas[f"{get_column_letter(column)}{row_index}"] = raw
             cached = values.get(column)
-            shown = _show(cached) if cached is not None else raw  # no cache: show the formula itself
+            text = _show(cached) if cached is not None else raw  # no cached value: show the formula itself
         else:
-            shown = _show(raw)
-        if shown == "":
-            continue
-        cols.append(column)
-        texts.append(shown)
-    if not texts:
+            text = _show(raw)
+        if text:
+            shown[column] = text
+    if not shown:
         return None
-    rng = f"{get_column_letter(min(cols))}{row_index}:{get_column_letter(max(cols))}{row_index}"
-    return ParsedSpan(locator=f"sheet={sheet_ref(sheet)}!{rng}", kind=SpanKind.CELL_RANGE, text=clip("\t".join(texts)),
+    last = max(shown)
+    text = "\t".join(shown.get(col, "") for col in range(1, last + 1))
+    return ParsedSpan(locator=f"sheet={sheet_ref(sheet)}!A{row_index}:{get_column_letter(last)}{row_index}",
+                      kind=SpanKind.CELL_RANGE, text=clip(text),
                       formulas_json=json.dumps(formulas, sort_keys=True) if formulas else "")
 
 

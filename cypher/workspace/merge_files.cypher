@@ -1,0 +1,18 @@
+// Upsert files with all their spans in one transaction per batch, then mark each file ingested=true.
+// $rows: list<FileIngestRow> (FileRow fields + spans: list<SpanRow>)
+UNWIND $rows AS row
+MERGE (f:File {sha256: row.sha256})
+SET f.size = row.size, f.format = row.format, f.valid = row.valid, f.invalid_reason = row.invalid_reason,
+    f.parser = row.parser, f.span_count = row.span_count, f.page_count = row.page_count
+WITH f, row
+CALL (f, row) {
+  UNWIND row.spans AS s
+  MERGE (sp:Span {span_id: s.span_id})
+  SET sp.file_sha256 = s.file_sha256, sp.locator = s.locator, sp.kind = s.kind, sp.ordinal = s.ordinal,
+      sp.text = s.text, sp.formulas_json = s.formulas_json
+  MERGE (f)-[:HAS_SPAN]->(sp)
+  RETURN count(sp) AS spans
+}
+// Set last: a file whose transaction never committed has no flag and is parsed again on the next run.
+SET f.ingested = true
+RETURN count(*) AS written

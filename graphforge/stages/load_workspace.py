@@ -1,0 +1,175 @@
+"""Stage 3: ingest a workspace's files into Workspace / File / Span nodes, resumably and in parallel.
+
+Order of writes is what makes a killed run safe to repeat: a file's node, all its spans and its
+``ingested`` flag go in one transaction, so a file is either complete or absent; the next run skips
+complete files and parses the rest. Identical bytes are one File node (keyed by sha256); the extra
+paths are reported and kept on the CONTAINS link.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphforge import cypher
+from graphforge.context import StageContext
+from graphforge.models.workspace import CandidateFile, ContainsRow, FileIngestRow, WorkspaceRow
+from graphforge.parsers import ParsedFile, ParseLimits, ParseTask, detect_format, file_digest, parse_files
+
+MERGE_WORKSPACES = cypher.load("workspace/merge_workspaces")
+MERGE_FILES = cypher.load("workspace/merge_files")
+LINK_WORKSPACE_FILES = cypher.load("workspace/link_workspace_files")
+GET_INGESTED_FILES = cypher.load("workspace/get_ingested_files")
+DELETE_STALE_CONTAINS = cypher.load("workspace/delete_stale_contains")
+COUNT_SEEDS = cypher.load("workspace/count_seeds")
+
+Progress = Callable[[int, int, str], None]  # (done, total, current path)
+# A write batch closes at whichever comes first; spans dominate transaction size.
+FLUSH_FILES = 64
+FLUSH_SPANS = 5_000
+
+
+class LoadWorkspaceParams(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    workspace_id: str
+    name: str
+    root: Path
+    files: list[CandidateFile]
+    seed_id: str | None = None
+    jobs: int | None = Field(None, ge=1)  # parser processes; None: CPU count
+    timeout_s: float = Field(60.0, gt=0)  # per file
+    limits: ParseLimits = ParseLimits()
+    retry_invalid: bool = False  # re-parse files recorded invalid by an earlier run (e.g. after a timeout)
+    refused: list[tuple[str, str]] = []  # (path, reason) the loader refused before this stage (symlinks, ...)
+
+
+class InvalidFile(BaseModel):
+    path: str
+    sha256: str
+    format: str
+    reason: str
+
+
+class LoadWorkspaceResult(BaseModel):
+    workspace_id: str
+    seed_linked: bool
+    files_found: int
+    unique_files: int
+    duplicates: list[list[str]]  # [kept path, duplicate path, ...] per sha256
+    skipped_already_ingested: int
+    parsed: int
+    valid: int
+    invalid: list[InvalidFile]
+    refused: list[list[str]]  # [path, reason]: never hashed (symlinks, escapes, unreadable)
+    spans_written: int
+    formats: dict[str, int]
+    roles: dict[str, int]
+    seconds: float
+    files_per_s: float
+    nodes_per_s: float  # File + Span nodes written per second of write time
+
+
+def run(ctx: StageContext, params: LoadWorkspaceParams, progress: Progress | None = None) -> LoadWorkspaceResult:
+    started = time.perf_counter()
+    refused = [list(r) for r in params.refused]
+    hashed: list[tuple[CandidateFile, str, int]] = []
+    for cand in params.files:
+        try:
+            sha, size = file_digest(Path(cand.abs_path))
+        except OSError as exc:
+            refused.append([cand.path, f"unreadable: {exc.strerror or exc}"])
+            continue
+        hashed.append((cand, sha, size))
+    groups = group_duplicates(hashed)
+    seed_linked = bool(params.seed_id) and bool(ctx.graph.scalar(COUNT_SEEDS, seed_id=params.seed_id))
+    ctx.graph.write(MERGE_WORKSPACES, [WorkspaceRow(workspace_id=params.workspace_id, name=params.name,
+                                                    root=str(params.root), seed_id=params.seed_id)])
+    ctx.graph.execute(DELETE_STALE_CONTAINS, workspace_id=params.workspace_id,
+                      current=[f"{c.path}|{sha}" for c, sha, _ in hashed])
+    done = {r["sha256"]: r["valid"] for r in
+            ctx.graph.read_dicts(GET_INGESTED_FILES, sha256s=sorted(groups))}
+    skip = {sha for sha, valid in done.items() if valid or not params.retry_invalid}
+    contains = {sha: contains_row(params.workspace_id, sha, group) for sha, group in groups.items()}
+    # Files already complete only need their (idempotent) links; do it first so a later crash loses nothing.
+    ctx.graph.write(LINK_WORKSPACE_FILES, [contains[sha] for sha in sorted(skip)])
+
+    todo = [(sha, group[0]) for sha, group in sorted(groups.items()) if sha not in skip]
+    tasks = [ParseTask(path=Path(cand.abs_path), sha256=sha, size=size, format_hint=_hint(Path(cand.abs_path)))
+             for sha, (cand, size) in todo]
+    buffer: list[ParsedFile] = []
+    parsed: list[ParsedFile] = []
+    write_s = 0.0
+    spans_written = 0
+
+    def flush() -> None:
+        nonlocal write_s, spans_written
+        if not buffer:
+            return
+        t0 = time.perf_counter()
+        ctx.graph.write(MERGE_FILES, [ingest_row(p) for p in buffer])
+        ctx.graph.write(LINK_WORKSPACE_FILES, [contains[p.sha256] for p in buffer])
+        write_s += time.perf_counter() - t0
+        spans_written += sum(len(p.spans) for p in buffer)
+        buffer.clear()
+
+    jobs = params.jobs
+    for count, (index, result) in enumerate(parse_files(tasks, limits=params.limits, timeout_s=params.timeout_s,
+                                                        jobs=jobs), start=1):
+        cand = todo[index][1][0]
+        result = result.model_copy(update={"path": cand.path})
+        parsed.append(result)
+        buffer.append(result)
+        if progress is not None:
+            progress(count, len(tasks), cand.path)
+        # Near the end (only in-flight files left) write each result at once, so a slow straggler that
+        # is still parsing never holds finished files back from the graph.
+        tail = len(tasks) - count <= (jobs or 1)
+        if tail or len(buffer) >= FLUSH_FILES or sum(len(p.spans) for p in buffer) >= FLUSH_SPANS:
+            flush()
+    flush()
+
+    elapsed = time.perf_counter() - started
+    invalid = [InvalidFile(path=p.path, sha256=p.sha256, format=p.format.value, reason=p.invalid_reason or "")
+               for p in parsed if not p.valid]
+    return LoadWorkspaceResult(
+        workspace_id=params.workspace_id, seed_linked=seed_linked, files_found=len(params.files) + len(params.refused),
+        unique_files=len(groups),
+        duplicates=[[c.path for c, _ in g] for _, g in sorted(groups.items()) if len(g) > 1],
+        skipped_already_ingested=len(skip), parsed=len(parsed), valid=sum(p.valid for p in parsed),
+        invalid=sorted(invalid, key=lambda i: i.path), refused=sorted(refused), spans_written=spans_written,
+        formats=dict(Counter(p.format.value for p in parsed)),
+        roles=dict(Counter(group[0][0].role.value for group in groups.values())),
+        seconds=round(elapsed, 3), files_per_s=round(len(parsed) / elapsed, 2) if elapsed else 0.0,
+        nodes_per_s=round((len(parsed) + spans_written) / write_s, 1) if write_s else 0.0)
+
+
+def group_duplicates(hashed: Sequence[tuple[CandidateFile, str, int]]) -> dict[str, list[tuple[CandidateFile, int]]]:
+    """sha256 -> its files, shortest path first: that one is kept ("x.csv" over "x (copy).csv")."""
+    groups: dict[str, list[tuple[CandidateFile, int]]] = {}
+    for cand, sha, size in sorted(hashed, key=lambda h: (len(h[0].path), h[0].path)):
+        groups.setdefault(sha, []).append((cand, size))
+    return groups
+
+
+def contains_row(workspace_id: str, sha256: str, group: Sequence[tuple[CandidateFile, int]]) -> ContainsRow:
+    """The CONTAINS link of a file: the kept path's role and provenance, the other paths listed."""
+    kept = group[0][0]
+    return ContainsRow(workspace_id=workspace_id, sha256=sha256, path=kept.path, role=kept.role,
+                       role_source=kept.role_source, source_url=kept.source_url, license=kept.license,
+                       duplicate_paths=[c.path for c, _ in group[1:]])
+
+
+def ingest_row(parsed: ParsedFile) -> FileIngestRow:
+    return FileIngestRow(**parsed.file_row().model_dump(), spans=parsed.span_rows())
+
+
+def _hint(path: Path) -> str:
+    try:
+        return detect_format(path).format.value
+    except OSError:
+        return "unknown"
