@@ -46,14 +46,16 @@ class TokenHasher:
 
     def __call__(self, tokens: Sequence[str]) -> U64:
         cache = self._cache
-        out = np.empty(len(tokens), dtype=np.uint64)
-        for i, tok in enumerate(tokens):
-            value = cache.get(tok)
-            if value is None:
-                value = int.from_bytes(hashlib.blake2b(tok.encode("utf-8"), digest_size=8).digest(), "little")
-                cache[tok] = value
-            out[i] = value
-        return out
+        values = [cache.get(tok) for tok in tokens]  # one dict probe per token: the hot loop
+        if None in values:
+            for i, tok in enumerate(tokens):
+                if values[i] is None:
+                    value = cache.get(tok)
+                    if value is None:
+                        digest = hashlib.blake2b(tok.encode("utf-8"), digest_size=8).digest()
+                        value = cache[tok] = int.from_bytes(digest, "little")
+                    values[i] = value
+        return np.array(values, dtype=np.uint64)
 
     def __len__(self) -> int:
         return len(self._cache)
