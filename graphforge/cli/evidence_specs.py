@@ -1,1 +1,57 @@
 """CLI commands of the evidence_specs area (registered on the groups in graphforge.cli.common)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from graphforge.cli.common import JsonOption, emit, evidence_app, specs_app, stdout
+
+WorkspaceOption = Annotated[str | None, typer.Option("--workspace", help="One workspace id (default: all).")]
+
+
+@evidence_app.command("build")
+def evidence_build_cmd(workspace: WorkspaceOption = None,
+                       extractor: Annotated[str, typer.Option(help="auto | rule-based | llm")] = "auto",
+                       as_json: JsonOption = False) -> None:
+    """Extract facts from workspace spans and link them (compare, reconcile, derive, interpret)."""
+    from graphforge.context import open_context
+    from graphforge.stages import build_evidence
+
+    params = build_evidence.BuildEvidenceParams(workspace_id=workspace, extractor=extractor)  # type: ignore[arg-type]
+    with open_context() as ctx:
+        result = build_evidence.run(ctx, params)
+    emit(result, as_json, "evidence build")
+
+
+@specs_app.command("compile")
+def specs_compile_cmd(workspace: WorkspaceOption = None,
+                      compiler: Annotated[str, typer.Option(help="auto | template | llm")] = "auto",
+                      as_json: JsonOption = False) -> None:
+    """Compile each workspace's evidence graph into an anchored task spec."""
+    from graphforge.context import open_context
+    from graphforge.stages import compile_specs
+
+    params = compile_specs.CompileSpecsParams(workspace_id=workspace, compiler=compiler)  # type: ignore[arg-type]
+    with open_context() as ctx:
+        result = compile_specs.run(ctx, params)
+    emit(result, as_json, "specs compile")
+
+
+@specs_app.command("show")
+def specs_show_cmd(spec_id: str,
+                   agent_view: Annotated[bool, typer.Option("--agent-view", help="Only what the working agent "
+                                                                              "sees (no criteria, anchors, roles).")] = False,
+                   as_json: JsonOption = False) -> None:
+    """Print a saved spec (judge view, with criteria and anchors) or the agent's view of it."""
+    from graphforge import specs_store
+    from graphforge.context import open_context
+
+    with open_context() as ctx:
+        result = specs_store.agent_view_from_graph(ctx.graph, spec_id) if agent_view else \
+            specs_store.load_spec(ctx.graph, spec_id)
+    if as_json:
+        emit(result, True)
+    else:
+        stdout.print(result.model_dump_json(indent=2))

@@ -1,0 +1,10 @@
+// A workspace's facts with their span, file path and hidden role: what the spec compiler reads.
+// $workspace_id: the workspace.
+MATCH (w:Workspace {workspace_id: $workspace_id})-[c:CONTAINS]->(file:File)-[:HAS_SPAN]->(sp:Span)<-[:FROM_SPAN]-(f:Fact)
+WITH f, sp, file, c ORDER BY c.path
+WITH f, sp, file, collect(c)[0] AS c
+RETURN f.fact_id AS fact_id, f.statement AS statement, f.value AS value, f.value_num AS value_num,
+       f.unit AS unit, coalesce(f.scale, 1.0) AS scale, f.metric AS metric, f.entity AS entity,
+       f.period AS period, f.extractor AS extractor, sp.span_id AS span_id, sp.locator AS locator,
+       sp.ordinal AS ordinal, sp.text AS span_text, c.path AS path, c.role AS role, file.format AS format
+ORDER BY path, ordinal, fact_id

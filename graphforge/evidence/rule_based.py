@@ -1,0 +1,528 @@
+"""Rule-based fact extraction (no model): figures in tables with their row and column labels, plus simple prose.
+
+Tables come from XLSX rows (``sheet=Q2!A3:D3``), CSV rows, DOCX tables and tab-separated lines, and from PDF
+pages whose tables render one cell per line. Every figure becomes a Fact keyed by (metric, entity, period):
+the metric is a measure word found in the column header, the row label or the table title ("revenue",
+"costs"); the entity is what the row label says besides that ("Marine Electronics"; none for group totals);
+the period comes from the column header, a period cell in the row, or the title. Totals found in a table
+yield ``derive`` edges (total -> parts) when the parts add up within rounding.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from graphforge.evidence.base import Extraction, WorkspaceSpan, fact_id, verify
+from graphforge.evidence.numbers import (
+    Figure,
+    find_figures,
+    find_periods,
+    is_period_label,
+    is_total_label,
+    metric_key,
+    parse_figure,
+    period_contains,
+    period_of,
+    scale_of,
+    unit_of,
+)
+from graphforge.models.evidence import DependencyKind, DependsOnRow, FactRow
+
+NAME = "rule-based"
+
+# Measure words, longest first so "operating profit" wins over "profit"; values are the canonical metric.
+MEASURES: dict[str, str] = {
+    "operating profit": "operating profit", "operating income": "operating profit", "gross profit": "gross profit",
+    "net profit": "net income", "net income": "net income", "gross margin": "gross margin",
+    "operating margin": "operating margin", "cost of sales": "cost of sales", "operating expenses": "costs",
+    "order intake": "order intake", "revenues": "revenue", "revenue": "revenue", "turnover": "revenue",
+    "sales": "sales", "costs": "costs", "cost": "costs", "expenses": "costs", "opex": "costs", "capex": "capex",
+    "ebitda": "ebitda", "ebit": "ebit", "margin": "margin", "growth": "growth", "headcount": "headcount",
+    "cash": "cash", "profit": "profit", "assets": "assets", "liabilities": "liabilities", "equity": "equity",
+    "orders": "order intake", "units": "units", "volume": "volume",
+}
+_MEASURE_RE = re.compile(r"\b(" + "|".join(re.escape(m) for m in sorted(MEASURES, key=len, reverse=True))
+                         + r")\b", re.I)
+# Subjects that mean "the whole company": facts about them carry no entity, so they match across files.
+_GROUP_WORDS = {"", "total", "group", "group total", "grand total", "company", "consolidated", "all segments",
+                "overall", "metric", "segment", "sum", "the group", "our"}
+_GENERIC_HEADERS = {"", "amount", "value", "values", "actual", "actuals", "reported", "figure", "figures", "usd",
+                    "eur", "gbp", "total", "balance"}
+_ID_HEADER_RE = re.compile(r"\b(id|no|code|number|ref|year|date)\b|#", re.I)
+
+
+@dataclass
+class Cell:
+    text: str
+    col: int
+    address: str | None = None  # "B4" for spreadsheet cells
+
+
+@dataclass
+class GridRow:
+    span: WorkspaceSpan
+    cells: list[Cell]
+    formulas: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Grid:
+    """Consecutive table rows of one file: an optional header row, data rows, and the titles above them."""
+
+    rows: list[GridRow] = field(default_factory=list)
+    context: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Placed:
+    fact: FactRow
+    figure: Figure
+    row: int
+    col: int
+    period: str | None
+    total_row: bool
+    address: str | None
+
+
+def _col_index(letters: str) -> int:
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def _col_letters(index: int) -> str:
+    out = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
+def _split_cells(line: str) -> list[str]:
+    if "\t" in line:
+        return line.split("\t")
+    return next(csv.reader([line]), [])
+
+
+def _is_value(text: str) -> bool:
+    return parse_figure(text) is not None and not is_period_label(text)
+
+
+# ---- spans -> grids ---------------------------------------------------------------------------
+
+
+def _sheet_grids(spans: Sequence[WorkspaceSpan]) -> list[Grid]:
+    """XLSX row spans grouped per sheet; cells keep their spreadsheet addresses."""
+    by_sheet: dict[str, Grid] = {}
+    for span in spans:
+        ref = span.locator.removeprefix("sheet=")
+        sheet, _, rng = ref.rpartition("!")
+        m = re.match(r"\$?([A-Z]+)\$?(\d+)", rng)
+        if m is None:
+            continue
+        start, row_no = _col_index(m.group(1)), int(m.group(2))
+        grid = by_sheet.setdefault(sheet.strip("'"), Grid(context=[sheet.strip("'")]))
+        cells = [Cell(t, start + i, f"{_col_letters(start + i)}{row_no}") for i, t in enumerate(span.text.split("\t"))]
+        try:
+            formulas = {k: str(v) for k, v in json.loads(span.formulas_json or "{}").items()}
+        except (ValueError, AttributeError):
+            formulas = {}
+        grid.rows.append(GridRow(span, cells, formulas))
+    return list(by_sheet.values())
+
+
+def _line_kind(line: str) -> str:
+    stripped = line.strip()
+    if not stripped:
+        return "blank"
+    if is_period_label(stripped):
+        return "period"
+    if _is_value(stripped):
+        return "value"
+    return "text"
+
+
+def _horizontal_row(line: str) -> list[str] | None:
+    """ "Revenue  8,425  9,115" -> ["Revenue", "8,425", "9,115"], or None when the line is not such a row."""
+    figures = [f for f in find_figures(line) if not any(s <= f.start < e for _, s, e in find_periods(line))]
+    if not figures:
+        return None
+    label = line[: figures[0].start].strip()
+    gaps = [line[a.end:b.start] for a, b in zip(figures, figures[1:], strict=False)] + [line[figures[-1].end:]]
+    if not re.search(r"[A-Za-z]", label) or any(g.strip(" |") for g in gaps):
+        return None
+    return [label] + [f.text for f in figures]
+
+
+def _horizontal_header(line: str) -> list[str] | None:
+    """ "Segment   Q1 2024   Q2 2024" -> ["Segment", "Q1 2024", "Q2 2024"], or None."""
+    periods = find_periods(line)
+    if len(periods) < 2 or _bare_figures(line):
+        return None
+    label = line[: periods[0][1]].strip()
+    between = [line[a[2]:b[1]] for a, b in zip(periods, periods[1:], strict=False)] + [line[periods[-1][2]:]]
+    if any(g.strip(" |") for g in between) or len(label.split()) > 4:
+        return None
+    return [label] + [line[s:e] for _, s, e in periods]
+
+
+def _text_grids(span: WorkspaceSpan) -> tuple[list[Grid], list[str]]:
+    """Tables inside page / slide / section text, and the lines left over as prose."""
+    lines = span.text.splitlines()
+    kinds = [_line_kind(line) for line in lines]
+    grids: list[Grid] = []
+    prose: list[str] = []
+    current: Grid | None = None
+    heading = ""
+    i = 0
+
+    def add_row(cells: list[str]) -> None:
+        nonlocal current
+        if current is None:
+            current = Grid(context=[heading] if heading else [])
+            grids.append(current)
+        current.rows.append(GridRow(span, [Cell(t, c) for c, t in enumerate(cells)]))
+
+    while i < len(lines):
+        line, kind = lines[i], kinds[i]
+        if "\t" in line:
+            add_row(line.split("\t"))
+            i += 1
+            continue
+        if kind in ("text", "period"):
+            j = i + 1
+            run_kind = kinds[j] if j < len(kinds) else ""
+            while j < len(lines) and kinds[j] == run_kind and run_kind in ("value", "period") and "\t" not in lines[j]:
+                j += 1
+            run = [lines[k].strip() for k in range(i + 1, j)]
+            if kind == "period" and run_kind == "period":  # a header of periods with no corner label
+                add_row(["", line.strip(), *run])
+                i = j
+                continue
+            short_header = run_kind == "period" and len(line.split()) <= 3
+            if kind == "text" and run and (run_kind == "value" or len(run) >= 2 or short_header) \
+                    and len(line.split()) <= 8:
+                add_row([line.strip(), *run])
+                i = j
+                continue
+            header = _horizontal_header(line) if kind == "text" else None
+            if header is not None:
+                current = None  # a header line starts a new table
+                add_row(header)
+                i += 1
+                continue
+            horizontal = _horizontal_row(line) if kind == "text" else None
+            if horizontal is not None and len(line) < 120:
+                add_row(horizontal)
+                i += 1
+                continue
+        current = None
+        if kind == "text" and _is_heading(line):
+            heading = line.strip()
+        prose.append(line)
+        i += 1
+    return grids, prose
+
+
+def _bare_figures(line: str) -> list[Figure]:
+    """Figures that are not part of a period ("Q2 2024") or a leading section number ("2.")."""
+    periods = find_periods(line)
+    return [f for f in find_figures(line) if not any(s < f.end and f.start < e for _, s, e in periods)
+            and not (f.start == len(line) - len(line.lstrip()) and re.match(r"\s*\d+(\.\d+)*\.?\s", line))]
+
+
+def _is_heading(line: str) -> bool:
+    """A short line without figures or a sentence end: a title for the table or text below it."""
+    stripped = line.strip()
+    return (0 < len(stripped.split()) <= 10 and not _bare_figures(stripped)
+            and not stripped.endswith((".", ",", ";", ":")))
+
+
+def _file_context(spans: Sequence[WorkspaceSpan]) -> str:
+    """Sentences that state the file's units ("All figures ... in EUR thousand")."""
+    out = []
+    for span in spans:
+        for sentence in re.split(r"(?<=[.!?])\s+", span.text):
+            if re.search(r"\b(figures|amounts|stated|expressed|unless)\b", sentence, re.I) and (
+                    scale_of(sentence) != 1.0 or unit_of(sentence)):
+                out.append(sentence.strip())
+    return " ".join(out)
+
+
+# ---- grids -> facts ---------------------------------------------------------------------------
+
+
+def _measure(text: str) -> tuple[str, str] | None:
+    """(canonical measure, the words around it) for the last measure word in ``text``."""
+    matches = list(_MEASURE_RE.finditer(text.replace("_", " ")))
+    if not matches:
+        return None
+    m = matches[-1]
+    rest = (text.replace("_", " ")[: m.start()] + " " + text.replace("_", " ")[m.end():]).strip(" -:()")
+    return MEASURES[m.group(1).lower()], rest
+
+
+def _entity(subject: str) -> str | None:
+    cleaned = re.sub(r"\b(eur|usd|gbp|k|thousands?|millions?)\b", " ", subject, flags=re.I)
+    cleaned = re.sub(r"\s+", " ", re.sub(r"[^\w&/ ]+", " ", cleaned)).strip()
+    if metric_key(cleaned) in _GROUP_WORDS or not re.search(r"[A-Za-z]", cleaned):
+        return None
+    return cleaned
+
+
+def _statement(metric: str, entity: str | None, period: str | None, value: str, span: WorkspaceSpan) -> str:
+    who = f" of {entity}" if entity else ""
+    when = f" for {period}" if period else ""
+    return f"{metric.capitalize()}{who}{when} is {value} ({span.path}, {span.locator})"
+
+
+def _make_fact(span: WorkspaceSpan, figure: Figure, metric: str, entity: str | None, period: str | None,
+               unit: str | None, scale: float) -> FactRow:
+    unit = figure.unit or unit
+    if unit == "%":
+        scale = 1.0
+    return FactRow(fact_id=fact_id(span.span_id, figure.text, metric, period, entity, NAME), span_id=span.span_id,
+                   statement=_statement(metric, entity, period, figure.text, span), value=figure.text,
+                   value_num=figure.number * scale, unit=unit, scale=scale, entity=entity, metric=metric,
+                   period=period, extractor=NAME)
+
+
+def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[DependsOnRow]]:
+    header: dict[int, str] = {}
+    context = list(grid.context)
+    placed: list[_Placed] = []
+    formulas: dict[str, str] = {}
+    data_index = 0
+    for row in grid.rows:
+        texts = [c for c in row.cells if c.text.strip()]
+        values = [c for c in texts if _is_value(c.text)]
+        if not values:
+            if len(texts) >= 2:
+                header = {c.col: c.text.strip() for c in row.cells}
+            elif texts:
+                context.append(texts[0].text.strip())
+                header = {}
+            continue
+        ctx_text = " ".join(context)
+        ctx_periods = {p for p, _, _ in find_periods(ctx_text)}
+        label_cells = [c for c in texts if not _is_value(c.text) and c.col < values[0].col]
+        row_period = next((period_of(c.text) for c in texts if is_period_label(c.text)), None)
+        names = [c.text.strip() for c in label_cells if not is_period_label(c.text)]
+        label = names[0] if names else ""
+        extra = " ".join(names[1:])
+        total_row = is_total_label(label)
+        data_index += 1
+        for cell in values:
+            figure = parse_figure(cell.text)
+            if figure is None:
+                continue
+            head = header.get(cell.col, "")
+            if head and _ID_HEADER_RE.search(head) and not _MEASURE_RE.search(head.replace("_", " ")):
+                continue
+            head_period = period_of(head) if is_period_label(head) else None
+            period = head_period or row_period or (next(iter(ctx_periods)) if len(ctx_periods) == 1 else None)
+            found = None if head_period else _measure(head)
+            if found is not None:  # the column names the measure: the row label names the entity
+                metric, subject = found[0], f"{label} {extra}".strip()
+            elif (in_label := _measure(label)) is not None:
+                metric, subject = in_label[0], f"{in_label[1]} {extra}".strip()
+            elif (in_ctx := _measure(ctx_text)) is not None:
+                metric, subject = in_ctx[0], f"{label} {extra}".strip()
+            else:
+                base = label if metric_key(head) in _GENERIC_HEADERS or head_period else f"{label} {head}"
+                metric, subject = metric_key(base) or "value", extra
+            entity = None if total_row and not extra else _entity(subject)
+            scale = scale_of(head) if scale_of(head) != 1.0 else scale_of(ctx_text)
+            if scale == 1.0:
+                scale = scale_of(file_context)
+            unit = unit_of(head) or unit_of(ctx_text) or unit_of(file_context)
+            fact = _make_fact(row.span, figure, metric, entity, period, unit, scale)
+            placed.append(_Placed(fact, figure, data_index, cell.col, period, total_row, cell.address))
+        formulas |= row.formulas
+    return [p.fact for p in placed], _derive_edges(placed, formulas)
+
+
+def _adds_up(total: _Placed, parts: Sequence[_Placed]) -> bool:
+    if len(parts) < 2:
+        return False
+    slack = total.figure.precision * total.fact.scale + sum(p.figure.precision * p.fact.scale for p in parts)
+    got = sum(p.fact.value_num or 0.0 for p in parts)
+    return abs((total.fact.value_num or 0.0) - got) <= slack + 1e-9
+
+
+def _range_cells(ref: str) -> list[str]:
+    m = re.fullmatch(r"\$?([A-Z]+)\$?(\d+):\$?([A-Z]+)\$?(\d+)", ref)
+    if m is None:
+        return [ref.replace("$", "")] if re.fullmatch(r"\$?[A-Z]+\$?\d+", ref) else []
+    c1, r1, c2, r2 = _col_index(m.group(1)), int(m.group(2)), _col_index(m.group(3)), int(m.group(4))
+    return [f"{_col_letters(c)}{r}" for c in range(c1, c2 + 1) for r in range(r1, r2 + 1)]
+
+
+def _formula_refs(formula: str) -> list[str] | None:
+    """Cells a pure sum formula adds ("=SUM(B3:B5)", "=B3+C3"), or None for anything else."""
+    body = formula.strip().lstrip("=").replace(" ", "")
+    if "!" in body:
+        return None
+    m = re.fullmatch(r"SUM\(([A-Z$0-9:,]+)\)", body, re.I)
+    if m is not None:
+        return [c for part in m.group(1).split(",") for c in _range_cells(part)]
+    if re.fullmatch(r"\$?[A-Z]+\$?\d+(\+\$?[A-Z]+\$?\d+)+", body):
+        return [c.replace("$", "") for c in body.split("+")]
+    return None
+
+
+def _derive_edges(placed: Sequence[_Placed], formulas: dict[str, str]) -> list[DependsOnRow]:
+    edges: dict[tuple[str, str], DependsOnRow] = {}
+
+    def link(total: _Placed, parts: Sequence[_Placed], how: str) -> None:
+        for part in parts:
+            key = (total.fact.fact_id, part.fact.fact_id)
+            edges.setdefault(key, DependsOnRow(src_fact_id=total.fact.fact_id, dst_fact_id=part.fact.fact_id,
+                                               kind=DependencyKind.DERIVE,
+                                               note=f"{total.fact.value} = sum of {len(parts)} parts ({how})"))
+
+    by_address = {p.address: p for p in placed if p.address}
+    for address, formula in formulas.items():
+        total = by_address.get(address)
+        refs = _formula_refs(formula)
+        if total is not None and refs:
+            parts = [by_address[a] for a in refs if a in by_address]
+            if len(parts) == len(refs) and _adds_up(total, parts):
+                link(total, parts, f"formula {formula}")
+    by_col: dict[int, list[_Placed]] = defaultdict(list)
+    by_row: dict[int, list[_Placed]] = defaultdict(list)
+    for p in placed:
+        by_col[p.col].append(p)
+        by_row[p.row].append(p)
+    for column in by_col.values():  # a "Total" row: the rows above it since the previous total
+        block: list[_Placed] = []
+        for p in column:
+            if p.total_row:
+                if _adds_up(p, block):
+                    link(p, block, "column total")
+                block = []
+            else:
+                block.append(p)
+    for row in by_row.values():  # a period column covering the others: H1 = Q1 + Q2, a year = its quarters
+        for p in row:
+            parts = [q for q in row if q is not p and p.period and q.period and period_contains(p.period, q.period)]
+            if _adds_up(p, parts):
+                link(p, parts, f"{p.period} from its sub-periods")
+    return list(edges.values())
+
+
+# ---- prose ------------------------------------------------------------------------------------
+
+
+def _subject_before(sentence: str, at: int) -> str | None:
+    """The capitalised words right before a measure word ("Marine Electronics revenue"), as an entity."""
+    words = sentence[:at].split()
+    run: list[str] = []
+    for word in reversed(words[-3:]):
+        if not word[:1].isupper() or word.endswith((".", ",", ":", ";")):
+            break
+        run.insert(0, word)
+    return _entity(" ".join(run)) if run else None
+
+
+_BOUND_AFTER = re.compile(r"^[\sa-z]{0,20}$")
+
+
+def _prose_facts(span: WorkspaceSpan, lines: Sequence[str], file_context: str) -> list[FactRow]:
+    """Figures in sentences such as "Group revenue for Q2 2024 was EUR 9,115 thousand"."""
+    blocks: list[list[str]] = [[]]
+    for line in lines:
+        if _is_heading(line) or not line.strip():
+            blocks.append([])
+        else:
+            blocks[-1].append(line.strip())
+    sentences = [s for block in blocks if block
+                 for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", " ".join(block))]
+    facts: list[FactRow] = []
+    for sentence in sentences:
+        periods = find_periods(sentence)
+        figures = [f for f in find_figures(sentence)
+                   if not any(s < f.end and f.start < e for _, s, e in periods)
+                   and (f.unit or "," in f.text or f.text.endswith(("thousand", "million", "billion")))]
+        first = _MEASURE_RE.search(sentence)
+        subject_carry = _subject_before(sentence, first.start()) if first is not None else None
+        for k, fig in enumerate(figures):
+            lo = figures[k - 1].end if k else 0
+            hi = figures[k + 1].start if k + 1 < len(figures) else len(sentence)
+            after = [p for p in periods if fig.end <= p[1] < hi and _BOUND_AFTER.match(sentence[fig.end:p[1]])]
+            before = [p for p in periods if lo <= p[1] and p[2] <= fig.start]
+            period = after[0][0] if after else before[-1][0] if before else None
+            if fig.unit == "%":
+                tail = _MEASURE_RE.match(sentence[fig.end:].strip())
+                measures = [tail] if tail else []
+            else:
+                measures = []
+            if not measures:
+                measures = [m for m in _MEASURE_RE.finditer(sentence[: fig.start])][-1:]
+            if not measures or period is None:
+                continue
+            m = measures[0]
+            entity = _subject_before(sentence, m.start()) if m.start() else None
+            entity = entity or subject_carry
+            scale = 1.0 if fig.text.endswith(("thousand", "million", "billion")) else scale_of(file_context)
+            if fig.text not in span.text:  # the figure broke across lines: keep its digits, which did not
+                digits = re.search(r"\d[\d,]*(?:\.\d+)?", fig.text)
+                core = parse_figure(digits.group(0)) if digits else None
+                if core is not None and core.number:
+                    scale *= fig.number / core.number if fig.unit != "%" else 1.0
+                    fig = Figure(core.text, core.number, fig.unit, core.precision)
+            facts.append(_make_fact(span, fig, MEASURES[m.group(1).lower()], entity, period,
+                                    unit_of(file_context), scale))
+    return facts
+
+
+# ---- the extractor -------------------------------------------------------------------------------
+
+
+class RuleBasedExtractor:
+    """Tables and simple sentences, no model. Output is labelled ``extractor="rule-based"``."""
+
+    name = NAME
+
+    def extract_with_edges(self, spans: Sequence[WorkspaceSpan]) -> tuple[Extraction, list[DependsOnRow]]:
+        """Facts (verified against their spans) plus the in-table derive edges between them."""
+        by_file: dict[str, list[WorkspaceSpan]] = defaultdict(list)
+        for span in spans:
+            by_file[span.file_sha256].append(span)
+        facts: list[FactRow] = []
+        edges: list[DependsOnRow] = []
+        for file_spans in by_file.values():
+            file_spans.sort(key=lambda s: s.ordinal)
+            context = _file_context(file_spans)
+            grids: list[Grid] = _sheet_grids([s for s in file_spans if s.locator.startswith("sheet=")])
+            csv_rows = [s for s in file_spans if s.locator.startswith("row=")]
+            if csv_rows:
+                grids.append(Grid(rows=[GridRow(s, [Cell(t, i) for i, t in enumerate(_split_cells(s.text))])
+                                        for s in csv_rows]))
+            for span in file_spans:
+                if span.locator.startswith(("sheet=", "row=")):
+                    continue
+                if span.locator.startswith("table="):
+                    grids.append(Grid(rows=[GridRow(span, [Cell(t, i) for i, t in enumerate(_split_cells(line))])
+                                            for line in span.text.splitlines() if line.strip()]))
+                    continue
+                text_grids, prose = _text_grids(span)
+                grids.extend(text_grids)
+                facts.extend(_prose_facts(span, prose, context))
+            for grid in grids:
+                grid_facts, grid_edges = _grid_facts(grid, context)
+                facts.extend(grid_facts)
+                edges.extend(grid_edges)
+        extraction = verify(facts, spans)
+        kept = {f.fact_id for f in extraction.facts}
+        return extraction, [e for e in edges if e.src_fact_id in kept and e.dst_fact_id in kept]
+
+    def extract(self, spans: Sequence[WorkspaceSpan]) -> Extraction:
+        return self.extract_with_edges(spans)[0]

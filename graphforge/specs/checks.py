@@ -1,0 +1,112 @@
+"""Deterministic spec checks: recompute a VALUE criterion from its anchors, find leaks in the agent's view."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from graphforge.evidence.numbers import parse_value
+from graphforge.models.spec import AgentView, CriterionKind, Polarity, TaskSpec
+from graphforge.models.workspace import FileRole
+
+# computation grammar: "<op>[:<n>][/<divisor>]" over the anchors' numbers in order, e.g. "sum:3/1000".
+_COMPUTATION_RE = re.compile(r"^(copy|sum|difference|change)(?::(\d+))?(?:/([0-9.e+]+))?$")
+
+
+def recompute(computation: str, anchor_numbers: Sequence[float]) -> float:
+    """The expected value a computation yields from the anchors' numbers (value text x scale, in order).
+
+    copy: anchors[0]; sum:n: the first n anchors added (later anchors corroborate, e.g. the printed total);
+    difference: anchors[0] - anchors[1]; change: (anchors[0] - anchors[1]) / anchors[1] as a fraction.
+    A "/d" suffix divides the result into the unit the statement asks for (1000: "in thousands").
+    """
+    m = _COMPUTATION_RE.match(computation)
+    if m is None:
+        raise ValueError(f"unknown computation {computation!r}")
+    op, n, divisor = m.group(1), m.group(2), float(m.group(3) or 1.0)
+    if op == "copy":
+        value = anchor_numbers[0]
+    elif op == "sum":
+        value = sum(anchor_numbers[: int(n) if n else len(anchor_numbers)])
+    elif op == "difference":
+        value = anchor_numbers[0] - anchor_numbers[1]
+    else:
+        return (anchor_numbers[0] - anchor_numbers[1]) / anchor_numbers[1]
+    return value / divisor
+
+
+def anchor_number(value_text: str, scale: float) -> float:
+    """The number an anchor's value text states, in full units."""
+    number = parse_value(value_text)
+    if number is None:
+        raise ValueError(f"{value_text!r} is not a number")
+    return number * scale
+
+
+def number_forms(x: float) -> set[str]:
+    """Ways a number may be printed, for leak searches: 9115, 9,115, 9115.0, 9,115.00, 0.082, 8.2%."""
+    forms = {f"{x:.0f}", f"{x:,.0f}"} if abs(x - round(x)) < 1e-9 else set()
+    forms |= {f"{x:g}", f"{x:.2f}", f"{x:,.2f}"}
+    if abs(x) < 10 and x != round(x):
+        forms |= {f"{100 * x:.1f}%", f"{100 * x:.2f}%", f"{x:.3f}", f"{x:.4f}"}
+    return {f for f in forms if len(f.strip("-0.,%")) >= 2}
+
+
+def leaks(view: AgentView, spec: TaskSpec, fact_ids: Iterable[str] = ()) -> list[str]:
+    """Hidden things found in the agent's view: roles, fact ids, anchors, expected values. Empty is good."""
+    text = view.model_dump_json()
+    found: list[str] = []
+    for role in FileRole:
+        if re.search(rf"\b{role.value}\b", text, re.I):
+            found.append(f"role word {role.value!r}")
+    ids = set(fact_ids) | {a for c in spec.criteria for a in c.anchors}
+    found += [f"fact id {i}" for i in sorted(ids) if i and i in text]
+    if re.search(r"\bfact-[0-9a-f]{8,}", text):
+        found.append("a fact id pattern")
+    for c in spec.criteria:
+        if c.expected_value is not None:
+            found += [f"{c.criterion_id} expected value {f}" for f in sorted(number_forms(c.expected_value))
+                      if re.search(rf"(?<![\w.,]){re.escape(f)}(?![\w]|[.,]\d)", text)]
+        if c.expected and c.kind is CriterionKind.VALUE and len(c.expected.strip("-0.,%")) >= 2 and re.search(
+                rf"(?<![\w.,]){re.escape(c.expected)}(?![\w]|[.,]\d)", text):
+            found.append(f"{c.criterion_id} expected text {c.expected!r}")
+    for word in ("criterion", "criteria", "anchor", "rubric", "expected_value", "verification"):
+        if re.search(rf"\b{word}\b", text, re.I):
+            found.append(f"word {word!r}")
+    return found
+
+
+def spec_problems(spec: TaskSpec, fact_values: Mapping[str, tuple[str, float, str]] | None = None) -> list[str]:
+    """Structural problems of a spec (empty when sound).
+
+    Args:
+        fact_values: fact_id -> (value text, scale, span text); when given, every anchor must be recoverable
+            from its span and every VALUE criterion's expected value must recompute from its anchors.
+    """
+    problems: list[str] = []
+    names = {d.name for d in spec.deliverables}
+    for d in spec.deliverables:
+        if d.name not in spec.statement:
+            problems.append(f"statement does not name deliverable {d.name}")
+        for cell in d.required_formulas:
+            if cell.split("!")[0] not in d.required_sheets:
+                problems.append(f"{d.name}: formula cell {cell} is on no required sheet")
+    for c in spec.criteria:
+        if c.target_deliverable not in names:
+            problems.append(f"{c.criterion_id} targets unknown deliverable {c.target_deliverable}")
+        if c.polarity is Polarity.POSITIVE and not c.anchors:
+            problems.append(f"{c.criterion_id} is positive and has no anchor")
+        if fact_values is None:
+            continue
+        for a in c.anchors:
+            if a not in fact_values:
+                problems.append(f"{c.criterion_id}: anchor {a} is not a known fact")
+            elif fact_values[a][0] not in fact_values[a][2]:
+                problems.append(f"{c.criterion_id}: anchor {a} value not found in its span")
+        if (c.kind is CriterionKind.VALUE and c.polarity is Polarity.POSITIVE and c.computation
+                and c.expected_value is not None and all(a in fact_values for a in c.anchors)):
+            numbers = [anchor_number(fact_values[a][0], fact_values[a][1]) for a in c.anchors]
+            got = recompute(c.computation, numbers)
+            if abs(got - c.expected_value) > 1e-6 * max(1.0, abs(got)):
+                problems.append(f"{c.criterion_id}: expected {c.expected_value} but anchors give {got}")
+    return problems

@@ -1,0 +1,135 @@
+"""Rule-based evidence extraction on hand-made spans: figures, labels, periods, derive/compare/reconcile edges."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from graphforge.evidence.base import WorkspaceSpan, recoverability_problem, verify
+from graphforge.evidence.links import agree, cross_file_edges
+from graphforge.evidence.numbers import find_periods, parse_figure, period_contains, scale_of
+from graphforge.evidence.rule_based import RuleBasedExtractor
+from graphforge.models.evidence import DependencyKind, FactRow
+from graphforge.stages.build_evidence import build
+
+
+def span(sha: str, locator: str, text: str, path: str, ordinal: int = 0, formulas: dict[str, str] | None = None,
+         ) -> WorkspaceSpan:
+    return WorkspaceSpan(span_id=f"{sha}:{locator}", file_sha256=sha, locator=locator, kind="x", ordinal=ordinal,
+                         text=text, formulas_json=json.dumps(formulas) if formulas else "", path=path)
+
+
+@pytest.mark.parametrize(("text", "number", "unit"), [
+    ("$1,234.56", 1234.56, "USD"), ("(1,234)", -1234.0, None), ("-12.5%", -12.5, "%"),
+    ("EUR 9,115 thousand", 9_115_000.0, "EUR"), ("1.2 million", 1_200_000.0, None), ("4580", 4580.0, None),
+    ("USD 4,500", 4500.0, "USD"), ("€3.2m", 3_200_000.0, "EUR"),
+])
+def test_figures_parse_currency_percent_separators_and_negative_parentheses(text: str, number: float,
+                                                                            unit: str | None) -> None:
+    figure = parse_figure(text)
+    assert figure is not None and figure.number == pytest.approx(number) and figure.unit == unit
+
+
+def test_periods_scales_and_containment() -> None:
+    assert [p for p, _, _ in find_periods("Q3 2024, 2024 Q2, Sep 2024, FY2024, H1 2024, first half of 2023")] == [
+        "2024-Q3", "2024-Q2", "2024-09", "FY2024", "2024-H1", "2023-H1"]
+    assert scale_of("Revenue by segment (EUR thousand)") == 1000 and scale_of("revenue_eur_k") == 1000
+    assert scale_of("USD millions") == 1e6 and scale_of("Revenue") == 1
+    assert period_contains("2024-H1", "2024-Q2") and not period_contains("2024-Q2", "2024-Q2")
+
+
+LEDGER = [
+    span("aa", "sheet=Q2!A1:A1", "Acme - ledger Q2 2024 (EUR thousand)", "ledger.xlsx", 0),
+    span("aa", "sheet=Q2!A2:C2", "Segment\tRevenue\tCosts", "ledger.xlsx", 1),
+    span("aa", "sheet=Q2!A3:C3", "North\t100\t65", "ledger.xlsx", 2),
+    span("aa", "sheet=Q2!A4:C4", "South\t50\t30", "ledger.xlsx", 3),
+    span("aa", "sheet=Q2!A5:C5", "Total\t150\t95", "ledger.xlsx", 4, {"B5": "=SUM(B3:B4)", "C5": "=SUM(C3:C4)"}),
+]
+REPORT = [span("bb", "page=2", "2. Revenue by segment (EUR thousand)\n\n  Segment   Q1 2024   Q2 2024\n"
+                               "  North        90       100\n  South        40        50\n  Total       130       150\n",
+               "report.pdf", 0)]
+VERTICAL = [span("cc", "page=1", "Costs by segment (EUR thousand)\nSegment\nQ2 2024\nNorth\n60\nSouth\n30\nTotal\n90",
+                 "draft.pdf", 0)]
+CSV = [span("dd", "row=1", "quarter,segment,revenue_eur_k", "export.csv", 0),
+       span("dd", "row=2", "Q2 2024,North,100", "export.csv", 1)]
+MEMO = [span("ee", "para=3", "Group revenue for Q2 2024 was EUR 150 thousand, up from EUR 130 thousand in Q1 2024.",
+             "memo.docx", 0),
+        span("ee", "table=1", "Metric\tQ1 2024\tQ2 2024\nRevenue\t130\t150", "memo.docx", 1),
+        span("ee", "para=4", "All figures in EUR thousand.", "memo.docx", 2)]
+
+
+def _facts(spans: list[WorkspaceSpan]) -> dict[tuple[str | None, str | None, str | None, str], FactRow]:
+    extraction = RuleBasedExtractor().extract(spans)
+    return {(f.metric, f.entity, f.period, f.value): f for f in extraction.facts}
+
+
+def test_spreadsheet_rows_give_metric_entity_period_scale_and_cell_provenance() -> None:
+    facts = _facts(LEDGER)
+    north = facts[("revenue", "North", "2024-Q2", "100")]
+    assert north.span_id == "aa:sheet=Q2!A3:C3" and north.value_num == 100_000 and north.unit == "EUR"
+    assert facts[("costs", None, "2024-Q2", "95")].value_num == 95_000  # "Total" row: no entity
+    assert all(f.extractor == "rule-based" for f in facts.values())
+
+
+def test_pdf_tables_in_rows_or_one_cell_per_line_are_read() -> None:
+    report = _facts(REPORT)
+    assert report[("revenue", "South", "2024-Q1", "40")].value_num == 40_000
+    assert ("revenue", None, "2024-Q2", "150") in report
+    draft = _facts(VERTICAL)
+    assert draft[("costs", "North", "2024-Q2", "60")].value_num == 60_000
+    assert ("costs", None, "2024-Q2", "90") in draft
+
+
+def test_csv_header_names_the_measure_and_the_row_names_entity_and_period() -> None:
+    facts = _facts(CSV)
+    assert facts[("revenue", "North", "2024-Q2", "100")].value_num == 100_000
+
+
+def test_prose_figures_take_their_nearest_period_and_the_subject() -> None:
+    facts = _facts(MEMO)
+    assert facts[("revenue", None, "2024-Q2", "EUR 150 thousand")].value_num == 150_000
+    assert facts[("revenue", None, "2024-Q1", "EUR 130 thousand")].value_num == 130_000
+    assert facts[("revenue", None, "2024-Q2", "150")].value_num == 150_000  # memo table, scale from the note
+
+
+def test_totals_give_derive_edges_and_files_give_compare_and_reconcile() -> None:
+    spans = LEDGER + REPORT + VERTICAL + MEMO
+    extraction, edges = build(spans)
+    by_id = {f.fact_id: f for f in extraction.facts}
+    derive = {(by_id[e.src_fact_id].value, by_id[e.dst_fact_id].value) for e in edges if e.kind is DependencyKind.DERIVE}
+    assert {("150", "100"), ("150", "50"), ("95", "65"), ("95", "30"), ("130", "90"), ("130", "40")} <= derive
+    assert ("90", "60") in derive  # one-cell-per-line table, column total
+    kinds = {(e.kind, frozenset((by_id[e.src_fact_id].span_id[:2], by_id[e.dst_fact_id].span_id[:2])),
+              by_id[e.src_fact_id].metric, by_id[e.src_fact_id].entity) for e in edges}
+    # ledger costs total 95 vs draft 90: a reconcile; ledger revenue North 100 = report North 100: a compare
+    assert (DependencyKind.RECONCILE, frozenset({"aa", "cc"}), "costs", None) in kinds
+    assert (DependencyKind.COMPARE, frozenset({"aa", "bb"}), "revenue", "North") in kinds
+    assert any(e.kind is DependencyKind.INTERPRET for e in edges)  # memo sentence restates memo table
+    assert build(spans) == (extraction, edges)  # deterministic ids and order
+
+
+def test_agreement_allows_rounding_of_the_less_precise_figure() -> None:
+    a = FactRow(fact_id="a", span_id="s", statement="", value="9.1 million", value_num=9.1e6, extractor="x")
+    b = FactRow(fact_id="b", span_id="s", statement="", value="9,115", value_num=9_115_000, scale=1000, extractor="x")
+    c = FactRow(fact_id="c", span_id="s", statement="", value="9,215", value_num=9_215_000, scale=1000, extractor="x")
+    assert agree(a, b) and not agree(a, c) and not agree(b, c)
+
+
+def test_unrecoverable_facts_are_rejected_and_counted() -> None:
+    s = span("ff", "para=1", "Revenue was 1,200.", "x.txt")
+    good = FactRow(fact_id="g", span_id=s.span_id, statement="", value="1,200", value_num=1200.0, extractor="llm:m")
+    invented = good.model_copy(update={"fact_id": "i", "value": "1,300", "value_num": 1300.0})
+    wrong_num = good.model_copy(update={"fact_id": "w", "value_num": 999.0})
+    assert recoverability_problem(good, s.text) is None
+    out = verify([good, invented, wrong_num], [s])
+    assert [f.fact_id for f in out.facts] == ["g"]
+    assert sorted(r.reason.split(" ")[0] for r in out.rejected) == ["value", "value_num"]
+
+
+def test_duplicate_file_under_two_paths_yields_no_self_edges() -> None:
+    copy = [s.model_copy(update={"path": "ledger copy.xlsx"}) for s in LEDGER]
+    extraction, edges = build(LEDGER + copy)
+    assert all(e.src_fact_id != e.dst_fact_id for e in edges)
+    assert len(extraction.facts) == len(RuleBasedExtractor().extract(LEDGER).facts)
+    assert not cross_file_edges([], [])
