@@ -1,1 +1,133 @@
-"""CLI commands of the judging area (registered on the groups in graphforge.cli.common)."""
+"""CLI commands of the judging area: oracle rollouts, revision, judging, admission, judge sensitivity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graphforge.cli.common import JsonOption, app, emit, eval_app, judge_app, rollout_app
+
+# `graphforge judge` with no arguments judges (the group would otherwise print its help).
+judge_app.info.no_args_is_help = False
+
+OutOption = Annotated[Path, typer.Option("--out", help="Folder for deliverables and reports.")]
+
+
+@rollout_app.command("oracle")
+def rollout_oracle_cmd(
+    spec: Annotated[str, typer.Option("--spec", help="Spec id to solve, e.g. 'recon-q3@v1'.")],
+    inject: Annotated[list[str] | None, typer.Option(
+        "--inject", help="Inject an error (repeatable): wrong_number, missing_deliverable, missing_sheet, "
+                         "broken_citation, confuser, prompt_injection, repeated_calls, tool_failures.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed (part of the trajectory id).")] = 0,
+    out: OutOption = Path("out"),
+    as_json: JsonOption = False,
+) -> None:
+    """Solve a compiled spec with the rule-based graph ORACLE (not a model): real XLSX/DOCX/MD deliverables."""
+    from graphforge.context import open_context
+    from graphforge.oracle import InjectKind
+    from graphforge.stages import rollout_oracle
+
+    try:
+        kinds = [InjectKind(k) for k in inject or []]
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--inject") from exc
+    with open_context(out_dir=out) as ctx:
+        result = rollout_oracle.run(ctx, rollout_oracle.RolloutOracleParams(spec_id=spec, inject=kinds, seed=seed))
+    emit(result, as_json, title=f"oracle rollout of {spec}")
+
+
+@app.command("revise")
+def revise_cmd(
+    spec: Annotated[list[str] | None, typer.Option("--spec", help="Spec id (repeatable); default: every current spec.")] = None,
+    rerun: Annotated[str, typer.Option(help="Re-run a changed statement with: oracle | none.")] = "oracle",
+    no_llm: Annotated[bool, typer.Option("--no-llm", help="Rule-based repairs only, even with a chat model.")] = False,
+    out: OutOption = Path("out"),
+    as_json: JsonOption = False,
+) -> None:
+    """Check specs deterministically and revise them once; reuse rollouts when the statement hash is unchanged."""
+    from graphforge.context import open_context
+    from graphforge.stages import revise_specs
+
+    if rerun not in ("oracle", "none"):
+        raise typer.BadParameter("use oracle or none", param_hint="--rerun")
+    params = revise_specs.ReviseSpecsParams(spec_ids=spec or None, rerun=rerun, use_llm=not no_llm)  # type: ignore[arg-type]
+    with open_context(out_dir=out) as ctx:
+        result = revise_specs.run(ctx, params)
+    emit(result, as_json, title="spec revision")
+
+
+@judge_app.callback(invoke_without_command=True)
+def judge_cmd(
+    context: typer.Context,
+    arm: Annotated[str, typer.Option(help="anchored | unanchored | random")] = "anchored",
+    spec: Annotated[list[str] | None, typer.Option("--spec", help="Only trajectories of these specs.")] = None,
+    trajectory: Annotated[list[str] | None, typer.Option("--trajectory", help="Only these trajectories.")] = None,
+    rejudge: Annotated[bool, typer.Option(help="Also re-judge admitted / rejected / discarded trajectories.")] = False,
+    seed: Annotated[int, typer.Option(help="Seed of the random arm.")] = 0,
+    no_llm: Annotated[bool, typer.Option("--no-llm", help="Deterministic verifiers only.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Judge trajectories: deliverable checks (a loss skips the judge), anchored verifiers, Q per trajectory."""
+    if context.invoked_subcommand is not None:
+        return
+    from graphforge.context import open_context
+    from graphforge.models.judge import JudgeArm
+    from graphforge.stages import judge_trajectories
+
+    statuses = ["materialised", "judged"] + (["admitted", "rejected", "discarded"] if rejudge else [])
+    params = judge_trajectories.JudgeTrajectoriesParams(arm=JudgeArm(arm), spec_ids=spec or None,
+                                                        trajectory_ids=trajectory or None, statuses=statuses,
+                                                        seed=seed, use_llm=not no_llm)
+    with open_context() as ctx:
+        result = judge_trajectories.run(ctx, params)
+    emit(result, as_json, title=f"judgments ({arm})")
+
+
+@app.command("admit")
+def admit_cmd(
+    spec: Annotated[list[str] | None, typer.Option("--spec", help="Only trajectories of these specs.")] = None,
+    q_threshold: Annotated[float | None, typer.Option(help="Admit when Q > this (default GRAPHFORGE_ADMIT_Q_THRESHOLD "
+                                                           "or 0.90).")] = None,
+    arm: Annotated[str, typer.Option(help="Judgments of this arm decide.")] = "anchored",
+    as_json: JsonOption = False,
+) -> None:
+    """Admit judged trajectories (Q > threshold, valid deliverables) and discard degenerate tool use."""
+    from graphforge.context import open_context
+    from graphforge.models.judge import JudgeArm
+    from graphforge.stages import admit_trajectories
+
+    params = admit_trajectories.AdmitTrajectoriesParams(arm=JudgeArm(arm), spec_ids=spec or None,
+                                                        q_threshold=q_threshold)
+    with open_context() as ctx:
+        result = admit_trajectories.run(ctx, params)
+    emit(result, as_json, title="admission")
+
+
+@eval_app.command("sensitivity")
+def sensitivity_cmd(
+    arm: Annotated[list[str] | None, typer.Option("--arm", help="Arms to test (repeatable; default anchored and "
+                                                                "unanchored).")] = None,
+    spec: Annotated[list[str] | None, typer.Option("--spec", help="Only trajectories of these specs.")] = None,
+    trajectory: Annotated[list[str] | None, typer.Option("--trajectory", help="Only these trajectories.")] = None,
+    no_llm: Annotated[bool, typer.Option("--no-llm", help="Deterministic verifiers only.")] = False,
+    out: OutOption = Path("out"),
+    as_json: JsonOption = False,
+) -> None:
+    """Perturb admitted deliverables (delete sheet, corrupt row, change number, break citation) and re-judge."""
+    from graphforge.context import open_context
+    from graphforge.models.judge import JudgeArm
+    from graphforge.stages import judge_sensitivity
+
+    arms = [JudgeArm(a) for a in arm] if arm else [JudgeArm.ANCHORED, JudgeArm.UNANCHORED]
+    params = judge_sensitivity.JudgeSensitivityParams(arms=arms, spec_ids=spec or None,
+                                                      trajectory_ids=trajectory or None, use_llm=not no_llm)
+    with open_context(out_dir=out) as ctx:
+        result = judge_sensitivity.run(ctx, params)
+    if as_json:
+        emit(result, as_json)
+    else:
+        typer.echo(result.table)
+        typer.echo(f"\n{result.cases} cases on {result.trajectories} trajectories; report in {result.report_dir}")

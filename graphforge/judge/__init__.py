@@ -6,10 +6,13 @@
 
 from __future__ import annotations
 
+from graphforge import cypher
 from graphforge.graph import Graph
 from graphforge.judge.checks import DeliverableReport, check_deliverables
 from graphforge.judge.core import judge_attempt, score_criteria
 from graphforge.judge.view import Anchor, JudgeView, WorkspaceFile
+
+GET_ANCHOR_SCALES = cypher.load("judge/get_anchor_scales")
 
 __all__ = ["Anchor", "DeliverableReport", "JudgeView", "WorkspaceFile", "check_deliverables", "judge_attempt",
            "load_view", "score_criteria"]
@@ -21,9 +24,11 @@ def load_view(graph: Graph, spec_id: str) -> JudgeView:
 
     spec = specs_store.load_spec(graph, spec_id)
     rows = specs_store.criterion_anchors(graph, spec_id)
+    scales = {r["fact_id"]: float(r["scale"]) for r in graph.read_dicts(GET_ANCHOR_SCALES, spec_id=spec_id)}
     by_criterion: dict[str, dict[str, Anchor]] = {}
     for row in rows:
-        by_criterion.setdefault(row.criterion_id, {})[row.fact_id] = Anchor.model_validate(row.model_dump())
+        data = {**row.model_dump(), "scale": scales.get(row.fact_id, 1.0)}
+        by_criterion.setdefault(row.criterion_id, {})[row.fact_id] = Anchor.model_validate(data)
     # Keep each criterion's anchor order (difference and ratio depend on it).
     anchors = {c.criterion_id: [by_criterion.get(c.criterion_id, {})[f] for f in c.anchors
                                 if f in by_criterion.get(c.criterion_id, {})]

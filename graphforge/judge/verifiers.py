@@ -45,7 +45,8 @@ def recover(anchor: Anchor) -> float | None:
     span = re.sub(r"\s+", " ", anchor.span_text)
     if value_text not in span and re.sub(r"\s+", " ", value_text) not in span:
         return None
-    return parse_number(value_text)
+    number = parse_number(value_text)
+    return None if number is None else number * (anchor.scale or 1.0)
 
 
 def expected_value(criterion: CriterionSpec, anchors: list[Anchor]) -> Expected:
@@ -92,7 +93,7 @@ def verify(criterion: CriterionSpec, arm: JudgeArm, view: JudgeView, doc: Docume
     if criterion.kind is CriterionKind.CITATION:
         return _citation(criterion, anchors, view, doc, loc, negative, arm is JudgeArm.ANCHORED)
     if criterion.kind is CriterionKind.STRUCTURE:
-        return _structure(criterion, doc, loc, negative)
+        return _structure(criterion, view, doc, loc, negative)
     return qualitative_proxy(criterion, anchors, doc, loc, negative)
 
 
@@ -178,13 +179,13 @@ def _citation(criterion: CriterionSpec, anchors: list[Anchor], view: JudgeView, 
             shown = sorted({x for c in mine for x in c.locators})
             notes.append(f"{path} cited at {shown} but the anchor is at {locator}")
         else:
-            scores.append(0.75)  # the right file without a locator: partly verifiable
-            notes.append(f"{path} cited without a locator (anchor at {locator})")
+            scores.append(1.0)  # the right file; no locator written, so none can be wrong
+            notes.append(f"{path} cited (no locator given; the anchor is at {locator})")
     score = sum(scores) / len(scores)
     return Verdict(score, "; ".join(notes), _lines_fp(used_lines) or _lines_fp(region))
 
 
-def _structure(criterion: CriterionSpec, doc: Document, loc: Location, negative: bool) -> Verdict:
+def _structure(criterion: CriterionSpec, view: JudgeView, doc: Document, loc: Location, negative: bool) -> Verdict:
     name = criterion.target_deliverable
     if isinstance(doc, Workbook):
         ev = doc.evaluator
@@ -212,7 +213,7 @@ def _structure(criterion: CriterionSpec, doc: Document, loc: Location, negative:
             filled = len(doc.sheets[sheet])
             return Verdict((0.0 if filled else 1.0) if negative else (1.0 if filled else 0.0),
                            f"sheet {sheet!r} has {filled} filled cells", frozenset({(name, sheet, "*")}))
-        return Verdict(0.0 if negative else 1.0, f"workbook has sheets {doc.order}", frozenset())
+        return _whole_structure(criterion, view, doc, negative)
     assert isinstance(doc, Report)
     if loc.section is not None:
         section = doc.section(loc.section)
@@ -223,8 +224,32 @@ def _structure(criterion: CriterionSpec, doc: Document, loc: Location, negative:
         words = len(section.text.split())
         return Verdict((0.0 if words else 1.0) if negative else (1.0 if words else 0.0),
                        f"section {section.heading!r} has {words} words", fp)
-    headings = [s.heading for s in doc.sections if s.heading]
-    return Verdict(0.0 if negative else (1.0 if headings else 0.0), f"report headings: {headings[:8]}")
+    return _whole_structure(criterion, view, doc, negative)
+
+
+def _whole_structure(criterion: CriterionSpec, view: JudgeView, doc: Document, negative: bool) -> Verdict:
+    """No location: the deliverable's required sheets / formulas / sections, plus names listed in ``expected``."""
+    from graphforge.judge.checks import structure_problems
+
+    name = criterion.target_deliverable
+    spec = next((d for d in view.spec.deliverables if d.name == name), None)
+    listed = [x.strip() for x in (criterion.expected or "").split(",") if x.strip()]
+    if spec is not None:
+        extra = {"required_sheets": [*spec.required_sheets, *listed]} if isinstance(doc, Workbook) else \
+            {"required_sections": [*spec.required_sections, *listed]}
+        spec = spec.model_copy(update=extra)
+    problems = structure_problems(spec, doc) if spec is not None else []
+    wanted = (len(spec.required_sheets) + len(spec.required_formulas) + len(spec.required_sections)) if spec else 0
+    if isinstance(doc, Workbook):
+        fp = frozenset((name, s, "*") for s in (spec.required_sheets if spec else doc.order))
+    else:
+        fp = frozenset((name, s, "*") for s in (spec.required_sections if spec else []))
+    if negative:
+        return Verdict(0.0, "no structural violation can be evidenced without a location", fp)
+    if not wanted:
+        return Verdict(1.0, "the deliverable opened; no structure was required", fp)
+    score = max(0.0, 1.0 - len(problems) / wanted)
+    return Verdict(score, "; ".join(problems) if problems else f"all {wanted} required parts present", fp)
 
 
 def _wanted_functions(criterion: CriterionSpec) -> list[str]:

@@ -17,6 +17,7 @@ class Anchor(BaseModel):
     value: str
     value_num: float | None = None
     unit: str | None = None
+    scale: float = 1.0  # the table's scale ("in thousands": 1000); value_num = number in value x scale
     metric: str | None = None
     period: str | None = None
     span_id: str = ""

@@ -26,13 +26,15 @@ class Answer:
     inputs: list[Input]
     value: float
     hard_coded: bool = False  # an injected error writes a constant instead of a formula
+    spec_computation: str | None = None  # the computation as the spec writes it ("sum:3/1000")
 
 
 def anchor_number(anchor: Anchor) -> float | None:
     """The anchor's number as the file shows it (re-read from the span), else the extracted value."""
     got = recover(anchor)
     if got is None:
-        got = parse_number(anchor.value)
+        parsed = parse_number(anchor.value)
+        got = parsed * anchor.scale if parsed is not None else None
     return got if got is not None else anchor.value_num
 
 
@@ -51,11 +53,11 @@ def solve(view: JudgeView) -> list[Answer]:
         anchors = view.anchors_of(criterion)
         inputs = [input_of(a) for a in anchors]
         name = canonical(criterion.computation, len(anchors))
-        value = compute(name, [i.value for i in inputs]) if name else None
+        value = compute(criterion.computation, [i.value for i in inputs]) if name else None
         if name is None or value is None:
             if criterion.expected_value is None:
                 continue
             # An unknown computation: the oracle writes the spec's figure as a constant (and says so).
             name, value, inputs = "constant", criterion.expected_value, inputs
-        answers.append(Answer(criterion, name, inputs, value))
+        answers.append(Answer(criterion, name, inputs, value, spec_computation=criterion.computation))
     return answers

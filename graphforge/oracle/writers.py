@@ -47,29 +47,25 @@ def fmt_number(value: float) -> str:
 
 def _formula(answer: Answer, refs: list[str]) -> str:
     """A live formula over the evidence cells; the judge evaluates the same arithmetic."""
-    if answer.hard_coded or answer.computation == "constant" or not refs:
+    from graphforge.judge.compute import parse_computation
+
+    parsed = parse_computation(answer.spec_computation, len(refs))
+    if answer.hard_coded or answer.computation == "constant" or not refs or parsed is None:
         return ""
+    refs = refs[: parsed.first] if parsed.first else refs
     rng = f"{refs[0]}:{refs[-1].split('!')[-1]}" if len(refs) > 1 else refs[0]
-    name = answer.computation
-    if name == "copy":
-        return f"={refs[0]}"
-    if name == "sum":
-        return f"=SUM({rng})"
-    if name == "difference":
-        return "=" + "-".join(refs)
-    if name == "ratio":
-        return f"={refs[0]}/{refs[1]}"
-    if name == "product":
-        return "=" + "*".join(refs)
-    if name == "mean":
-        return f"=AVERAGE({rng})"
-    if name in ("min", "max"):
-        return f"={name.upper()}({rng})"
-    if name == "percent_change":
-        return f"=({refs[1]}-{refs[0]})/{refs[0]}*100"
-    if name == "share_percent":
-        return f"={refs[0]}/{refs[1]}*100"
-    return ""
+    name = parsed.op
+    body = {"copy": refs[0], "sum": f"SUM({rng})", "difference": "-".join(refs),
+            "change": f"({refs[0]}-{refs[-1]})/{refs[-1]}" if len(refs) > 1 else "",
+            "ratio": f"{refs[0]}/{refs[-1]}", "product": "*".join(refs), "mean": f"AVERAGE({rng})",
+            "min": f"MIN({rng})", "max": f"MAX({rng})",
+            "percent_change": f"({refs[-1]}-{refs[0]})/{refs[0]}*100" if len(refs) > 1 else "",
+            "share_percent": f"{refs[0]}/{refs[-1]}*100"}.get(name, "")
+    if not body:
+        return ""
+    if len(refs) == 2 and name in ("change", "ratio", "percent_change", "share_percent"):
+        body = body.replace(refs[-1], refs[1])
+    return f"=({body})/{parsed.divisor:g}" if parsed.divisor != 1 else f"={body}"
 
 
 class _Sheet:
@@ -221,11 +217,17 @@ def _sources(anchors: list[Anchor]) -> list[tuple[str, str]]:
 
 
 def narrative(criterion: CriterionSpec, anchors: list[Anchor]) -> str:
-    """A short, factual paragraph built from the anchored facts (the oracle does not invent claims)."""
-    facts = "; ".join(f"{a.statement or a.metric or 'value'} is {a.value}" for a in anchors[:4])
+    """A short, factual paragraph built from the anchored facts (the oracle does not invent claims).
+
+    Figures of superseded (confuser) files are named as not used, never restated as figures.
+    """
+    used = [f"{a.statement or a.metric or 'the value'} is {a.value}" for a in anchors[:4] if a.role != "confuser"]
+    rejected = sorted({a.path for a in anchors if a.role == "confuser" and a.path})
     head = short(criterion.requirement, 120)
-    return (f"{head}. Based on the workspace files, {facts}. These figures come from the cited sources "
-            f"and were cross-checked against each other before drawing the conclusion above.")
+    text = f"{head}. Based on the workspace files, {'; '.join(used) or 'the cited sources agree'}."
+    if rejected:
+        text += f" The superseded version in {', '.join(rejected)} was not used because a later version replaces it."
+    return text + " These figures come from the cited sources and were cross-checked against each other."
 
 
 def write_report(path: Path, view: JudgeView, deliverable: DeliverableSpec, plan: Plan) -> None:

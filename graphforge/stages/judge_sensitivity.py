@@ -1,0 +1,65 @@
+"""Evaluation: judge sensitivity to perturbed deliverables of admitted trajectories (the paper's table)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphforge import cypher, store
+from graphforge.context import StageContext
+from graphforge.judge import JudgeView, load_view
+from graphforge.judge.perturb import PerturbationKind
+from graphforge.judge.sensitivity import SensitivityCase, SensitivityRow, cases_for, markdown_table, summarise
+from graphforge.models.judge import JudgeArm
+
+GET_TRAJECTORIES_TO_JUDGE = cypher.load("judge/get_trajectories_to_judge")
+
+
+class JudgeSensitivityParams(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    arms: list[JudgeArm] = Field(default_factory=lambda: [JudgeArm.ANCHORED, JudgeArm.UNANCHORED])
+    kinds: list[PerturbationKind] = Field(default_factory=lambda: list(PerturbationKind))
+    spec_ids: list[str] | None = None
+    trajectory_ids: list[str] | None = None
+    statuses: list[str] = Field(default_factory=lambda: ["admitted"])
+    use_llm: bool = True
+
+
+class JudgeSensitivityResult(BaseModel):
+    trajectories: int
+    cases: int
+    rows: list[SensitivityRow]
+    table: str  # markdown, like the paper's
+    report_dir: str
+
+
+def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityResult:
+    rows = ctx.graph.read_dicts(GET_TRAJECTORIES_TO_JUDGE, statuses=params.statuses, spec_ids=params.spec_ids,
+                                trajectory_ids=params.trajectory_ids)
+    llm = None
+    if params.use_llm:
+        from graphforge.llm import chat_model
+
+        llm = chat_model(ctx.settings)
+    out = ctx.out_dir / "sensitivity"
+    views: dict[str, JudgeView] = {}
+    cases: list[SensitivityCase] = []
+    trajectories = store.get_trajectories(ctx.graph, [r["trajectory_id"] for r in rows])
+    for t in trajectories:
+        assert t.spec_id is not None
+        view = views.get(t.spec_id) or views.setdefault(t.spec_id, load_view(ctx.graph, t.spec_id))
+        files = {d.name: Path(d.path) for d in t.deliverables}
+        for arm in params.arms:
+            cases += cases_for(view, files, arm, out / t.trajectory_id / arm.value, trajectory_id=t.trajectory_id,
+                               llm=llm, kinds=list(params.kinds))
+    summary = summarise(cases)
+    table = markdown_table(summary)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "table.md").write_text(table + "\n", encoding="utf-8")
+    (out / "cases.json").write_text(json.dumps([c.model_dump(mode="json") for c in cases], indent=1),
+                                    encoding="utf-8")
+    return JudgeSensitivityResult(trajectories=len(trajectories), cases=len(cases), rows=summary, table=table,
+                                  report_dir=str(out))
