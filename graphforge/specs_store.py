@@ -76,6 +76,7 @@ class AnchorEvidence(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     criterion_id: str
+    position: int  # index of the fact in the criterion's anchors (computations read anchors in this order)
     fact_id: str
     statement: str
     value: str
