@@ -41,14 +41,29 @@ class AuditDecision(BaseModel):
     note: str
 
 
-def default_lookup() -> AuditLookup | None:
-    """``graphforge.audit.latest_audit`` when the audit module is installed, else None."""
+def _audit_module() -> Any:
     try:
-        module = importlib.import_module("graphforge.audit")
+        return importlib.import_module("graphforge.audit")
     except ImportError:
         return None
-    lookup = getattr(module, "latest_audit", None)
+
+
+def default_lookup() -> AuditLookup | None:
+    """``graphforge.audit.latest_audit`` when the audit module is installed, else None."""
+    lookup = getattr(_audit_module(), "latest_audit", None)
     return lookup if callable(lookup) else None
+
+
+def stale_reason(graph: Graph, summary: AuditLike) -> str | None:
+    """Why the audit no longer describes the training files (they changed since it ran), or None."""
+    recorded = getattr(summary, "training_fingerprint", None)
+    current_of = getattr(_audit_module(), "training_fingerprint", None)
+    if not recorded or not callable(current_of):
+        return None
+    current = current_of(graph)
+    if current == recorded:
+        return None
+    return f"workspace files changed since audit {summary.audit_id} ran (fingerprint {recorded} -> {current})"
 
 
 def check_audit(graph: Graph, benchmarks: Sequence[str], *, allow_contaminated: bool = False,
@@ -72,6 +87,10 @@ def check_audit(graph: Graph, benchmarks: Sequence[str], *, allow_contaminated: 
     if missing:
         raise ExportError(f"the latest audit {summary.audit_id} does not cover {', '.join(missing)}: audit "
                           f"those benchmarks first, or pass --skip-audit")
+    stale = stale_reason(graph, summary)
+    if stale is not None:
+        raise ExportError(f"{stale}: re-run `graphforge audit contamination` for {', '.join(names)}, "
+                          f"or pass --skip-audit")
     overlaps = bool(summary.found_overlaps)
     if overlaps and not allow_contaminated:
         raise ExportError(f"audit {summary.audit_id} found overlaps with {', '.join(names)} "

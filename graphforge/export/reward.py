@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from graphforge.errors import ExportError, SourceFormatError
-from graphforge.models.spec import CriterionSpec, Polarity, TaskSpec
+from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity, TaskSpec
 
 RewardFunc = Callable[..., list[float]]
 
@@ -124,7 +124,7 @@ def score_criterion(c: CriterionSpec, spec: TaskSpec, text: str, numbers: Sequen
         hit = _normal(c.expected) in _normal(text)
         return CriterionScore(**base, score=float(hit), how=f"text {c.expected!r} {'found' if hit else 'absent'}")
     deliverable = next((d for d in spec.deliverables if d.name == c.target_deliverable), None)
-    if c.polarity is Polarity.POSITIVE and deliverable is not None:
+    if c.kind is CriterionKind.STRUCTURE and c.polarity is Polarity.POSITIVE and deliverable is not None:
         names = deliverable.required_sections + deliverable.required_sheets
         if names:
             present = [n for n in names if _normal(n) in _normal(text)]

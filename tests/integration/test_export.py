@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 from graphforge import store
+from graphforge.audit import AuditRow, record_audit, training_fingerprint
 from graphforge.context import StageContext
 from graphforge.errors import ExportError
 from graphforge.export.record import list_exports
@@ -26,21 +26,14 @@ TOOLS: list[dict[str, object]] = [{"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]
 
 
-@dataclass
-class FakeAudit:
-    """Stands in for graphforge.audit.AuditSummary: only the fields the export gate reads."""
-
-    audit_id: str
-    benchmarks: list[str]
-    found_overlaps: int
+def audit(graph: Graph, audit_id: str, overlaps: bool, now: str) -> None:
+    """Record an Audit node the way the audit stage does (its own tests cover finding overlaps)."""
+    record_audit(graph, AuditRow(audit_id=audit_id, benchmarks=["gdpval-mini"], found_overlaps=overlaps,
+                                 training_fingerprint=training_fingerprint(graph)), now=now)
 
 
-def lookup_of(audit: FakeAudit | None):  # type: ignore[no-untyped-def]
-    return lambda graph, names: audit
-
-
-CLEAN = lookup_of(FakeAudit("audit-clean", ["gdpval-mini"], 0))
-DIRTY = lookup_of(FakeAudit("audit-dirty", ["gdpval-mini"], 3))
+def clean(graph: Graph) -> None:
+    audit(graph, "audit-clean", False, "2030-01-01T00:00:00.000000+00:00")
 
 
 def trajectory(tid: str, spec_id: str, *, filler: int = 40, status: TrajectoryStatus = TrajectoryStatus.ADMITTED,
@@ -74,8 +67,9 @@ def test_sft_export_is_byte_identical_on_re_export_and_excludes_over_length(ctx:
     store.save_trajectories(graph, [trajectory("t03", "s1@v1"), trajectory("t01", "s2@v1"),
                                     trajectory("t02", "s1@v1", filler=2000),  # ~6k estimated tokens
                                     trajectory("t04", "s3@v1", status=TrajectoryStatus.REJECTED)])
-    first = export_sft.run(ctx, sft_params(tmp_path / "a", max_tokens=2000), audit_lookup=CLEAN)
-    second = export_sft.run(ctx, sft_params(tmp_path / "b", max_tokens=2000), audit_lookup=CLEAN)
+    clean(graph)
+    first = export_sft.run(ctx, sft_params(tmp_path / "a", max_tokens=2000))
+    second = export_sft.run(ctx, sft_params(tmp_path / "b", max_tokens=2000))
 
     names = ["sft.jsonl", "sft.parquet", "sft.manifest.json"]
     assert [sha(tmp_path / "a" / n) for n in names] == [sha(tmp_path / "b" / n) for n in names]
@@ -110,26 +104,34 @@ def test_sft_export_is_byte_identical_on_re_export_and_excludes_over_length(ctx:
 def test_export_is_refused_without_an_audit_or_with_overlaps_unless_overridden(ctx: StageContext, graph: Graph,
                                                                                 tmp_path: Path) -> None:
     store.save_trajectories(graph, [trajectory("t1", "s1@v1")])
-    with pytest.raises(ExportError, match="no contamination audit"):
-        export_sft.run(ctx, sft_params(tmp_path / "x"), audit_lookup=lookup_of(None))
+    with pytest.raises(ExportError, match="no contamination audit has run for gdpval-mini"):
+        export_sft.run(ctx, sft_params(tmp_path / "x"))
     with pytest.raises(ExportError, match="--benchmark"):
-        export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "x"), audit_lookup=CLEAN)
-    with pytest.raises(ExportError, match="found overlaps"):
-        export_sft.run(ctx, sft_params(tmp_path / "x"), audit_lookup=DIRTY)
-    with pytest.raises(ExportError, match="does not cover"):
-        export_sft.run(ctx, sft_params(tmp_path / "x", benchmarks=["other-bench"]), audit_lookup=CLEAN)
-    assert not (tmp_path / "x" / "sft.jsonl").exists()
+        export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "x"))
+    audit(graph, "audit-dirty", True, "2030-01-01T00:00:00.000000+00:00")
+    with pytest.raises(ExportError, match="audit-dirty found overlaps"):
+        export_sft.run(ctx, sft_params(tmp_path / "x"))
+    with pytest.raises(ExportError, match="no contamination audit has run for other-bench"):
+        export_sft.run(ctx, sft_params(tmp_path / "x", benchmarks=["other-bench"], allow_contaminated=True))
+    assert not (tmp_path / "x").exists() or not list((tmp_path / "x").iterdir())
 
-    forced = export_sft.run(ctx, sft_params(tmp_path / "y", allow_contaminated=True), audit_lookup=DIRTY)
-    skipped = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "z", skip_audit=True),
-                             audit_lookup=lookup_of(None))
+    forced = export_sft.run(ctx, sft_params(tmp_path / "y", allow_contaminated=True))
+    skipped = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "z", skip_audit=True))
     assert (forced.override, skipped.override) == ("allow-contaminated", "skip-audit")
-    recorded = {r["export_id"]: r for r in [e.model_dump() for e in list_exports(graph)]}
-    assert recorded[forced.export_id]["override"] == "allow-contaminated"
-    assert recorded[forced.export_id]["audit_id"] == "audit-dirty"
-    assert recorded[skipped.export_id]["override"] == "skip-audit"
+    recorded = {e.export_id: e for e in list_exports(graph)}
+    assert recorded[forced.export_id].override == "allow-contaminated"
+    assert recorded[forced.export_id].audit_id == "audit-dirty"
+    assert recorded[skipped.export_id].override == "skip-audit" and recorded[skipped.export_id].audit_id is None
     manifest = json.loads((tmp_path / "y" / "sft.manifest.json").read_text())
     assert manifest["audit"]["found_overlaps"] is True and manifest["audit"]["override"] == "allow-contaminated"
+
+    # A later clean audit lifts the refusal; an audit over other training files (stale) does not count.
+    clean(graph)
+    assert export_sft.run(ctx, sft_params(tmp_path / "w")).audit_id == "audit-clean"
+    record_audit(graph, AuditRow(audit_id="audit-stale", benchmarks=["gdpval-mini"], found_overlaps=False,
+                                 training_fingerprint="0" * 32), now="2031-01-01T00:00:00.000000+00:00")
+    with pytest.raises(ExportError, match="changed since audit audit-stale"):
+        export_sft.run(ctx, sft_params(tmp_path / "v"))
 
 
 def _rft_pool(graph: Graph) -> None:
@@ -156,9 +158,9 @@ def _rft_pool(graph: Graph) -> None:
 def test_rft_arms_share_the_same_queries_and_pick_by_their_own_rule(ctx: StageContext, graph: Graph,
                                                                      tmp_path: Path) -> None:
     _rft_pool(graph)
+    clean(graph)
     results = {arm: export_rft.run(ctx, export_rft.ExportRftParams(out_dir=tmp_path, arm=arm,
-                                                                   benchmarks=["gdpval-mini"]),
-                                   audit_lookup=CLEAN)
+                                                                   benchmarks=["gdpval-mini"]))
                for arm in JudgeArm}
     manifests = {arm: json.loads((tmp_path / f"rft-{arm.value}.manifest.json").read_text()) for arm in JudgeArm}
     queries = {arm: m["selection"]["queries"] for arm, m in manifests.items()}
@@ -178,7 +180,7 @@ def test_rft_arms_share_the_same_queries_and_pick_by_their_own_rule(ctx: StageCo
     rows = [json.loads(line) for line in (tmp_path / "rft-anchored.jsonl").read_text().splitlines()]
     assert [(r["arm"], r["q"]) for r in rows] == [("anchored", 0.99), ("anchored", 0.96), ("anchored", 0.99)]
     again = export_rft.run(ctx, export_rft.ExportRftParams(out_dir=tmp_path / "again", arm=JudgeArm.RANDOM,
-                                                           benchmarks=["gdpval-mini"]), audit_lookup=CLEAN)
+                                                           benchmarks=["gdpval-mini"]))
     assert sha(tmp_path / "again" / "rft-random.jsonl") == sha(tmp_path / "rft-random.jsonl")
     assert again.export_id == results[JudgeArm.RANDOM].export_id
     included = {r["export_id"]: r["included"] for r in [e.model_dump() for e in list_exports(graph)]}

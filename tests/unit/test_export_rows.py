@@ -1,0 +1,119 @@
+"""Pure export helpers: trl rows, the length estimate, token statistics, the streaming writer, the audit gate."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from graphforge.errors import ExportError, SourceFormatError
+from graphforge.export.dataset import write_dataset
+from graphforge.export.guard import Override, check_audit
+from graphforge.export.record import TrajectoryText
+from graphforge.export.rows import (
+    canonical_tools,
+    conversational_messages,
+    estimate_tokens,
+    has_assistant_turn,
+    row_schema,
+)
+from graphforge.export.writer import RowWriter, token_stats
+
+MESSAGES = [{"role": "user", "content": "Sum column B."},
+            {"role": "assistant", "content": None,
+             "tool_calls": [{"id": "c1", "type": "function",
+                             "function": {"name": "read_file", "arguments": "{\"path\": \"a.csv\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "b\n1\n2"},
+            {"role": "assistant", "content": "The total is 3."}]
+
+
+def text(tid: str, messages: Sequence[dict[str, Any]] = MESSAGES, tools: str | None = "[]") -> TrajectoryText:
+    return TrajectoryText(trajectory_id=tid, spec_id="s@v1", messages_json=json.dumps(list(messages)),
+                          tools_json=tools)
+
+
+def test_messages_keep_openai_tool_calls_and_drop_empty_fields() -> None:
+    out = conversational_messages(json.dumps(MESSAGES), "t1")
+    assert out[1] == {"role": "assistant", "tool_calls": MESSAGES[1]["tool_calls"]}
+    assert out[2] == {"role": "tool", "content": "b\n1\n2", "tool_call_id": "c1"}
+    assert list(out[0]) == ["role", "content"]
+
+
+def test_broken_stored_messages_name_the_trajectory() -> None:
+    with pytest.raises(SourceFormatError, match="Trajectory t9"):
+        conversational_messages('[{"role": "robot"}]', "t9")
+
+
+def test_tools_are_canonical_json_text() -> None:
+    assert canonical_tools(None) == "[]"
+    assert canonical_tools('[{"b": 1, "a": {"d": 2, "c": 3}}]') == '[{"a":{"c":3,"d":2},"b":1}]'
+
+
+def test_estimate_counts_bytes_over_three_plus_message_overhead() -> None:
+    messages = [{"role": "user", "content": "x" * 296}]  # 4 + 296 bytes
+    assert estimate_tokens(messages, "[]") == 100 + 4
+    # Multi-byte characters count by their UTF-8 size, so non-English text is not under-counted.
+    assert estimate_tokens([{"role": "user", "content": "é" * 148}], "[]") == 100 + 4
+    with_tools = estimate_tokens(messages, '[{"name":"read_file"}]')
+    assert with_tools > estimate_tokens(messages, "[]")
+
+
+def test_a_row_needs_an_assistant_turn() -> None:
+    assert has_assistant_turn(MESSAGES)
+    assert not has_assistant_turn(MESSAGES[:1] + [{"role": "assistant", "content": ""}])
+
+
+def test_token_stats_use_nearest_rank_percentile() -> None:
+    stats = token_stats(list(range(1, 101)), "estimate", 1000)
+    assert (stats.min, stats.max, stats.total, stats.p95, stats.median) == (1, 100, 5050, 95, 50.5)
+    assert token_stats([], "estimate", 10).total == 0
+
+
+def test_dataset_writer_excludes_over_length_and_is_deterministic(tmp_path: Path) -> None:
+    long = [{"role": "user", "content": "y" * 3000}, {"role": "assistant", "content": "ok"}]
+    rows = [text("t1"), text("t2", long), text("t3", MESSAGES[:1]), text("t4")]
+    first = write_dataset(rows, tmp_path / "a", "sft", estimate_tokens, max_tokens=500)
+    second = write_dataset(rows, tmp_path / "b", "sft", estimate_tokens, max_tokens=500)
+    assert first.trajectory_ids == ["t1", "t4"]
+    assert [e.trajectory_id for e in first.over_length] == ["t2"] and first.no_assistant_turn == ["t3"]
+    assert [f.sha256 for f in first.files] == [f.sha256 for f in second.files]
+    for f in first.files:
+        assert hashlib.sha256((tmp_path / "a" / f.path).read_bytes()).hexdigest() == f.sha256
+    assert pq.read_table(tmp_path / "a" / "sft.parquet").schema.equals(row_schema())
+    assert not list((tmp_path / "a").glob(".*partial"))
+
+
+def test_failed_write_leaves_no_files(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError), RowWriter(tmp_path, "sft", row_schema()) as writer:
+        writer.add({"messages": [], "tools": "[]", "trajectory_id": "t", "spec_id": None})
+        raise RuntimeError("boom")
+    assert list(tmp_path.iterdir()) == []
+
+
+@dataclass
+class Summary:
+    audit_id: str
+    benchmarks: list[str]
+    found_overlaps: bool
+
+
+def test_audit_gate_refuses_then_records_overrides() -> None:
+    graph: Any = None  # the injected lookups never touch it
+    with pytest.raises(ExportError, match="no contamination audit"):
+        check_audit(graph, ["b1"], lookup=lambda g, n: None)
+    with pytest.raises(ExportError, match="does not cover b2"):
+        check_audit(graph, ["b1", "b2"], lookup=lambda g, n: Summary("a1", ["b1"], False))
+    dirty = Summary("a2", ["b1"], True)
+    with pytest.raises(ExportError, match="--allow-contaminated"):
+        check_audit(graph, ["b1"], lookup=lambda g, n: dirty)
+    allowed = check_audit(graph, ["b1"], allow_contaminated=True, lookup=lambda g, n: dirty)
+    assert allowed.override is Override.ALLOW_CONTAMINATED and allowed.audit_id == "a2"
+    assert check_audit(graph, [], skip_audit=True).override is Override.SKIP_AUDIT
+    ok = check_audit(graph, ["b1", "b1"], lookup=lambda g, n: Summary("a3", ["b1", "b9"], False))
+    assert ok.override is Override.NONE and ok.benchmarks == ["b1"] and not ok.found_overlaps
