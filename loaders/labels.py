@@ -66,7 +66,7 @@ def read_digital_labels(path: Path) -> DigitalLabels:
         raw = cells[label_col].strip() if label_col < len(cells) else ""
         if not task_id:
             raise SourceFormatError(path, f"line {number}: empty task id")
-        value = _key(raw)
+        value = re.sub(r"[^a-z0-9]", "", raw.lower())
         if value in TRUE_VALUES:
             digital = True
         elif value in FALSE_VALUES:

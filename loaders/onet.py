@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -27,6 +28,10 @@ from graphforge.models.onet import (
     TaskStatement,
     check_soc_code,
 )
+
+if TYPE_CHECKING:
+    from graphforge.context import StageContext
+    from graphforge.stages.load_onet import LoadOnetResult
 
 
 @dataclass(frozen=True)
@@ -276,3 +281,14 @@ def _count(skipped: dict[str, int], reason: str, n: int) -> None:
 def required_columns() -> dict[str, Sequence[str]]:
     """The files a release must contain and the columns read from each (for docs and errors)."""
     return {spec.stem: spec.required for spec in TABLES}
+
+
+def load(ctx: StageContext, path: Path, release_id: str | None = None,
+         sectors: Path | None = None) -> LoadOnetResult:
+    """Read and validate the release (and the sector mapping) completely, then load it into Neo4j."""
+    from graphforge.stages import load_onet
+    from loaders.labels import read_sector_mapping
+
+    release = read_release(path, release_id)
+    mapping = read_sector_mapping(sectors) if sectors is not None else None
+    return load_onet.run(ctx, load_onet.LoadOnetParams(), release, mapping)

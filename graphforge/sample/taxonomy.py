@@ -444,8 +444,12 @@ def write_sector_mapping(path: Path) -> Path:
 
 
 def write_sample(folder: Path) -> dict[str, Path]:
-    """Write the whole taxonomy sample under ``folder``: release (txt), labels, sector mapping."""
-    release = write_release(folder / SAMPLE_DIR_NAME)
+    """Write the whole taxonomy sample into ``folder``: the release (txt), DIGITAL labels, sector mapping.
+
+    The release reader ignores the two extra files, so ``folder`` loads as a release as it is
+    (tests/fixtures/onet_mini is this output, committed).
+    """
+    release = write_release(folder)
     return {"release": release,
             "labels": write_digital_labels(folder / "digital_labels.csv"),
             "sectors": write_sector_mapping(folder / "sectors.csv")}

@@ -63,8 +63,8 @@ def plot_heatmap(matrix: list[list[int]], sector_names: list[str], patterns: lis
     data = np.array(matrix, dtype=float).reshape(len(sector_names), len(patterns))
     fig, ax = plt.subplots(figsize=(2.2 + 0.55 * max(len(patterns), 1), 1.6 + 0.42 * max(len(sector_names), 1)))
     masked = np.ma.masked_equal(data, 0)
-    cmap = matplotlib.colormaps["viridis"].copy()
-    cmap.set_bad("#f2f2f2")  # empty cells are the gaps people look for: light grey, not dark purple
+    # Empty cells are the gaps people look for: light grey, not the colormap's darkest colour.
+    cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#f2f2f2")
     image = ax.imshow(masked, aspect="auto", cmap=cmap, vmin=0.5, vmax=max(1.0, float(data.max())))
     ax.set_xticks(range(len(patterns)), labels=patterns, rotation=60, ha="right", fontsize=7)
     ax.set_yticks(range(len(sector_names)), labels=sector_names, fontsize=7)

@@ -21,15 +21,11 @@ def load_onet_cmd(
 ) -> None:
     """Validate every file of an O*NET release, then load it (batched, idempotent)."""
     from graphforge.context import open_context
-    from graphforge.stages import load_onet
-    from loaders.labels import read_sector_mapping
-    from loaders.onet import read_release
+    from loaders import onet
 
-    # Read and validate everything before connecting: a bad release writes nothing.
-    data = read_release(path, release)
-    mapping = read_sector_mapping(sectors) if sectors else None
     with open_context() as ctx:
-        result = load_onet.run(ctx, load_onet.LoadOnetParams(), data, mapping)
+        # load() validates every file before the first write: a bad release writes nothing.
+        result = onet.load(ctx, path, release, sectors)
     emit(result, as_json, "O*NET release loaded")
 
 

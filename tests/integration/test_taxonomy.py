@@ -1,0 +1,114 @@
+"""O*NET release, sectors and DIGITAL labels loaded into a real Neo4j."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphforge import db
+from graphforge.context import StageContext
+from graphforge.errors import ConfigError, SourceFormatError
+from graphforge.sample import taxonomy
+from graphforge.stages import load_digital
+from loaders import onet
+from loaders.labels import read_digital_labels
+
+pytestmark = pytest.mark.neo4j
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "onet_mini"
+
+
+def test_loading_the_sample_twice_changes_no_counts(ctx: StageContext) -> None:
+    first = onet.load(ctx, FIXTURE)
+    before = db.counts(ctx.graph)
+    onet.load(ctx, FIXTURE)
+    after = db.counts(ctx.graph)
+    assert before == after
+    occupations = len(taxonomy.OCCUPATIONS)
+    assert before.nodes["Occupation"] == first.occupations == occupations
+    assert before.nodes["Task"] == first.tasks
+    assert before.relationships["HAS_TYPE"] == first.task_dwa_links
+    assert before.relationships["PERFORMS"] == first.tasks
+    assert before.relationships["IN_SECTOR"] == occupations
+    assert before.nodes["OnetRelease"] == 1
+    # DWA -> IWA -> GWA: every DWA and IWA has exactly one PART_OF parent.
+    assert before.relationships["PART_OF"] == first.dwas + first.iwas
+
+
+def test_release_and_hierarchy_are_queryable(ctx: StageContext) -> None:
+    onet.load(ctx, FIXTURE)
+    rows = ctx.graph.driver.execute_query(
+        "MATCH (r:OnetRelease)<-[:IN_RELEASE]-(o:Occupation {soc_code: '13-2011.00'})-[:PERFORMS]->(t:Task)"
+        "-[:HAS_TYPE]->(:DWA)-[:PART_OF]->(:IWA)-[:PART_OF]->(g:GWA) "
+        "RETURN r.release_id AS release, count(DISTINCT t) AS tasks, collect(DISTINCT g.name) AS gwas",
+        database_=ctx.graph.database).records
+    accountant = next(t for soc, _, _, t in taxonomy.OCCUPATIONS if soc == "13-2011.00")
+    assert rows[0]["release"] == taxonomy.RELEASE_ID
+    assert rows[0]["tasks"] == len(accountant)
+    assert "Analyzing data or information" in rows[0]["gwas"]
+
+
+def test_renamed_required_column_writes_nothing(ctx: StageContext, tmp_path: Path) -> None:
+    # Break the last table the loader writes from, so a loader that wrote while reading would leave a trace.
+    folder = taxonomy.write_release(tmp_path / "db_29_1_text", rename={"Tasks to DWAs": ("DWA ID", "DWA Code")})
+    with pytest.raises(SourceFormatError, match=r"Tasks to DWAs\.txt: missing required column 'DWA ID'"):
+        onet.load(ctx, folder)
+    counts = db.counts(ctx.graph)
+    assert {k: v for k, v in counts.nodes.items() if not k.startswith("__")} == {}
+
+
+def test_xlsx_release_loads_the_same_graph(ctx: StageContext, tmp_path: Path) -> None:
+    onet.load(ctx, FIXTURE)
+    from_text = db.counts(ctx.graph)
+    db.delete_data(ctx.graph)
+    result = onet.load(ctx, taxonomy.write_release(tmp_path / "xlsx", "xlsx"))
+    assert result.source_format == "xlsx"
+    assert db.counts(ctx.graph) == from_text
+
+
+def test_user_sector_mapping_replaces_the_soc_groups_and_back(ctx: StageContext) -> None:
+    default = onet.load(ctx, FIXTURE)
+    mapped = onet.load(ctx, FIXTURE, sectors=FIXTURE / "sectors.csv")
+    assert mapped.sector_scheme == "user:sectors.csv"
+    assert mapped.sectors_pruned == default.sectors  # the SOC groups no occupation uses any more
+    schemes = ctx.graph.driver.execute_query(
+        "MATCH (o:Occupation)-[:IN_SECTOR]->(s:Sector) RETURN collect(DISTINCT s.scheme) AS schemes, "
+        "count(o) AS links", database_=ctx.graph.database).records[0]
+    assert schemes["schemes"] == ["user:sectors.csv"] and schemes["links"] == len(taxonomy.OCCUPATIONS)
+    subs = ctx.graph.driver.execute_query(
+        "MATCH (o:Occupation)-[:IN_SUB_SECTOR]->(sub:Sector)-[:PART_OF]->(top:Sector)<-[:IN_SECTOR]-(o) "
+        "RETURN count(o) AS n", database_=ctx.graph.database).records[0]["n"]
+    assert subs == len(taxonomy.OCCUPATIONS)
+    again = onet.load(ctx, FIXTURE)
+    assert again.sectors_pruned == mapped.sectors + mapped.sub_sectors
+    assert db.counts(ctx.graph).nodes["Sector"] == default.sectors
+
+
+def test_digital_labels_mark_tasks_and_record_the_source(ctx: StageContext) -> None:
+    onet.load(ctx, FIXTURE)
+    labels = read_digital_labels(FIXTURE / "digital_labels.csv")
+    result = load_digital.run(ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LABELS), labels)
+    expected = taxonomy.task_labels()
+    assert result.digital == sum(d for _, d in expected)
+    assert result.not_digital == sum(not d for _, d in expected)
+    assert result.unlabelled == 0 and result.labels_for_unknown_tasks == []
+    sources = ctx.graph.driver.execute_query("MATCH (t:Task) RETURN collect(DISTINCT t.digital_source) AS s",
+                                             database_=ctx.graph.database).records[0]["s"]
+    assert len(sources) == 1 and sources[0].startswith("labels:") and "digital_labels.csv" in sources[0]
+
+
+def test_all_candidates_is_explicit_and_recorded(ctx: StageContext) -> None:
+    onet.load(ctx, FIXTURE)
+    with pytest.raises(ConfigError):
+        load_digital.run(ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LABELS))
+    result = load_digital.run(ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.ALL_CANDIDATES))
+    assert result.digital == result.tasks and result.source == "all-candidates"
+
+
+def test_classification_without_a_chat_model_is_refused(ctx: StageContext) -> None:
+    onet.load(ctx, FIXTURE)
+    settings = ctx.settings.model_copy(update={"llm_base_url": None})
+    bare = StageContext(settings=settings, graph=ctx.graph, run_id="t", out_dir=ctx.out_dir)
+    with pytest.raises(ConfigError, match="GRAPHFORGE_LLM_BASE_URL"):
+        load_digital.run(bare, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LLM))
