@@ -130,4 +130,33 @@ def report_corpus_cmd(out: Annotated[Path, typer.Option("--out", help="Directory
     with open_context() as ctx:
         result = report_corpus.run(ctx, report_corpus.ReportCorpusParams(out_dir=out, statuses=statuses,
                                                                          admit_q=admit_q))
-    emit(result, as_json, title="corpus report")
+    emit(result, as_json, summary=_corpus_summary)
+
+
+def _corpus_summary(r: Any) -> None:
+    def pct(value: float | None) -> str:
+        return "n/a" if value is None else f"{100 * value:.1f}%"
+
+    def num(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:,.1f}"
+
+    table = Table(title="corpus report", show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold cyan")
+    table.add_column()
+    corpus = "every trajectory" if r.statuses is None else "status " + ", ".join(r.statuses)
+    f = r.funnel
+    for key, value in (
+            ("trajectories", f"{r.trajectories} ({corpus})"),
+            ("execution patterns", f"{r.patterns_covered} of {r.patterns_total}"),
+            ("sectors", f"{r.sectors_covered} of {r.sectors_total}"),
+            ("sector x pattern cells", f"{r.cells_realised} of {r.cells_possible}"),
+            ("task types (DWA)", f"{r.task_types} of {r.task_types_total}"),
+            ("assistant steps", f"mean {num(r.steps.mean)}, median {num(r.steps.median)}, p95 {num(r.steps.p95)}"),
+            ("tokens", f"mean {num(r.tokens.mean)}, median {num(r.tokens.median)}, p95 {num(r.tokens.p95)}"),
+            ("with a PDF", pct(r.pdf_share)),
+            ("funnel", f"{f.trajectories} trajectories -> {f.materialised} materialised -> {f.judged} judged -> "
+                       f"{f.passed_q} Q > {r.admit_q:g} -> {f.admitted} admitted after cleaning"),
+            ("revision reuse rate", pct(r.revision_reuse_rate)),
+            ("report", r.outputs.get("html", ""))):
+        table.add_row(key, value)
+    stdout.print(table)

@@ -98,7 +98,7 @@ def win_rates(comparisons: Comparisons, a: str, b: str, by: str | None = None, b
 
 
 def _rate(group: str, outcome: pl.Series, bootstrap: int, rng: np.random.Generator, confidence: float) -> WinRate:
-    wins, losses, ties = ((outcome == k).sum() for k in ("win", "loss", "tie"))
+    wins, losses, ties = (int((outcome == k).sum()) for k in ("win", "loss", "tie"))
     n = wins + losses + ties
     rate = (wins + 0.5 * ties) / n
     if bootstrap > 0:
