@@ -1,8 +1,8 @@
 """The built-in agent loop over an OpenAI-compatible chat model, its tools and its Python sandbox.
 
-    from graphforge.agent import run_rollout
-    outcome = run_rollout(chat_model(settings), view, workspace_dir, run_dir, sample_index=0)
-    outcome.trajectory  # graphforge.models.trajectory.Trajectory, ready for store.save_trajectories
+from graphforge.agent import run_rollout
+outcome = run_rollout(chat_model(settings), view, workspace_dir, run_dir, sample_index=0)
+outcome.trajectory  # graphforge.models.trajectory.Trajectory, ready for store.save_trajectories
 """
 
 from graphforge.agent.loop import (
@@ -19,6 +19,22 @@ from graphforge.agent.loop import (
 from graphforge.agent.sandbox import SandboxLimits, SandboxResult, netns_available, run_python
 from graphforge.agent.tools import TOOL_NAMES, TOOL_SCHEMAS, ToolBox, read_as_text
 
-__all__ = ["SCAFFOLD", "TOOL_NAMES", "TOOL_SCHEMAS", "AgentConfig", "RolloutOutcome", "SandboxLimits",
-           "SandboxResult", "ToolBox", "arun_rollout", "collect_deliverables", "netns_available", "read_as_text",
-           "run_dir_name", "run_python", "run_rollout", "task_prompt", "trajectory_id"]
+__all__ = [
+    "SCAFFOLD",
+    "TOOL_NAMES",
+    "TOOL_SCHEMAS",
+    "AgentConfig",
+    "RolloutOutcome",
+    "SandboxLimits",
+    "SandboxResult",
+    "ToolBox",
+    "arun_rollout",
+    "collect_deliverables",
+    "netns_available",
+    "read_as_text",
+    "run_dir_name",
+    "run_python",
+    "run_rollout",
+    "task_prompt",
+    "trajectory_id",
+]

@@ -8,6 +8,7 @@ import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -105,8 +106,11 @@ def collect_deliverables(work: Path, names: list[str], out: Path) -> list[Delive
         data = candidate.read_bytes()
         target = out / Path(name).name
         target.write_bytes(data)
-        found.append(DeliverableFile(name=name, path=str(target.resolve()), sha256=hashlib.sha256(data).hexdigest(),
-                                     size=len(data)))
+        found.append(
+            DeliverableFile(
+                name=name, path=str(target.resolve()), sha256=hashlib.sha256(data).hexdigest(), size=len(data)
+            )
+        )
     return found
 
 
@@ -114,9 +118,16 @@ def _message(m: BaseMessage) -> Message:
     return Message.model_validate({k: v for k, v in to_openai(m).items() if v is not None or k == "content"})
 
 
-async def arun_rollout(llm: BaseChatModel, view: AgentView, workspace_dir: Path, run_dir: Path, *,
-                       sample_index: int = 0, config: AgentConfig | None = None,
-                       model_name: str | None = None) -> RolloutOutcome:
+async def arun_rollout(
+    llm: BaseChatModel,
+    view: AgentView,
+    workspace_dir: Path,
+    run_dir: Path,
+    *,
+    sample_index: int = 0,
+    config: AgentConfig | None = None,
+    model_name: str | None = None,
+) -> RolloutOutcome:
     """Run one rollout of ``view`` with ``llm``; the deliverables land in ``run_dir / "deliverables"``.
 
     The sample index is sent as the request seed: it makes the K samples of one spec differ on
@@ -127,7 +138,7 @@ async def arun_rollout(llm: BaseChatModel, view: AgentView, workspace_dir: Path,
     work = prepare_workdir(workspace_dir, view, run_dir)
     tools = ToolBox(work, limits=config.limits, max_read_chars=config.max_read_chars)
     bound = llm.bind_tools(TOOL_SCHEMAS)
-    params: dict[str, object] = {"seed": sample_index}
+    params: dict[str, Any] = {"seed": sample_index}
     if config.temperature is not None:
         params["temperature"] = config.temperature
     if config.max_tokens is not None:
@@ -155,8 +166,12 @@ async def arun_rollout(llm: BaseChatModel, view: AgentView, workspace_dir: Path,
         for bad in reply.invalid_tool_calls:
             tools.calls += 1
             tools.failures += 1
-            messages.append(ToolMessage(f"ERROR: arguments of {bad.get('name')} are not valid JSON: "
-                                        f"{bad.get('error')}", tool_call_id=bad.get("id") or ""))
+            messages.append(
+                ToolMessage(
+                    f"ERROR: arguments of {bad.get('name')} are not valid JSON: {bad.get('error')}",
+                    tool_call_id=bad.get("id") or "",
+                )
+            )
     deliverables = collect_deliverables(work, view.deliverables, run_dir / "deliverables")
     status = TrajectoryStatus.MATERIALISED if deliverables else TrajectoryStatus.FAILED
     if not deliverables and stop == "finished":
@@ -164,15 +179,34 @@ async def arun_rollout(llm: BaseChatModel, view: AgentView, workspace_dir: Path,
     totals = CallTotals.of(records)
     model = model_name or (records[-1].model if records else str(getattr(llm, "model", "unknown")))
     trajectory = Trajectory(
-        trajectory_id=tid, spec_id=view.spec_id, scaffold=SCAFFOLD, model=model,
-        messages=[_message(m) for m in messages], tools=list(TOOL_SCHEMAS), steps=steps,
-        prompt_tokens=totals.input_tokens, completion_tokens=totals.output_tokens, cost_usd=totals.cost_usd,
-        deliverables=deliverables, status=status, source=f"{SCAFFOLD}: {stop}"[:500])
+        trajectory_id=tid,
+        spec_id=view.spec_id,
+        scaffold=SCAFFOLD,
+        model=model,
+        messages=[_message(m) for m in messages],
+        tools=list(TOOL_SCHEMAS),
+        steps=steps,
+        prompt_tokens=totals.input_tokens,
+        completion_tokens=totals.output_tokens,
+        cost_usd=totals.cost_usd,
+        deliverables=deliverables,
+        status=status,
+        source=f"{SCAFFOLD}: {stop}"[:500],
+    )
     (run_dir / "trajectory.json").write_text(trajectory.model_dump_json(indent=1), encoding="utf-8")
     return RolloutOutcome(trajectory, records, stop, tools.calls, tools.failures)
 
 
-def run_rollout(llm: BaseChatModel, view: AgentView, workspace_dir: Path, run_dir: Path, *,
-                sample_index: int = 0, config: AgentConfig | None = None) -> RolloutOutcome:
+def run_rollout(
+    llm: BaseChatModel,
+    view: AgentView,
+    workspace_dir: Path,
+    run_dir: Path,
+    *,
+    sample_index: int = 0,
+    config: AgentConfig | None = None,
+) -> RolloutOutcome:
     """Synchronous ``arun_rollout`` (one rollout, its own event loop)."""
-    return asyncio.run(arun_rollout(llm, view, workspace_dir, run_dir, sample_index=sample_index, config=config))
+    return asyncio.run(
+        arun_rollout(llm, view, workspace_dir, run_dir, sample_index=sample_index, config=config)
+    )

@@ -1,4 +1,4 @@
-"""Run agent-written Python in a subprocess: its own copy of the workspace, time and memory caps, no network."""
+"""Run agent-written Python in a subprocess: own workspace copy, time and memory caps, no network."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def _truncate(text: str, limit: int) -> str:
     return text[:limit] + f"\n[truncated {len(text) - limit} chars]"
 
 
-def _limiter(limits: SandboxLimits) -> object:
+def _limiter(limits: SandboxLimits) -> Callable[[], None]:
     def apply() -> None:  # runs in the child between fork and exec
         memory = limits.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -83,24 +84,38 @@ def _limiter(limits: SandboxLimits) -> object:
         size = limits.max_file_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
     return apply
 
 
 def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    return {p.relative_to(root).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
-            for p in root.rglob("*") if p.is_file() and not p.is_symlink()}
+    return {
+        p.relative_to(root).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in root.rglob("*")
+        if p.is_file() and not p.is_symlink()
+    }
 
 
 def _child_env(home: Path) -> dict[str, str]:
     # A clean environment: nothing of the parent's (API keys, GRAPHFORGE_* settings) reaches the script.
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8", "MPLBACKEND": "Agg",
-            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-            "POLARS_MAX_THREADS": "1", "TMPDIR": str(home)}
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONIOENCODING": "utf-8",
+        "MPLBACKEND": "Agg",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "POLARS_MAX_THREADS": "1",
+        "TMPDIR": str(home),
+    }
 
 
-def run_python(code: str, workdir: Path, limits: SandboxLimits | None = None, *,
-               sync_back: bool = True) -> SandboxResult:
+def run_python(
+    code: str, workdir: Path, limits: SandboxLimits | None = None, *, sync_back: bool = True
+) -> SandboxResult:
     """Run ``code`` as ``main.py`` inside a temporary copy of ``workdir``.
 
     Files the script creates or changes are copied back into ``workdir`` when ``sync_back`` (that is
@@ -118,9 +133,16 @@ def run_python(code: str, workdir: Path, limits: SandboxLimits | None = None, *,
         argv = [sys.executable, "-I", "-c", _BOOTSTRAP]
         if isolation == "netns":
             argv = ["unshare", "-n", "--", *argv]
-        proc = subprocess.Popen(argv, cwd=box, env=_child_env(home), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                                preexec_fn=_limiter(limits))  # noqa: PLW1509 - limits must apply pre-exec
+        proc = subprocess.Popen(
+            argv,
+            cwd=box,
+            env=_child_env(home),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=_limiter(limits),
+        )  # noqa: PLW1509 - limits must apply pre-exec
         timed_out = False
         try:
             out, err = proc.communicate(timeout=limits.wall_s)
@@ -145,7 +167,11 @@ def run_python(code: str, workdir: Path, limits: SandboxLimits | None = None, *,
             stderr += f"\nkilled: the script ran past the {limits.wall_s:g} s time limit"
         elif proc.returncode is not None and proc.returncode < 0:
             stderr += f"\nkilled by signal {-proc.returncode} (CPU or memory limit?)"
-        return SandboxResult(exit_code=None if timed_out else proc.returncode,
-                             stdout=_truncate(out.decode("utf-8", "replace"), limits.max_output_chars),
-                             stderr=_truncate(stderr, limits.max_output_chars), timed_out=timed_out,
-                             network_isolation=isolation, changed_files=changed)
+        return SandboxResult(
+            exit_code=None if timed_out else proc.returncode,
+            stdout=_truncate(out.decode("utf-8", "replace"), limits.max_output_chars),
+            stderr=_truncate(stderr, limits.max_output_chars),
+            timed_out=timed_out,
+            network_isolation=isolation,
+            changed_files=changed,
+        )

@@ -1,4 +1,4 @@
-"""The agent's tools: list, read (parsed), write files and run Python, all confined to one working directory."""
+"""The agent's tools: list, read (parsed), write files and run Python, confined to one working folder."""
 
 from __future__ import annotations
 
@@ -12,31 +12,75 @@ from graphforge.agent.sandbox import SandboxLimits, run_python
 
 # Failed tool results start with this marker: admission cleaning counts them (tool-failure rate).
 ERROR = "ERROR"
-_TEXT_SUFFIXES = frozenset({".txt", ".md", ".csv", ".tsv", ".json", ".py", ".yaml", ".yml", ".xml", ".log",
-                            ".ini", ".toml", ".sql", ".tex", ".rst"})
+_TEXT_SUFFIXES = frozenset(
+    {
+        ".txt",
+        ".md",
+        ".csv",
+        ".tsv",
+        ".json",
+        ".py",
+        ".yaml",
+        ".yml",
+        ".xml",
+        ".log",
+        ".ini",
+        ".toml",
+        ".sql",
+        ".tex",
+        ".rst",
+    }
+)
 
 
 def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": {
-        "type": "object", "properties": properties, "required": required, "additionalProperties": False}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,
+            },
+        },
+    }
 
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [
-    _tool("list_files", "List the files in the working directory (or in one of its folders), with sizes.",
-          {"path": {"type": "string", "description": "Folder relative to the working directory; default '.'"}},
-          []),
-    _tool("read_file", "Read a file as text. Spreadsheets, PDFs, Word and PowerPoint files are parsed: each "
-                       "piece of text is prefixed with its location, e.g. [sheet=Ledger!A2:D2] or [page=3].",
-          {"path": {"type": "string"},
-           "offset": {"type": "integer", "description": "Character offset to start from (for long files)"}},
-          ["path"]),
-    _tool("write_file", "Write a text file (Markdown, CSV, JSON, Python...). For XLSX or DOCX deliverables "
-                        "use run_python with openpyxl or python-docx.",
-          {"path": {"type": "string"}, "content": {"type": "string"}}, ["path", "content"]),
-    _tool("run_python", "Run a Python 3 script in a sandbox holding a copy of the working directory "
-                        "(numpy, polars, openpyxl, python-docx available; no network). Files it writes are "
-                        "copied back into the working directory. Returns stdout and stderr.",
-          {"code": {"type": "string"}}, ["code"]),
+    _tool(
+        "list_files",
+        "List the files in the working directory (or in one of its folders), with sizes.",
+        {"path": {"type": "string", "description": "Folder relative to the working directory; default '.'"}},
+        [],
+    ),
+    _tool(
+        "read_file",
+        "Read a file as text. Spreadsheets, PDFs, Word and PowerPoint files are parsed: each "
+        "piece of text is prefixed with its location, e.g. [sheet=Ledger!A2:D2] or [page=3].",
+        {
+            "path": {"type": "string"},
+            "offset": {"type": "integer", "description": "Character offset to start from (for long files)"},
+        },
+        ["path"],
+    ),
+    _tool(
+        "write_file",
+        "Write a text file (Markdown, CSV, JSON, Python...). For XLSX or DOCX deliverables "
+        "use run_python with openpyxl or python-docx.",
+        {"path": {"type": "string"}, "content": {"type": "string"}},
+        ["path", "content"],
+    ),
+    _tool(
+        "run_python",
+        "Run a Python 3 script in a sandbox holding a copy of the working directory "
+        "(numpy, polars, openpyxl, python-docx available; no network). Files it writes are "
+        "copied back into the working directory. Returns stdout and stderr.",
+        {"code": {"type": "string"}},
+        ["code"],
+    ),
 ]
 TOOL_NAMES = frozenset(t["function"]["name"] for t in TOOL_SCHEMAS)
 
@@ -72,8 +116,11 @@ class ToolBox:
         folder = self._resolve(path) if path not in ("", ".") else self.workdir.resolve()
         if not folder.is_dir():
             raise ToolFailure(f"no folder {path!r}")
-        rows = [f"{p.relative_to(self.workdir.resolve()).as_posix()}\t{p.stat().st_size} bytes"
-                for p in sorted(folder.rglob("*")) if p.is_file()]
+        rows = [
+            f"{p.relative_to(self.workdir.resolve()).as_posix()}\t{p.stat().st_size} bytes"
+            for p in sorted(folder.rglob("*"))
+            if p.is_file()
+        ]
         return "\n".join(rows) if rows else "(no files)"
 
     def read_file(self, path: str, offset: int = 0) -> str:
@@ -82,7 +129,7 @@ class ToolBox:
             raise ToolFailure(f"no file {path!r}; call list_files to see what exists")
         text = read_as_text(target)
         offset = max(0, int(offset or 0))
-        chunk = text[offset:offset + self.max_read_chars]
+        chunk = text[offset : offset + self.max_read_chars]
         rest = len(text) - offset - len(chunk)
         if rest > 0:
             chunk += f"\n[truncated: {rest} more chars; call read_file with offset={offset + len(chunk)}]"
@@ -114,8 +161,12 @@ class ToolBox:
     def call(self, name: str, arguments: dict[str, Any] | str) -> tuple[str, bool]:
         """Run one tool call; returns (result text, ok). Failures come back as ``ERROR: ...`` text."""
         self.calls += 1
-        handlers: dict[str, Callable[..., str]] = {"list_files": self.list_files, "read_file": self.read_file,
-                                                   "write_file": self.write_file, "run_python": self.run_python}
+        handlers: dict[str, Callable[..., str]] = {
+            "list_files": self.list_files,
+            "read_file": self.read_file,
+            "write_file": self.write_file,
+            "run_python": self.run_python,
+        }
         try:
             if isinstance(arguments, str):
                 try:

@@ -16,10 +16,14 @@ def rollout_run_cmd(
     n: Annotated[int, typer.Option("--n", min=1, help="Samples (K) per spec.")] = 1,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Rollouts at once.")] = 4,
     max_steps: Annotated[int, typer.Option(min=1, help="Assistant turns before a rollout is stopped.")] = 30,
-    temperature: Annotated[float | None, typer.Option(help="Sampling temperature (default: server's).")] = None,
+    temperature: Annotated[
+        float | None, typer.Option(help="Sampling temperature (default: server's).")
+    ] = None,
     tool_timeout: Annotated[float, typer.Option(help="Wall-time limit of one run_python call (s).")] = 60.0,
     memory_mb: Annotated[int, typer.Option(help="Memory limit of one run_python call (MiB).")] = 1024,
-    workspace: Annotated[Path | None, typer.Option(help="Workspace folder (default: the root in the graph).")] = None,
+    workspace: Annotated[
+        Path | None, typer.Option(help="Workspace folder (default: the root in the graph).")
+    ] = None,
     force: Annotated[bool, typer.Option(help="Re-run samples that are already materialised.")] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -27,9 +31,17 @@ def rollout_run_cmd(
     from graphforge.context import open_context
     from graphforge.stages import run_rollouts
 
-    params = run_rollouts.RunRolloutsParams(spec_id=spec, n=n, concurrency=concurrency, max_steps=max_steps,
-                                            temperature=temperature, tool_timeout_s=tool_timeout,
-                                            memory_mb=memory_mb, workspace_dir=workspace, force=force)
+    params = run_rollouts.RunRolloutsParams(
+        spec_id=spec,
+        n=n,
+        concurrency=concurrency,
+        max_steps=max_steps,
+        temperature=temperature,
+        tool_timeout_s=tool_timeout,
+        memory_mb=memory_mb,
+        workspace_dir=workspace,
+        force=force,
+    )
     with open_context() as ctx:
         result = run_rollouts.run(ctx, params)
     emit(result, as_json, title=f"rollouts of {spec}")

@@ -1,9 +1,9 @@
 """The chat model every LLM stage uses: OpenAI-compatible HTTP, cached, retried, priced.
 
-    from graphforge.llm import chat_model, ask_structured
-    llm = chat_model(settings)            # None when GRAPHFORGE_LLM_BASE_URL is unset: use the rule-based path
-    answer = llm.invoke("...")            # AIMessage with usage_metadata; records_of(answer) -> [LLMCallRecord]
-    verdict, records = ask_structured(llm, Verdict, messages)   # validated pydantic instance + records
+from graphforge.llm import chat_model, ask_structured
+llm = chat_model(settings)            # None when GRAPHFORGE_LLM_BASE_URL is unset: use the rule-based path
+answer = llm.invoke("...")            # AIMessage with usage_metadata; records_of(answer) -> [LLMCallRecord]
+verdict, records = ask_structured(llm, Verdict, messages)   # validated pydantic instance + records
 """
 
 from __future__ import annotations
@@ -24,9 +24,22 @@ from graphforge.llm.records import (
 from graphforge.llm.structured import Structured, aask_structured, ask_structured
 from graphforge.settings import GraphforgeSettings
 
-__all__ = ["CallTotals", "LLMCallRecord", "LLMHTTPError", "OpenAICompatibleChatModel", "ResponseCache",
-           "Structured", "StructuredOutputError", "aask_structured", "ask_structured", "chat_model",
-           "completions_url", "from_openai_message", "records_of", "to_openai"]
+__all__ = [
+    "CallTotals",
+    "LLMCallRecord",
+    "LLMHTTPError",
+    "OpenAICompatibleChatModel",
+    "ResponseCache",
+    "Structured",
+    "StructuredOutputError",
+    "aask_structured",
+    "ask_structured",
+    "chat_model",
+    "completions_url",
+    "from_openai_message",
+    "records_of",
+    "to_openai",
+]
 
 
 def chat_model(settings: GraphforgeSettings, **overrides: Any) -> OpenAICompatibleChatModel | None:
@@ -38,11 +51,19 @@ def chat_model(settings: GraphforgeSettings, **overrides: Any) -> OpenAICompatib
     if not settings.llm_base_url:
         return None
     if not settings.llm_model:
-        raise ConfigError("GRAPHFORGE_LLM_BASE_URL is set but GRAPHFORGE_LLM_MODEL is not: name the served model")
+        raise ConfigError(
+            "GRAPHFORGE_LLM_BASE_URL is set but GRAPHFORGE_LLM_MODEL is not: name the served model"
+        )
     fields: dict[str, Any] = {
-        "base_url": settings.llm_base_url, "model": settings.llm_model, "api_key": settings.llm_api_key,
-        "timeout_s": settings.llm_timeout_s, "max_retries": settings.llm_max_retries,
-        "concurrency": settings.llm_concurrency, "cost_per_1k_input": settings.llm_cost_per_1k_input,
-        "cost_per_1k_output": settings.llm_cost_per_1k_output, "cache_dir": settings.home / "llm-cache"}
+        "base_url": settings.llm_base_url,
+        "model": settings.llm_model,
+        "api_key": settings.llm_api_key,
+        "timeout_s": settings.llm_timeout_s,
+        "max_retries": settings.llm_max_retries,
+        "concurrency": settings.llm_concurrency,
+        "cost_per_1k_input": settings.llm_cost_per_1k_input,
+        "cost_per_1k_output": settings.llm_cost_per_1k_output,
+        "cache_dir": settings.home / "llm-cache",
+    }
     fields.update(overrides)
     return OpenAICompatibleChatModel(**fields)

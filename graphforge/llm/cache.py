@@ -53,8 +53,10 @@ class ResponseCache:
         with self._lock:
             conn = self._connect()
             try:
-                conn.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
-                             (key, model, json.dumps(response, ensure_ascii=False), time.time()))
+                conn.execute(
+                    "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
+                    (key, model, json.dumps(response, ensure_ascii=False), time.time()),
+                )
                 conn.commit()
             finally:
                 conn.close()

@@ -24,14 +24,31 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr, SecretStr
 
 from graphforge.llm.cache import ResponseCache
-from graphforge.llm.protocol import completions_url, openai_tool_choice, parse_assistant, prompt_hash, to_openai
+from graphforge.llm.protocol import (
+    completions_url,
+    openai_tool_choice,
+    parse_assistant,
+    prompt_hash,
+    to_openai,
+)
 from graphforge.llm.records import RECORDS_KEY, LLMCallRecord, LLMHTTPError
 
 log = logging.getLogger("graphforge.llm")
 
 # Request keys a caller may set through invoke(..., key=value) or .bind(key=value).
-_PASSTHROUGH = ("temperature", "top_p", "max_tokens", "seed", "stop", "tools", "tool_choice", "response_format",
-                "parallel_tool_calls", "presence_penalty", "frequency_penalty")
+_PASSTHROUGH = (
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "seed",
+    "stop",
+    "tools",
+    "tool_choice",
+    "response_format",
+    "parallel_tool_calls",
+    "presence_penalty",
+    "frequency_penalty",
+)
 # 408/409/425/429 and every 5xx are worth another try; other 4xx are the caller's mistake.
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
 _RETRY_AFTER_CAP_S = 300.0
@@ -90,12 +107,16 @@ class OpenAICompatibleChatModel(BaseChatModel):
 
     # -- request building -------------------------------------------------------------------------
 
-    def request_payload(self, messages: Sequence[BaseMessage], stop: list[str] | None = None,
-                        **kwargs: Any) -> dict[str, Any]:
+    def request_payload(
+        self, messages: Sequence[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         """The JSON body that would be sent for these messages (also the basis of the cache key)."""
         payload: dict[str, Any] = {"model": self.model, "messages": [to_openai(m) for m in messages]}
-        for key, value in (("temperature", self.temperature), ("max_tokens", self.max_tokens),
-                           ("seed", self.seed)):
+        for key, value in (
+            ("temperature", self.temperature),
+            ("max_tokens", self.max_tokens),
+            ("seed", self.seed),
+        ):
             if value is not None:
                 payload[key] = value
         payload.update(self.extra_body)
@@ -129,7 +150,7 @@ class OpenAICompatibleChatModel(BaseChatModel):
                 except (TypeError, ValueError):
                     pass
         # Full jitter keeps many concurrent rollouts from retrying in lock-step.
-        return min(self.backoff_max_s, self.backoff_s * 2 ** attempt) * (0.5 + random.random() / 2)
+        return min(self.backoff_max_s, self.backoff_s * 2.0**attempt) * (0.5 + random.random() / 2)
 
     def _verdict(self, response: httpx.Response) -> tuple[bool, str]:
         """(retryable, problem) for a non-200 answer."""
@@ -142,8 +163,9 @@ class OpenAICompatibleChatModel(BaseChatModel):
             body = response.json()
             body["choices"][0]["message"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise LLMHTTPError(self.endpoint, f"answer is not a chat completion ({exc})",
-                               response.status_code) from exc
+            raise LLMHTTPError(
+                self.endpoint, f"answer is not a chat completion ({exc})", response.status_code
+            ) from exc
         if not isinstance(body, dict):
             raise LLMHTTPError(self.endpoint, "answer is not a JSON object", response.status_code)
         return body
@@ -168,8 +190,14 @@ class OpenAICompatibleChatModel(BaseChatModel):
                         raise LLMHTTPError(self.endpoint, problem, status, attempt + 1)
                 if attempt < self.max_retries:
                     wait = self._delay(attempt, response)
-                    log.warning("chat API %s: %s; retry %d/%d in %.2f s", self.endpoint, problem, attempt + 1,
-                                self.max_retries, wait)
+                    log.warning(
+                        "chat API %s: %s; retry %d/%d in %.2f s",
+                        self.endpoint,
+                        problem,
+                        attempt + 1,
+                        self.max_retries,
+                        wait,
+                    )
                     time.sleep(wait)
         raise LLMHTTPError(self.endpoint, problem, status, self.max_retries + 1)
 
@@ -193,41 +221,71 @@ class OpenAICompatibleChatModel(BaseChatModel):
                         raise LLMHTTPError(self.endpoint, problem, status, attempt + 1)
                 if attempt < self.max_retries:
                     wait = self._delay(attempt, response)
-                    log.warning("chat API %s: %s; retry %d/%d in %.2f s", self.endpoint, problem, attempt + 1,
-                                self.max_retries, wait)
+                    log.warning(
+                        "chat API %s: %s; retry %d/%d in %.2f s",
+                        self.endpoint,
+                        problem,
+                        attempt + 1,
+                        self.max_retries,
+                        wait,
+                    )
                     await asyncio.sleep(wait)
         raise LLMHTTPError(self.endpoint, problem, status, self.max_retries + 1)
 
     # -- results ----------------------------------------------------------------------------------
 
-    def _result(self, body: dict[str, Any], key: str, attempts: int, latency: float, cached: bool,
-                purpose: str) -> ChatResult:
+    def _result(
+        self, body: dict[str, Any], key: str, attempts: int, latency: float, cached: bool, purpose: str
+    ) -> ChatResult:
         choice = body["choices"][0]
         message = parse_assistant(choice["message"])
         usage = body.get("usage") or {}
         tokens_in, tokens_out = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
         cost = tokens_in / 1000 * self.cost_per_1k_input + tokens_out / 1000 * self.cost_per_1k_output
-        record = LLMCallRecord(model=str(body.get("model") or self.model), endpoint=self.endpoint,
-                               prompt_hash=key, input_tokens=tokens_in, output_tokens=tokens_out,
-                               cost_usd=round(cost, 8), cached=cached, attempts=0 if cached else attempts,
-                               latency_s=round(latency, 4), finish_reason=choice.get("finish_reason"),
-                               purpose=purpose)
-        message.usage_metadata = {"input_tokens": tokens_in, "output_tokens": tokens_out,
-                                  "total_tokens": tokens_in + tokens_out}
-        message.response_metadata = {"model_name": record.model, "finish_reason": record.finish_reason,
-                                     "prompt_hash": key, RECORDS_KEY: [record.model_dump()]}
-        return ChatResult(generations=[ChatGeneration(message=message)],
-                          llm_output={"token_usage": usage, "model_name": record.model})
+        record = LLMCallRecord(
+            model=str(body.get("model") or self.model),
+            endpoint=self.endpoint,
+            prompt_hash=key,
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
+            cost_usd=round(cost, 8),
+            cached=cached,
+            attempts=0 if cached else attempts,
+            latency_s=round(latency, 4),
+            finish_reason=choice.get("finish_reason"),
+            purpose=purpose,
+        )
+        message.usage_metadata = {
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,
+            "total_tokens": tokens_in + tokens_out,
+        }
+        message.response_metadata = {
+            "model_name": record.model,
+            "finish_reason": record.finish_reason,
+            "prompt_hash": key,
+            RECORDS_KEY: [record.model_dump()],
+        }
+        return ChatResult(
+            generations=[ChatGeneration(message=message)],
+            llm_output={"token_usage": usage, "model_name": record.model},
+        )
 
-    def _prepare(self, messages: list[BaseMessage], stop: list[str] | None,
-                 kwargs: dict[str, Any]) -> tuple[dict[str, Any], str, bool, str]:
+    def _prepare(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> tuple[dict[str, Any], str, bool, str]:
         purpose = str(kwargs.pop("purpose", "chat"))
         use_cache = bool(kwargs.pop("use_cache", True)) and self._cache is not None
         payload = self.request_payload(messages, stop, **kwargs)
         return payload, prompt_hash(payload), use_cache, purpose
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         payload, key, use_cache, purpose = self._prepare(messages, stop, kwargs)
         if use_cache and self._cache is not None and (hit := self._cache.get(key)) is not None:
             return self._result(hit, key, 0, 0.0, True, purpose)
@@ -239,8 +297,13 @@ class OpenAICompatibleChatModel(BaseChatModel):
             self._cache.put(key, self.model, body)  # only answers that arrived and parsed get here
         return result
 
-    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                         run_manager: AsyncCallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         payload, key, use_cache, purpose = self._prepare(messages, stop, kwargs)
         if use_cache and self._cache is not None and (hit := self._cache.get(key)) is not None:
             return self._result(hit, key, 0, 0.0, True, purpose)
@@ -258,9 +321,13 @@ class OpenAICompatibleChatModel(BaseChatModel):
 
     # -- tools and structured output --------------------------------------------------------------
 
-    def bind_tools(self, tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool], *,
-                   tool_choice: str | dict[str, Any] | bool | None = None,
-                   **kwargs: Any) -> Runnable[LanguageModelInput, AIMessage]:
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | dict[str, Any] | bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
         """Offer tools (OpenAI schemas, pydantic models, functions or langchain tools) to the model."""
         formatted = [convert_to_openai_tool(t) for t in tools]
         names = [t["function"]["name"] for t in formatted]
@@ -268,8 +335,14 @@ class OpenAICompatibleChatModel(BaseChatModel):
             kwargs["tool_choice"] = openai_tool_choice(tool_choice, names)
         return self.bind(tools=formatted, **kwargs)
 
-    def with_structured_output(self, schema: dict[str, Any] | type, *, include_raw: bool = False,
-                               method: str = "json_schema", **kwargs: Any) -> Runnable[LanguageModelInput, Any]:
+    def with_structured_output(
+        self,
+        schema: dict[str, Any] | type,
+        *,
+        include_raw: bool = False,
+        method: str = "json_schema",
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, Any]:
         """Answers validated into ``schema`` (a pydantic model or a JSON schema dict).
 
         method "json_schema" sends ``response_format`` and falls back to forcing a tool call when

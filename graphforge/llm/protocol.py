@@ -65,13 +65,23 @@ def to_openai(message: BaseMessage) -> dict[str, Any]:
         return {"role": "tool", "tool_call_id": message.tool_call_id, "content": _text(message.content)}
     if isinstance(message, AIMessage):
         out: dict[str, Any] = {"role": "assistant", "content": _text(message.content) or None}
-        calls = [{"id": c.get("id") or f"call_{i}", "type": "function",
-                  "function": {"name": c["name"], "arguments": json.dumps(c["args"], ensure_ascii=False)}}
-                 for i, c in enumerate(message.tool_calls)]
+        calls = [
+            {
+                "id": c.get("id") or f"call_{i}",
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c["args"], ensure_ascii=False)},
+            }
+            for i, c in enumerate(message.tool_calls)
+        ]
         # Calls whose arguments were not JSON go back verbatim, so the model sees what it wrote.
-        calls += [{"id": c.get("id") or f"bad_{i}", "type": "function",
-                   "function": {"name": c.get("name") or "", "arguments": c.get("args") or ""}}
-                  for i, c in enumerate(message.invalid_tool_calls)]
+        calls += [
+            {
+                "id": c.get("id") or f"bad_{i}",
+                "type": "function",
+                "function": {"name": c.get("name") or "", "arguments": c.get("args") or ""},
+            }
+            for i, c in enumerate(message.invalid_tool_calls)
+        ]
         if calls:
             out["tool_calls"] = calls
         return out
@@ -102,20 +112,34 @@ def parse_assistant(data: Mapping[str, Any]) -> AIMessage:
         fn = raw.get("function") or {}
         name, args_text, call_id = fn.get("name"), fn.get("arguments"), raw.get("id")
         try:
-            args = json.loads(args_text) if isinstance(args_text, str) and args_text.strip() else (args_text or {})
+            args = (
+                json.loads(args_text)
+                if isinstance(args_text, str) and args_text.strip()
+                else (args_text or {})
+            )
             if not isinstance(args, dict):
                 raise ValueError("tool arguments are not a JSON object")
             calls.append(tool_call(name=name or "", args=args, id=call_id))
         except ValueError as exc:
-            invalid.append(invalid_tool_call(name=name, args=args_text if isinstance(args_text, str) else None,
-                                             id=call_id, error=str(exc)))
+            invalid.append(
+                invalid_tool_call(
+                    name=name,
+                    args=args_text if isinstance(args_text, str) else None,
+                    id=call_id,
+                    error=str(exc),
+                )
+            )
     extra: dict[str, Any] = {}
     # vLLM/SGLang reasoning parsers and GLM return the thinking trace beside the answer.
     for key in ("reasoning_content", "reasoning"):
         if data.get(key):
             extra["reasoning_content"] = data[key]
-    return AIMessage(content=data.get("content") or "", tool_calls=calls, invalid_tool_calls=invalid,
-                     additional_kwargs=extra)
+    return AIMessage(
+        content=data.get("content") or "",
+        tool_calls=calls,
+        invalid_tool_calls=invalid,
+        additional_kwargs=extra,
+    )
 
 
 def prompt_hash(payload: Mapping[str, Any]) -> str:

@@ -35,9 +35,14 @@ class LLMCallRecord(BaseModel):
 
     def as_properties(self) -> dict[str, Any]:
         """Flat ``llm_*`` properties to SET on the node the call produced."""
-        return {"llm_model": self.model, "llm_prompt_hash": self.prompt_hash,
-                "llm_input_tokens": self.input_tokens, "llm_output_tokens": self.output_tokens,
-                "llm_cost_usd": self.cost_usd, "llm_cached": self.cached}
+        return {
+            "llm_model": self.model,
+            "llm_prompt_hash": self.prompt_hash,
+            "llm_input_tokens": self.input_tokens,
+            "llm_output_tokens": self.output_tokens,
+            "llm_cost_usd": self.cost_usd,
+            "llm_cached": self.cached,
+        }
 
 
 class CallTotals(BaseModel):
@@ -54,9 +59,13 @@ class CallTotals(BaseModel):
     @classmethod
     def of(cls, records: Iterable[LLMCallRecord]) -> CallTotals:
         rs = list(records)
-        return cls(calls=len(rs), cached_calls=sum(r.cached for r in rs),
-                   input_tokens=sum(r.input_tokens for r in rs), output_tokens=sum(r.output_tokens for r in rs),
-                   cost_usd=round(sum(r.cost_usd for r in rs), 8))
+        return cls(
+            calls=len(rs),
+            cached_calls=sum(r.cached for r in rs),
+            input_tokens=sum(r.input_tokens for r in rs),
+            output_tokens=sum(r.output_tokens for r in rs),
+            cost_usd=round(sum(r.cost_usd for r in rs), 8),
+        )
 
 
 def records_of(message: Any) -> list[LLMCallRecord]:
@@ -70,7 +79,9 @@ def records_of(message: Any) -> list[LLMCallRecord]:
 class LLMHTTPError(LLMError):
     """The chat API answered with an error status (or not at all) after the retries; names the endpoint."""
 
-    def __init__(self, endpoint: str, problem: str, status_code: int | None = None, attempts: int = 1) -> None:
+    def __init__(
+        self, endpoint: str, problem: str, status_code: int | None = None, attempts: int = 1
+    ) -> None:
         tail = f" after {attempts} attempts" if attempts > 1 else ""
         super().__init__(f"chat API {endpoint}: {problem}{tail}")
         self.endpoint = endpoint

@@ -55,14 +55,14 @@ def _extract_json(text: str) -> Any:
     except json.JSONDecodeError:
         start, end = text.find("{"), text.rfind("}")
         if 0 <= start < end:
-            return json.loads(text[start:end + 1])
+            return json.loads(text[start : end + 1])
         raise
 
 
 def _validate(schema: dict[str, Any] | type, data: Any) -> Any:
     if isinstance(schema, type) and issubclass(schema, BaseModel):
         return schema.model_validate(data)
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not isinstance(schema, dict):
         raise ValueError("the answer is not a JSON object")
     missing = [k for k in schema.get("required", []) if k not in data]
     if missing:
@@ -75,29 +75,47 @@ def parse_answer(message: AIMessage, schema: dict[str, Any] | type, method: str)
     if method == "function_calling":
         if not message.tool_calls:
             if message.invalid_tool_calls:
-                raise ValueError(f"tool arguments are not valid JSON: {message.invalid_tool_calls[0].get('error')}")
+                raise ValueError(
+                    f"tool arguments are not valid JSON: {message.invalid_tool_calls[0].get('error')}"
+                )
             raise ValueError(f"no call of the {_schema_name(schema)} tool was made")
         return _validate(schema, message.tool_calls[0]["args"])
     content = message.content if isinstance(message.content, str) else str(message.content)
     return _validate(schema, _extract_json(content))
 
 
-def _repair_messages(messages: list[BaseMessage], raw: AIMessage, error: str, method: str,
-                     name: str) -> list[BaseMessage]:
+def _repair_messages(
+    messages: list[BaseMessage], raw: AIMessage, error: str, method: str, name: str
+) -> list[BaseMessage]:
     if method == "function_calling" and raw.tool_calls:
-        return [*messages, raw, ToolMessage(
-            content=f"Invalid arguments: {error}\nCall {name} again with corrected arguments.",
-            tool_call_id=raw.tool_calls[0].get("id") or "call_0")]
-    return [*messages, raw, HumanMessage(
-        content=f"Your answer did not match the required JSON schema: {error}\n"
-                "Answer again with only the corrected JSON object.")]
+        return [
+            *messages,
+            raw,
+            ToolMessage(
+                content=f"Invalid arguments: {error}\nCall {name} again with corrected arguments.",
+                tool_call_id=raw.tool_calls[0].get("id") or "call_0",
+            ),
+        ]
+    return [
+        *messages,
+        raw,
+        HumanMessage(
+            content=f"Your answer did not match the required JSON schema: {error}\n"
+            "Answer again with only the corrected JSON object."
+        ),
+    ]
 
 
 class _Call:
     """One structured invocation (shared by the sync and async paths)."""
 
-    def __init__(self, model: OpenAICompatibleChatModel, schema: dict[str, Any] | type, method: str,
-                 kwargs: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        model: OpenAICompatibleChatModel,
+        schema: dict[str, Any] | type,
+        method: str,
+        kwargs: dict[str, Any],
+    ) -> None:
         if method not in ("json_schema", "function_calling"):
             raise ValueError(f"unknown structured-output method {method!r}")
         self.model, self.schema, self.kwargs = model, schema, kwargs
@@ -107,12 +125,20 @@ class _Call:
     def request(self, method: str, repair: bool) -> dict[str, Any]:
         kwargs = dict(self.kwargs, purpose="structured-repair" if repair else "structured")
         if method == "json_schema":
-            kwargs["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": self.name, "schema": _json_schema(self.schema), "strict": False}}
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": self.name, "schema": _json_schema(self.schema), "strict": False},
+            }
         else:
-            tool = convert_to_openai_tool(self.schema if isinstance(self.schema, type) else
-                                          {"name": self.name, "description": self.schema.get("description", ""),
-                                           "parameters": self.schema})
+            tool = convert_to_openai_tool(
+                self.schema
+                if isinstance(self.schema, type)
+                else {
+                    "name": self.name,
+                    "description": self.schema.get("description", ""),
+                    "parameters": self.schema,
+                }
+            )
             kwargs["tools"] = [tool]
             kwargs["tool_choice"] = {"type": "function", "function": {"name": tool["function"]["name"]}}
         return kwargs
@@ -130,8 +156,7 @@ class _Call:
         if cache is not None and (key := raw.response_metadata.get("prompt_hash")):
             cache.delete(str(key))
 
-    def finish(self, raws: list[AIMessage], parsed: Any, error: Exception | None,
-               include_raw: bool) -> Any:
+    def finish(self, raws: list[AIMessage], parsed: Any, error: Exception | None, include_raw: bool) -> Any:
         records = [r.model_dump() for raw in raws for r in records_of(raw)]
         last = raws[-1]
         last.response_metadata = {**last.response_metadata, RECORDS_KEY: records}
@@ -140,7 +165,8 @@ class _Call:
         if error is not None:
             raise StructuredOutputError(
                 f"chat API {self.model.endpoint}: answer for {self.name} did not validate after one repair: "
-                f"{str(error)[:400]}") from error
+                f"{str(error)[:400]}"
+            ) from error
         return parsed
 
 
@@ -148,8 +174,14 @@ def _messages(model: OpenAICompatibleChatModel, value: LanguageModelInput) -> li
     return model._convert_input(value).to_messages()
 
 
-def structured_runnable(model: OpenAICompatibleChatModel, schema: dict[str, Any] | type, *,
-                        include_raw: bool, method: str, **kwargs: Any) -> Runnable[LanguageModelInput, Any]:
+def structured_runnable(
+    model: OpenAICompatibleChatModel,
+    schema: dict[str, Any] | type,
+    *,
+    include_raw: bool,
+    method: str,
+    **kwargs: Any,
+) -> Runnable[LanguageModelInput, Any]:
     """The runnable behind ``with_structured_output``."""
 
     def invoke(value: LanguageModelInput) -> Any:
@@ -201,15 +233,23 @@ def structured_runnable(model: OpenAICompatibleChatModel, schema: dict[str, Any]
     return RunnableLambda(invoke, afunc=ainvoke, name=f"structured[{_schema_name(schema)}]")
 
 
-def ask_structured(model: OpenAICompatibleChatModel, schema: type[T],
-                   messages: LanguageModelInput | Sequence[BaseMessage], **kwargs: Any) -> Structured[T]:
+def ask_structured(
+    model: OpenAICompatibleChatModel,
+    schema: type[T],
+    messages: LanguageModelInput | Sequence[BaseMessage],
+    **kwargs: Any,
+) -> Structured[T]:
     """Ask for a ``schema`` instance; returns it with the call records (raises StructuredOutputError)."""
     out = model.with_structured_output(schema, include_raw=True, **kwargs).invoke(messages)
     return _unpack(out)
 
 
-async def aask_structured(model: OpenAICompatibleChatModel, schema: type[T],
-                          messages: LanguageModelInput | Sequence[BaseMessage], **kwargs: Any) -> Structured[T]:
+async def aask_structured(
+    model: OpenAICompatibleChatModel,
+    schema: type[T],
+    messages: LanguageModelInput | Sequence[BaseMessage],
+    **kwargs: Any,
+) -> Structured[T]:
     """Async ``ask_structured`` (the model's concurrency limit applies across concurrent calls)."""
     out = await model.with_structured_output(schema, include_raw=True, **kwargs).ainvoke(messages)
     return _unpack(out)
@@ -217,6 +257,7 @@ async def aask_structured(model: OpenAICompatibleChatModel, schema: type[T],
 
 def _unpack(out: Mapping[str, Any]) -> Structured[Any]:
     if out["parsing_error"] is not None:
-        raise StructuredOutputError(f"structured answer did not validate after one repair: "
-                                    f"{str(out['parsing_error'])[:400]}") from out["parsing_error"]
+        raise StructuredOutputError(
+            f"structured answer did not validate after one repair: {str(out['parsing_error'])[:400]}"
+        ) from out["parsing_error"]
     return Structured(out["parsed"], records_of(out["raw"]))

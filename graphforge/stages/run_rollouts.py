@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher
@@ -80,7 +81,9 @@ class RolloutRunRow(Row):
     run_dir: str
 
 
-def pending_samples(spec_id: str, n: int, statuses: dict[str, str], force: bool) -> tuple[list[int], list[str]]:
+def pending_samples(
+    spec_id: str, n: int, statuses: dict[str, str], force: bool
+) -> tuple[list[int], list[str]]:
     """(sample indexes to run, trajectory ids skipped because they are done)."""
     todo, skipped = [], []
     for k in range(n):
@@ -95,8 +98,10 @@ def pending_samples(spec_id: str, n: int, statuses: dict[str, str], force: bool)
 def run(ctx: StageContext, params: RunRolloutsParams) -> RunRolloutsResult:
     llm = chat_model(ctx.settings)
     if llm is None:
-        raise ConfigError("no chat model configured: set GRAPHFORGE_LLM_BASE_URL and GRAPHFORGE_LLM_MODEL "
-                          "(an OpenAI-compatible endpoint), or roll out the graph oracle instead")
+        raise ConfigError(
+            "no chat model configured: set GRAPHFORGE_LLM_BASE_URL and GRAPHFORGE_LLM_MODEL "
+            "(an OpenAI-compatible endpoint), or roll out the graph oracle instead"
+        )
     from graphforge.specs_store import agent_view_from_graph
 
     view = agent_view_from_graph(ctx.graph, params.spec_id)
@@ -104,44 +109,76 @@ def run(ctx: StageContext, params: RunRolloutsParams) -> RunRolloutsResult:
     if workspace_dir is None:
         found = ctx.graph.read_dicts(GET_SPEC_WORKSPACE, spec_id=params.spec_id)
         if not found or not found[0].get("root"):
-            raise StageError("rollout", f"spec {params.spec_id!r} has no workspace root in the graph; "
-                                        "pass workspace_dir")
+            raise StageError(
+                "rollout", f"spec {params.spec_id!r} has no workspace root in the graph; pass workspace_dir"
+            )
         workspace_dir = Path(str(found[0]["root"]))
     if not workspace_dir.is_dir():
         raise StageError("rollout", f"workspace folder {workspace_dir} does not exist on this machine")
 
     if not view.files:
         # The workspace was not loaded into this graph: the agent gets every file of the folder.
-        files = sorted(p.relative_to(workspace_dir).as_posix() for p in workspace_dir.rglob("*") if p.is_file())
+        files = sorted(
+            p.relative_to(workspace_dir).as_posix() for p in workspace_dir.rglob("*") if p.is_file()
+        )
         view = view.model_copy(update={"files": files})
     ids = [trajectory_id(params.spec_id, k) for k in range(params.n)]
-    statuses = {str(r["trajectory_id"]): str(r["status"])
-                for r in ctx.graph.read_dicts(GET_TRAJECTORY_STATUSES, trajectory_ids=ids)}
+    statuses = {
+        str(r["trajectory_id"]): str(r["status"])
+        for r in ctx.graph.read_dicts(GET_TRAJECTORY_STATUSES, trajectory_ids=ids)
+    }
     todo, skipped = pending_samples(params.spec_id, params.n, statuses, params.force)
-    config = AgentConfig(max_steps=params.max_steps, temperature=params.temperature, max_tokens=params.max_tokens,
-                         limits=SandboxLimits(wall_s=params.tool_timeout_s, memory_mb=params.memory_mb))
+    config = AgentConfig(
+        max_steps=params.max_steps,
+        temperature=params.temperature,
+        max_tokens=params.max_tokens,
+        limits=SandboxLimits(wall_s=params.tool_timeout_s, memory_mb=params.memory_mb),
+    )
     runs_root = ctx.settings.home / "runs"
-    outcomes = asyncio.run(_run_all(ctx, llm, view, workspace_dir, runs_root, todo, config, params.concurrency))
+    outcomes = asyncio.run(
+        _run_all(ctx, llm, view, workspace_dir, runs_root, todo, config, params.concurrency)
+    )
     summaries = [_summary(o, runs_root) for o in outcomes]
     records = [r for o in outcomes for r in o.records]
     return RunRolloutsResult(
-        spec_id=params.spec_id, model=llm.model, requested=params.n, skipped=skipped, rollouts=summaries,
+        spec_id=params.spec_id,
+        model=llm.model,
+        requested=params.n,
+        skipped=skipped,
+        rollouts=summaries,
         materialised=sum(s.status == TrajectoryStatus.MATERIALISED.value for s in summaries),
-        failed=sum(s.status == TrajectoryStatus.FAILED.value for s in summaries), llm_calls=len(records),
-        cached_calls=sum(r.cached for r in records), prompt_tokens=sum(r.input_tokens for r in records),
+        failed=sum(s.status == TrajectoryStatus.FAILED.value for s in summaries),
+        llm_calls=len(records),
+        cached_calls=sum(r.cached for r in records),
+        prompt_tokens=sum(r.input_tokens for r in records),
         completion_tokens=sum(r.output_tokens for r in records),
-        cost_usd=round(sum(r.cost_usd for r in records), 8))
+        cost_usd=round(sum(r.cost_usd for r in records), 8),
+    )
 
 
-async def _run_all(ctx: StageContext, llm: object, view: AgentView, workspace_dir: Path, runs_root: Path,
-                   samples: list[int], config: AgentConfig, concurrency: int) -> list[RolloutOutcome]:
+async def _run_all(
+    ctx: StageContext,
+    llm: BaseChatModel,
+    view: AgentView,
+    workspace_dir: Path,
+    runs_root: Path,
+    samples: list[int],
+    config: AgentConfig,
+    concurrency: int,
+) -> list[RolloutOutcome]:
     gate = asyncio.Semaphore(concurrency)
 
     async def one(k: int) -> RolloutOutcome:
         async with gate:
             run_dir = runs_root / run_dir_name(trajectory_id(view.spec_id, k))
-            outcome = await arun_rollout(llm, view, workspace_dir, run_dir, sample_index=k,  # type: ignore[arg-type]
-                                         config=config)
+            outcome = await arun_rollout(
+                llm,
+                view,
+                workspace_dir,
+                run_dir,
+                sample_index=k,
+                config=config,
+            )
         # Saved as each finishes: an interrupted batch keeps its finished samples (resumable).
         await asyncio.to_thread(_save, ctx, outcome, run_dir)
         return outcome
@@ -151,16 +188,34 @@ async def _run_all(ctx: StageContext, llm: object, view: AgentView, workspace_di
 
 def _save(ctx: StageContext, outcome: RolloutOutcome, run_dir: Path) -> None:
     save_trajectories(ctx.graph, [outcome.trajectory])
-    ctx.graph.write(MERGE_ROLLOUT_RUNS, [RolloutRunRow(
-        trajectory_id=outcome.trajectory.trajectory_id, stop_reason=outcome.stop_reason[:500],
-        tool_calls=outcome.tool_calls, tool_failures=outcome.tool_failures, llm_calls=len(outcome.records),
-        llm_cached_calls=sum(r.cached for r in outcome.records),
-        llm_prompt_hashes=[r.prompt_hash for r in outcome.records], run_dir=str(run_dir))])
+    ctx.graph.write(
+        MERGE_ROLLOUT_RUNS,
+        [
+            RolloutRunRow(
+                trajectory_id=outcome.trajectory.trajectory_id,
+                stop_reason=outcome.stop_reason[:500],
+                tool_calls=outcome.tool_calls,
+                tool_failures=outcome.tool_failures,
+                llm_calls=len(outcome.records),
+                llm_cached_calls=sum(r.cached for r in outcome.records),
+                llm_prompt_hashes=[r.prompt_hash for r in outcome.records],
+                run_dir=str(run_dir),
+            )
+        ],
+    )
 
 
 def _summary(o: RolloutOutcome, runs_root: Path) -> RolloutSummary:
     t = o.trajectory
-    return RolloutSummary(trajectory_id=t.trajectory_id, status=t.status.value, stop_reason=o.stop_reason,
-                          steps=t.steps, tool_calls=o.tool_calls, tool_failures=o.tool_failures,
-                          deliverables=[d.name for d in t.deliverables], tokens=t.tokens, cost_usd=t.cost_usd,
-                          run_dir=str(runs_root / run_dir_name(t.trajectory_id)))
+    return RolloutSummary(
+        trajectory_id=t.trajectory_id,
+        status=t.status.value,
+        stop_reason=o.stop_reason,
+        steps=t.steps,
+        tool_calls=o.tool_calls,
+        tool_failures=o.tool_failures,
+        deliverables=[d.name for d in t.deliverables],
+        tokens=t.tokens,
+        cost_usd=t.cost_usd,
+        run_dir=str(runs_root / run_dir_name(t.trajectory_id)),
+    )

@@ -15,8 +15,12 @@ def load_trajectories_cmd(
     path: Annotated[Path, typer.Argument(help="A log file, or a folder searched recursively.")],
     fmt: Annotated[str, typer.Option("--format", help="openai | codex | openhands | claude-code")],
     spec: Annotated[str | None, typer.Option("--spec", help="Spec id the trajectories attempt.")] = None,
-    deliverables: Annotated[Path | None, typer.Option("--deliverables", help="Folder whose files are the "
-                                                      "deliverables of the imported run(s).")] = None,
+    deliverables: Annotated[
+        Path | None,
+        typer.Option(
+            "--deliverables", help="Folder whose files are the deliverables of the imported run(s)."
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Import OpenAI-messages JSONL, Codex CLI sessions, OpenHands trajectories or Claude Code transcripts."""
@@ -26,8 +30,10 @@ def load_trajectories_cmd(
     try:
         kind = TrajectoryFormat(fmt)
     except ValueError as exc:
-        raise typer.BadParameter(f"unknown format {fmt!r}; use one of "
-                                 f"{', '.join(f.value for f in TrajectoryFormat)}", param_hint="--format") from exc
+        raise typer.BadParameter(
+            f"unknown format {fmt!r}; use one of {', '.join(f.value for f in TrajectoryFormat)}",
+            param_hint="--format",
+        ) from exc
     params = LoadTrajectoriesParams(path=path, format=kind, spec_id=spec, deliverables_dir=deliverables)
     with open_context() as ctx:
         result = load_trajectories(ctx, params)
@@ -35,5 +41,7 @@ def load_trajectories_cmd(
         for issue in result.issues[:50]:
             console.print(f"[yellow]warning[/yellow] {issue}", highlight=False)
         if len(result.issues) > 50:
-            console.print(f"[yellow]... {len(result.issues) - 50} more warnings (use --json for all)[/yellow]")
+            console.print(
+                f"[yellow]... {len(result.issues) - 50} more warnings (use --json for all)[/yellow]"
+            )
     emit(result, as_json, title="trajectories imported")

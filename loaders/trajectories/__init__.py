@@ -1,7 +1,7 @@
 """Import agent trajectories from other scaffolds into graphforge's Trajectory model (and into Neo4j).
 
-    result = read_trajectories(Path("sessions/"), TrajectoryFormat.CODEX)
-    result.trajectories, [str(i) for i in result.issues]   # malformed records: reported with file and line
+result = read_trajectories(Path("sessions/"), TrajectoryFormat.CODEX)
+result.trajectories, [str(i) for i in result.issues]   # malformed records: reported with file and line
 """
 
 from __future__ import annotations
@@ -20,8 +20,15 @@ from loaders.trajectories import claude_code, codex, openai_messages, openhands
 from loaders.trajectories.base import ImportIssue, ParsedFile
 from loaders.trajectories.deliverables import folder_deliverables
 
-__all__ = ["ImportIssue", "LoadTrajectoriesParams", "LoadTrajectoriesResult", "ReadResult", "TrajectoryFormat",
-           "load_trajectories", "read_trajectories"]
+__all__ = [
+    "ImportIssue",
+    "LoadTrajectoriesParams",
+    "LoadTrajectoriesResult",
+    "ReadResult",
+    "TrajectoryFormat",
+    "load_trajectories",
+    "read_trajectories",
+]
 
 
 class TrajectoryFormat(StrEnum):
@@ -53,8 +60,9 @@ def _files(path: Path, patterns: tuple[str, ...]) -> list[Path]:
     raise SourceFormatError(path, "no such file or folder")
 
 
-def read_trajectories(path: Path, fmt: TrajectoryFormat, spec_id: str | None = None,
-                      deliverables_dir: Path | None = None) -> ReadResult:
+def read_trajectories(
+    path: Path, fmt: TrajectoryFormat, spec_id: str | None = None, deliverables_dir: Path | None = None
+) -> ReadResult:
     """Parse a file (or every matching file under a folder); bad records become issues, not errors.
 
     A file that cannot be read at all is an issue too when ``path`` is a folder (one bad log must
@@ -75,13 +83,20 @@ def read_trajectories(path: Path, fmt: TrajectoryFormat, spec_id: str | None = N
             continue
         issues.extend(parsed.issues)
         for t in parsed.trajectories:
-            trajectories.append(t.model_copy(update={"deliverables": [*t.deliverables, *extra]}) if extra else t)
+            trajectories.append(
+                t.model_copy(update={"deliverables": [*t.deliverables, *extra]}) if extra else t
+            )
     seen: dict[str, str] = {}
     unique: list[Trajectory] = []
     for t in trajectories:
         if t.trajectory_id in seen:
-            issues.append(ImportIssue(file=t.source, problem=f"duplicate trajectory id {t.trajectory_id} "
-                                                             f"(also in {seen[t.trajectory_id]}); kept the first"))
+            issues.append(
+                ImportIssue(
+                    file=t.source,
+                    problem=f"duplicate trajectory id {t.trajectory_id} "
+                    f"(also in {seen[t.trajectory_id]}); kept the first",
+                )
+            )
             continue
         seen[t.trajectory_id] = t.source
         unique.append(t)
@@ -116,8 +131,12 @@ def load_trajectories(ctx: StageContext, params: LoadTrajectoriesParams) -> Load
     for t in read.trajectories:
         by_scaffold[t.scaffold] = by_scaffold.get(t.scaffold, 0) + 1
     return LoadTrajectoriesResult(
-        files=read.files, trajectories=len(read.trajectories), written=written, by_scaffold=by_scaffold,
+        files=read.files,
+        trajectories=len(read.trajectories),
+        written=written,
+        by_scaffold=by_scaffold,
         messages=sum(len(t.messages) for t in read.trajectories),
         prompt_tokens=sum(t.prompt_tokens for t in read.trajectories),
         completion_tokens=sum(t.completion_tokens for t in read.trajectories),
-        issues=[str(i) for i in read.issues])
+        issues=[str(i) for i in read.issues],
+    )

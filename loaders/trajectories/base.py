@@ -103,7 +103,7 @@ def arguments_text(value: Any) -> str:
 
 
 class Conversation:
-    """Builds a valid OpenAI message list: tool calls ride on an assistant turn, results follow as tool turns."""
+    """Builds a valid OpenAI message list: calls ride on an assistant turn, results follow."""
 
     def __init__(self) -> None:
         self.messages: list[Message] = []

@@ -19,7 +19,9 @@ _MESSAGE_TYPES = frozenset({"user", "assistant"})
 _SILENT_TYPES = frozenset({"summary", "system", "file-history-snapshot", "queue-operation", "progress"})
 
 
-def _main_branch(records: list[tuple[int, dict[str, Any]]], issues: Issues) -> list[tuple[int, dict[str, Any]]]:
+def _main_branch(
+    records: list[tuple[int, dict[str, Any]]], issues: Issues
+) -> list[tuple[int, dict[str, Any]]]:
     """The records on the path from the last record back to the root, in order."""
     by_uuid = {r["uuid"]: (line, r) for line, r in records if r.get("uuid")}
     chain: list[tuple[int, dict[str, Any]]] = []
@@ -60,7 +62,8 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
         records.append((line, record))
     branch = _main_branch(records, issues)
     off_branch = sum(r.get("type") in _MESSAGE_TYPES for _, r in records) - sum(
-        r.get("type") in _MESSAGE_TYPES for _, r in branch)
+        r.get("type") in _MESSAGE_TYPES for _, r in branch
+    )
     if off_branch:
         issues.add(f"{off_branch} message records on abandoned branches (edits or rewinds) left out")
     if sidechain:
@@ -83,8 +86,10 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
             message_id = message.get("id") or record.get("uuid")
             if isinstance(message.get("usage"), dict):
                 u = message["usage"]
-                prompt = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
-                                                          "cache_read_input_tokens"))
+                prompt = sum(
+                    int(u.get(k) or 0)
+                    for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+                )
                 usage[str(message_id)] = (prompt, int(u.get("output_tokens") or 0))
             if message_id != last_message_id:
                 conv.assistant(None)
@@ -109,8 +114,11 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
             for block in blocks:
                 kind = block.get("type") if isinstance(block, dict) else None
                 if kind == "tool_result":
-                    conv.tool_result(str(block.get("tool_use_id")), text_of(block.get("content")),
-                                     bool(block.get("is_error")))
+                    conv.tool_result(
+                        str(block.get("tool_use_id")),
+                        text_of(block.get("content")),
+                        bool(block.get("is_error")),
+                    )
                 elif kind == "text":
                     texts.append(str(block.get("text") or ""))
                 elif kind in ("image", "document"):
@@ -126,8 +134,15 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
         issues.add("no assistant turn in this transcript; nothing imported")
         return ParsedFile(issues=issues.items)
     trajectory = build(
-        issues, trajectory_id=f"{SCAFFOLD}:{session}", spec_id=spec_id, scaffold=SCAFFOLD,
-        model=str(model or "unknown"), messages=conv.messages, steps=conv.steps,
-        prompt_tokens=sum(p for p, _ in usage.values()), completion_tokens=sum(c for _, c in usage.values()),
-        source=f"import:{SCAFFOLD}{'@' + str(cli) if cli else ''}:{path.name}")
+        issues,
+        trajectory_id=f"{SCAFFOLD}:{session}",
+        spec_id=spec_id,
+        scaffold=SCAFFOLD,
+        model=str(model or "unknown"),
+        messages=conv.messages,
+        steps=conv.steps,
+        prompt_tokens=sum(p for p, _ in usage.values()),
+        completion_tokens=sum(c for _, c in usage.values()),
+        source=f"import:{SCAFFOLD}{'@' + str(cli) if cli else ''}:{path.name}",
+    )
     return ParsedFile(trajectories=[trajectory] if trajectory else [], issues=issues.items)

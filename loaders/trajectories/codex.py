@@ -15,9 +15,21 @@ from typing import Any
 from loaders.trajectories.base import Conversation, Issues, ParsedFile, build, read_jsonl, text_of
 
 SCAFFOLD = "codex"
-_ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "custom_tool_call",
-                         "custom_tool_call_output", "local_shell_call", "local_shell_call_output", "reasoning",
-                         "web_search_call", "compaction", "ghost_snapshot"})
+_ITEM_TYPES = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "local_shell_call_output",
+        "reasoning",
+        "web_search_call",
+        "compaction",
+        "ghost_snapshot",
+    }
+)
 _SILENT = frozenset({"reasoning", "web_search_call", "ghost_snapshot", "compaction"})
 _WRAPPERS = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 
@@ -56,8 +68,11 @@ def _item(conv: Conversation, item: dict[str, Any], issues: Issues, line: int) -
         if not name:
             issues.add(f"{kind} without a name; skipped", line)
             return
-        args = item.get("arguments") if kind == "function_call" else (
-            {"input": item.get("input")} if kind == "custom_tool_call" else item.get("action") or {})
+        args = (
+            item.get("arguments")
+            if kind == "function_call"
+            else ({"input": item.get("input")} if kind == "custom_tool_call" else item.get("action") or {})
+        )
         conv.tool_call(call_id, str(name), args)
     elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
         call_id = item.get("call_id")
@@ -113,8 +128,15 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
         issues.add("no assistant turn in this session; nothing imported")
         return ParsedFile(issues=issues.items)
     trajectory = build(
-        issues, trajectory_id=f"{SCAFFOLD}:{session_id or path.stem}", spec_id=spec_id, scaffold=SCAFFOLD,
-        model=str(model or "unknown"), messages=conv.messages, steps=conv.steps, prompt_tokens=prompt_tokens,
+        issues,
+        trajectory_id=f"{SCAFFOLD}:{session_id or path.stem}",
+        spec_id=spec_id,
+        scaffold=SCAFFOLD,
+        model=str(model or "unknown"),
+        messages=conv.messages,
+        steps=conv.steps,
+        prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
-        source=f"import:{SCAFFOLD}{'@' + cli if cli else ''}:{path.name}")
+        source=f"import:{SCAFFOLD}{'@' + cli if cli else ''}:{path.name}",
+    )
     return ParsedFile(trajectories=[trajectory] if trajectory else [], issues=issues.items)

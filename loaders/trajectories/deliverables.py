@@ -12,12 +12,14 @@ from loaders.trajectories.base import Issues
 
 def deliverable(path: Path) -> DeliverableFile:
     data = path.read_bytes()
-    return DeliverableFile(name=path.name, path=str(path.resolve()), sha256=hashlib.sha256(data).hexdigest(),
-                           size=len(data))
+    return DeliverableFile(
+        name=path.name, path=str(path.resolve()), sha256=hashlib.sha256(data).hexdigest(), size=len(data)
+    )
 
 
-def files_as_deliverables(base: Path, names: Iterable[object], issues: Issues,
-                          line: int | None = None) -> list[DeliverableFile]:
+def files_as_deliverables(
+    base: Path, names: Iterable[object], issues: Issues, line: int | None = None
+) -> list[DeliverableFile]:
     """Deliverables named in a record, resolved against ``base``; missing ones are reported."""
     found = []
     for name in names:

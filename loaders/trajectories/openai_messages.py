@@ -11,8 +11,14 @@ from loaders.trajectories.base import Conversation, Issues, ParsedFile, build, r
 from loaders.trajectories.deliverables import files_as_deliverables
 
 SCAFFOLD = "openai-messages"
-_ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant", "tool": "tool",
-          "function": "tool"}
+_ROLES = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "tool": "tool",
+    "function": "tool",
+}
 
 
 def _conversation(raw: list[Any], issues: Issues, line: int) -> Conversation:
@@ -42,8 +48,9 @@ def _conversation(raw: list[Any], issues: Issues, line: int) -> Conversation:
                     continue
                 conv.tool_call(str(call.get("id") or f"call_{i}_{j}"), fn["name"], fn.get("arguments", "{}"))
         else:
-            call_id = message.get("tool_call_id") or (f"call_{i - 1}" if role == "tool" and message.get("name")
-                                                      else None)
+            call_id = message.get("tool_call_id") or (
+                f"call_{i - 1}" if role == "tool" and message.get("name") else None
+            )
             if not call_id:
                 issues.add(f"message {i} is a tool result without tool_call_id; skipped", line)
                 continue
@@ -67,16 +74,24 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
         ident = record.get("trajectory_id") or record.get("id") or meta.get("trajectory_id") or meta.get("id")
         usage = record.get("usage") or meta.get("usage") or {}
         deliverables: list[DeliverableFile] = files_as_deliverables(
-            path.parent, record.get("deliverables") or meta.get("deliverables") or [], issues, line)
+            path.parent, record.get("deliverables") or meta.get("deliverables") or [], issues, line
+        )
         tools = [t for t in record.get("tools") or [] if isinstance(t, dict)]
         trajectory = build(
-            issues, trajectory_id=f"{SCAFFOLD}:{ident or stable_hash([m.model_dump() for m in conv.messages])}",
-            spec_id=spec_id or record.get("spec_id") or meta.get("spec_id"), scaffold=SCAFFOLD,
-            model=str(record.get("model") or meta.get("model") or "unknown"), messages=conv.messages,
-            tools=tools, steps=conv.steps, prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            issues,
+            trajectory_id=f"{SCAFFOLD}:{ident or stable_hash([m.model_dump() for m in conv.messages])}",
+            spec_id=spec_id or record.get("spec_id") or meta.get("spec_id"),
+            scaffold=SCAFFOLD,
+            model=str(record.get("model") or meta.get("model") or "unknown"),
+            messages=conv.messages,
+            tools=tools,
+            steps=conv.steps,
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
-            cost_usd=float(record.get("cost_usd") or meta.get("cost_usd") or 0.0), deliverables=deliverables,
-            source=f"import:{SCAFFOLD}:{path.name}:{line}")
+            cost_usd=float(record.get("cost_usd") or meta.get("cost_usd") or 0.0),
+            deliverables=deliverables,
+            source=f"import:{SCAFFOLD}:{path.name}:{line}",
+        )
         if trajectory is not None:
             out.append(trajectory)
     return ParsedFile(trajectories=out, issues=issues.items)

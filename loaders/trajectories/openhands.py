@@ -1,4 +1,4 @@
-"""OpenHands trajectory JSON: a list of events, each an ``action`` (by the agent or user) or an ``observation``.
+"""OpenHands trajectory JSON: a list of events, each an ``action`` or an ``observation``.
 
 Agent tool calls carry ``tool_call_metadata`` (function_name, tool_call_id and the model_response they
 came from); their observations carry the same tool_call_id. Several calls of one model response
@@ -14,15 +14,45 @@ from typing import Any
 from loaders.trajectories.base import Conversation, Issues, ParsedFile, build, read_json, text_of
 
 SCAFFOLD = "openhands"
-_SKIP_ACTIONS = frozenset({"recall", "change_agent_state", "condensation", "condensation_request", "null",
-                           "think_observation"})
+_SKIP_ACTIONS = frozenset(
+    {"recall", "change_agent_state", "condensation", "condensation_request", "null", "think_observation"}
+)
 _SKIP_OBSERVATIONS = frozenset({"recall", "agent_state_changed", "null", "condensation", "user_rejected"})
 # Keys OpenHands adds to every action's args that are not tool arguments.
-_BOOKKEEPING = frozenset({"thought", "blocking", "hidden", "confirmation_state", "is_input", "security_risk",
-                          "is_confirmed", "impl_source", "wait_for_response", "image_urls", "file_urls",
-                          "kernel_init_code", "include_extra", "translated_ipython_code"})
-_TOOL_ACTIONS = frozenset({"run", "run_ipython", "read", "write", "edit", "browse", "browse_interactive",
-                           "delegate", "call_tool_mcp", "think", "finish", "task_tracking"})
+_BOOKKEEPING = frozenset(
+    {
+        "thought",
+        "blocking",
+        "hidden",
+        "confirmation_state",
+        "is_input",
+        "security_risk",
+        "is_confirmed",
+        "impl_source",
+        "wait_for_response",
+        "image_urls",
+        "file_urls",
+        "kernel_init_code",
+        "include_extra",
+        "translated_ipython_code",
+    }
+)
+_TOOL_ACTIONS = frozenset(
+    {
+        "run",
+        "run_ipython",
+        "read",
+        "write",
+        "edit",
+        "browse",
+        "browse_interactive",
+        "delegate",
+        "call_tool_mcp",
+        "think",
+        "finish",
+        "task_tracking",
+    }
+)
 
 
 def _events(data: Any) -> list[Any] | None:
@@ -58,7 +88,9 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
     last_response: str | None = None
     session = path.stem
     for index, event in enumerate(events):
-        where = f"event {index}" + (f" (id={event.get('id')})" if isinstance(event, dict) and "id" in event else "")
+        where = f"event {index}" + (
+            f" (id={event.get('id')})" if isinstance(event, dict) and "id" in event else ""
+        )
         if not isinstance(event, dict):
             issues.add("event is not an object; skipped", record=where)
             continue
@@ -70,7 +102,10 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
             model = response.get("model") or model
             if response.get("id") and isinstance(response.get("usage"), dict):
                 u = response["usage"]
-                usage[response["id"]] = (int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0))
+                usage[response["id"]] = (
+                    int(u.get("prompt_tokens") or 0),
+                    int(u.get("completion_tokens") or 0),
+                )
         if action is not None:
             source = event.get("source")
             if action in _SKIP_ACTIONS:
@@ -84,8 +119,14 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
             elif action == "finish":
                 # finish is a tool call with no observation: kept as the closing assistant text, so the
                 # message list stays valid (every tool call answered).
-                conv.assistant(text_of(args.get("final_thought") or args.get("message") or args.get("thought")
-                                       or event.get("message")))
+                conv.assistant(
+                    text_of(
+                        args.get("final_thought")
+                        or args.get("message")
+                        or args.get("thought")
+                        or event.get("message")
+                    )
+                )
             elif meta and meta.get("tool_call_id"):
                 call_id = str(meta["tool_call_id"])
                 response_id = (meta.get("model_response") or {}).get("id")
@@ -94,11 +135,14 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
                     last_response = response_id
                 arguments = _exact_arguments(meta, call_id)
                 if arguments is None:
-                    arguments = json.dumps({k: v for k, v in args.items() if k not in _BOOKKEEPING},
-                                           ensure_ascii=False)
+                    arguments = json.dumps(
+                        {k: v for k, v in args.items() if k not in _BOOKKEEPING}, ensure_ascii=False
+                    )
                 conv.tool_call(call_id, str(meta.get("function_name") or action), arguments)
             elif action in _TOOL_ACTIONS:
-                issues.add(f"action {action!r} without tool_call_metadata; kept as assistant text", record=where)
+                issues.add(
+                    f"action {action!r} without tool_call_metadata; kept as assistant text", record=where
+                )
                 conv.assistant(text_of(event.get("message")))
             else:
                 issues.add(f"unknown action {action!r}; skipped", record=where)
@@ -107,8 +151,11 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
                 continue
             if meta and meta.get("tool_call_id"):
                 extras = event.get("extras") if isinstance(event.get("extras"), dict) else {}
-                code = (extras.get("metadata") or {}).get("exit_code") if isinstance(extras.get("metadata"),
-                                                                                      dict) else None
+                code = (
+                    (extras.get("metadata") or {}).get("exit_code")
+                    if isinstance(extras.get("metadata"), dict)
+                    else None
+                )
                 failed = observation == "error" or (isinstance(code, int) and code not in (0, -1))
                 conv.tool_result(str(meta["tool_call_id"]), text_of(event.get("content")), failed)
             elif observation == "error":
@@ -125,8 +172,16 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
         issues.add("no agent turn in this trajectory; nothing imported")
         return ParsedFile(issues=issues.items)
     trajectory = build(
-        issues, trajectory_id=f"{SCAFFOLD}:{session}", spec_id=spec_id, scaffold=SCAFFOLD,
-        model=str(model or "unknown"), messages=conv.messages, tools=tools, steps=conv.steps,
-        prompt_tokens=sum(p for p, _ in usage.values()), completion_tokens=sum(c for _, c in usage.values()),
-        source=f"import:{SCAFFOLD}:{path.name}")
+        issues,
+        trajectory_id=f"{SCAFFOLD}:{session}",
+        spec_id=spec_id,
+        scaffold=SCAFFOLD,
+        model=str(model or "unknown"),
+        messages=conv.messages,
+        tools=tools,
+        steps=conv.steps,
+        prompt_tokens=sum(p for p, _ in usage.values()),
+        completion_tokens=sum(c for _, c in usage.values()),
+        source=f"import:{SCAFFOLD}:{path.name}",
+    )
     return ParsedFile(trajectories=[trajectory] if trajectory else [], issues=issues.items)

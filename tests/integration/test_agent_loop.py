@@ -14,7 +14,14 @@ from graphforge.agent import AgentConfig, run_rollout, trajectory_id
 from graphforge.context import StageContext
 from graphforge.graph import Graph
 from graphforge.llm import chat_model
-from graphforge.models.spec import AgentView, CriterionKind, CriterionSpec, DeliverableSpec, Polarity, TaskSpec
+from graphforge.models.spec import (
+    AgentView,
+    CriterionKind,
+    CriterionSpec,
+    DeliverableSpec,
+    Polarity,
+    TaskSpec,
+)
 from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.settings import GraphforgeSettings
 from graphforge.specs_store import save_spec
@@ -53,15 +60,16 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def _view() -> AgentView:
-    return AgentView(spec_id=SPEC_ID, statement=STATEMENT, files=["ledger.csv", "memo.md"],
-                     deliverables=["summary.xlsx"])
+    return AgentView(
+        spec_id=SPEC_ID, statement=STATEMENT, files=["ledger.csv", "memo.md"], deliverables=["summary.xlsx"]
+    )
 
 
 def _script(server: ScriptedLLMServer) -> None:
     server.push(
         tool_call("list_files", {}),
-        tool_call("read_file", {"path": "missing.csv"}),          # fails: no such file
-        error(500, "upstream hiccup"),                             # retried by the client
+        tool_call("read_file", {"path": "missing.csv"}),  # fails: no such file
+        error(500, "upstream hiccup"),  # retried by the client
         tool_call("read_file", {"path": "ledger.csv"}),
         tool_call("run_python", {"code": "raise ValueError('wrong column')"}),  # fails: Python error
         tool_call("run_python", {"code": XLSX_CODE}),
@@ -69,9 +77,13 @@ def _script(server: ScriptedLLMServer) -> None:
     )
 
 
-def test_rollout_completes_with_failing_tools_and_a_retry(scripted_llm: ScriptedLLMServer,
-                                                          llm_settings: GraphforgeSettings, workspace: Path,
-                                                          tmp_path: Path, graph: Graph) -> None:
+def test_rollout_completes_with_failing_tools_and_a_retry(
+    scripted_llm: ScriptedLLMServer,
+    llm_settings: GraphforgeSettings,
+    workspace: Path,
+    tmp_path: Path,
+    graph: Graph,
+) -> None:
     llm = chat_model(llm_settings)
     assert llm is not None
     _script(scripted_llm)
@@ -106,14 +118,17 @@ def test_rollout_completes_with_failing_tools_and_a_retry(scripted_llm: Scripted
     assert len(stored.messages) == len(t.messages)
 
 
-def test_agent_sees_only_the_statement_and_the_files(scripted_llm: ScriptedLLMServer,
-                                                     llm_settings: GraphforgeSettings, workspace: Path,
-                                                     tmp_path: Path) -> None:
+def test_agent_sees_only_the_statement_and_the_files(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path
+) -> None:
     (workspace / "answer_key.json").write_text('{"total": 6500}', encoding="utf-8")  # not in the view
     llm = chat_model(llm_settings)
     assert llm is not None
-    scripted_llm.push(tool_call("list_files", {}), tool_call("read_file", {"path": "answer_key.json"}),
-                      text("nothing to write"))
+    scripted_llm.push(
+        tool_call("list_files", {}),
+        tool_call("read_file", {"path": "answer_key.json"}),
+        text("nothing to write"),
+    )
     outcome = run_rollout(llm, _view(), workspace, tmp_path / "run")
     listing = outcome.trajectory.messages[3].content or ""
     assert "ledger.csv" in listing and "answer_key" not in listing
@@ -125,15 +140,36 @@ def test_agent_sees_only_the_statement_and_the_files(scripted_llm: ScriptedLLMSe
 
 
 def _spec() -> TaskSpec:
-    deliverable = DeliverableSpec(deliverable_id=f"{SPEC_ID}/summary.xlsx", name="summary.xlsx", format="xlsx",
-                                  required_sheets=["Summary"], required_formulas=["Summary!B4:SUM"])
-    criterion = CriterionSpec(criterion_id=f"{SPEC_ID}/c1", polarity=Polarity.POSITIVE, kind=CriterionKind.VALUE,
-                              weight=1.0, requirement="Total of the ledger", target_deliverable="summary.xlsx",
-                              target_location="Summary!B4", expected_value=6500.0, computation="sum",
-                              verification="Recompute the sum of the ledger amounts.")
-    return TaskSpec(spec_id=SPEC_ID, base_id="ledger-total", version=1, workspace_id="ws-ledger",
-                    statement=STATEMENT, statement_hash="0" * 16, deliverables=[deliverable],
-                    criteria=[criterion], compiler="template")
+    deliverable = DeliverableSpec(
+        deliverable_id=f"{SPEC_ID}/summary.xlsx",
+        name="summary.xlsx",
+        format="xlsx",
+        required_sheets=["Summary"],
+        required_formulas=["Summary!B4:SUM"],
+    )
+    criterion = CriterionSpec(
+        criterion_id=f"{SPEC_ID}/c1",
+        polarity=Polarity.POSITIVE,
+        kind=CriterionKind.VALUE,
+        weight=1.0,
+        requirement="Total of the ledger",
+        target_deliverable="summary.xlsx",
+        target_location="Summary!B4",
+        expected_value=6500.0,
+        computation="sum",
+        verification="Recompute the sum of the ledger amounts.",
+    )
+    return TaskSpec(
+        spec_id=SPEC_ID,
+        base_id="ledger-total",
+        version=1,
+        workspace_id="ws-ledger",
+        statement=STATEMENT,
+        statement_hash="0" * 16,
+        deliverables=[deliverable],
+        criteria=[criterion],
+        compiler="template",
+    )
 
 
 def _echo_agent(request: RecordedRequest) -> Reply:
@@ -143,9 +179,13 @@ def _echo_agent(request: RecordedRequest) -> Reply:
     return text("done")
 
 
-def test_stage_runs_k_samples_concurrently_and_resumes(scripted_llm: ScriptedLLMServer,
-                                                       llm_settings: GraphforgeSettings, workspace: Path,
-                                                       graph: Graph, tmp_path: Path) -> None:
+def test_stage_runs_k_samples_concurrently_and_resumes(
+    scripted_llm: ScriptedLLMServer,
+    llm_settings: GraphforgeSettings,
+    workspace: Path,
+    graph: Graph,
+    tmp_path: Path,
+) -> None:
     save_spec(graph, _spec())
     ctx = StageContext(settings=llm_settings, graph=graph, run_id="test", out_dir=tmp_path / "out")
     scripted_llm.responder = _echo_agent

@@ -1,4 +1,4 @@
-"""Importing trajectories into Neo4j: MERGE by id (re-import changes nothing), linked to the spec, via the CLI."""
+"""Importing trajectories into Neo4j: MERGE by id (re-import changes nothing), spec link, CLI."""
 
 from __future__ import annotations
 
@@ -21,25 +21,45 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trajectories"
 
 
 def test_import_is_idempotent_and_keeps_the_conversation(ctx: StageContext, graph: Graph) -> None:
-    params = LoadTrajectoriesParams(path=FIXTURES / "claude-code-session.jsonl", format=TrajectoryFormat.CLAUDE_CODE,
-                                    spec_id="variance@v1")
+    params = LoadTrajectoriesParams(
+        path=FIXTURES / "claude-code-session.jsonl",
+        format=TrajectoryFormat.CLAUDE_CODE,
+        spec_id="variance@v1",
+    )
     first = load_trajectories(ctx, params)
     again = load_trajectories(ctx, params)
     assert first.trajectories == again.trajectories == 1 and first.by_scaffold == {"claude-code": 1}
     assert any("not JSON" in issue for issue in first.issues)
     [stored] = get_trajectories(graph, ["claude-code:5b0d2e8c-3f41-4c1a-9e77-0a6c1d2b9f30"])
-    assert stored.spec_id == "variance@v1" and stored.steps == 4 and stored.prompt_tokens == first.prompt_tokens
+    assert (
+        stored.spec_id == "variance@v1" and stored.steps == 4 and stored.prompt_tokens == first.prompt_tokens
+    )
     assert [c.function.name for m in stored.messages for c in m.tool_calls or []] == ["Read", "Bash", "Write"]
 
 
-def test_load_trajectories_command(settings: GraphforgeSettings, graph: Graph,
-                                   capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_load_trajectories_command(
+    settings: GraphforgeSettings,
+    graph: Graph,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # The CLI opens its own context from the environment: point it at the test server.
-    for key, value in (("GRAPHFORGE_HOME", settings.home), ("GRAPHFORGE_BOLT_PORT", settings.bolt_port),
-                       ("GRAPHFORGE_HTTP_PORT", settings.http_port)):
+    for key, value in (
+        ("GRAPHFORGE_HOME", settings.home),
+        ("GRAPHFORGE_BOLT_PORT", settings.bolt_port),
+        ("GRAPHFORGE_HTTP_PORT", settings.http_port),
+    ):
         monkeypatch.setenv(key, os.fspath(value) if isinstance(value, Path) else str(value))
-    code = main(["load", "trajectories", str(FIXTURES / "codex-rollout-2025-09-14T10-02-00.jsonl"),
-                 "--format", "codex", "--json"])
+    code = main(
+        [
+            "load",
+            "trajectories",
+            str(FIXTURES / "codex-rollout-2025-09-14T10-02-00.jsonl"),
+            "--format",
+            "codex",
+            "--json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["trajectories"] == 1 and out["by_scaffold"] == {"codex": 1}
     assert len(out["issues"]) == 2 and ":14" in out["issues"][0]

@@ -67,14 +67,25 @@ def text(content: str, *, usage: dict[str, int] | None = None, finish_reason: st
     return Reply(message={"role": "assistant", "content": content}, usage=usage, finish_reason=finish_reason)
 
 
-def tool_calls(*calls: tuple[str, Mapping[str, Any] | str], content: str | None = None,
-               usage: dict[str, int] | None = None) -> Reply:
+def tool_calls(
+    *calls: tuple[str, Mapping[str, Any] | str],
+    content: str | None = None,
+    usage: dict[str, int] | None = None,
+) -> Reply:
     """An assistant turn calling tools; arguments given as a dict (sent as JSON) or raw text."""
-    made = [{"id": f"call_{next(_ids)}", "type": "function",
-             "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
-            for name, args in calls]
-    return Reply(message={"role": "assistant", "content": content, "tool_calls": made}, usage=usage,
-                 finish_reason="tool_calls")
+    made = [
+        {
+            "id": f"call_{next(_ids)}",
+            "type": "function",
+            "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
+        }
+        for name, args in calls
+    ]
+    return Reply(
+        message={"role": "assistant", "content": content, "tool_calls": made},
+        usage=usage,
+        finish_reason="tool_calls",
+    )
 
 
 def tool_call(name: str, arguments: Mapping[str, Any] | str, *, content: str | None = None) -> Reply:
@@ -148,8 +159,9 @@ class ScriptedLLMServer:
         return self
 
     def start(self) -> ScriptedLLMServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="scripted-llm", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-llm", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -162,8 +174,9 @@ class ScriptedLLMServer:
     def __enter__(self) -> ScriptedLLMServer:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
     def _next(self, request: RecordedRequest) -> Reply:
@@ -172,18 +185,26 @@ class ScriptedLLMServer:
         if item is None:
             if self.responder is not None:
                 return self.responder(request)
-            return Reply(status=418, error="script exhausted: the test scripted fewer replies than were asked for")
+            return Reply(
+                status=418, error="script exhausted: the test scripted fewer replies than were asked for"
+            )
         return item(request) if callable(item) else item
 
     def _completion(self, request: RecordedRequest, reply: Reply) -> dict[str, Any]:
         assert reply.message is not None
-        usage = reply.usage or {"prompt_tokens": _estimate_tokens(request.messages),
-                                "completion_tokens": _estimate_tokens(reply.message)}
+        usage = reply.usage or {
+            "prompt_tokens": _estimate_tokens(request.messages),
+            "completion_tokens": _estimate_tokens(reply.message),
+        }
         usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
-        return {"id": f"chatcmpl-{next(_ids)}", "object": "chat.completion", "created": int(time.time()),
-                "model": request.body.get("model", self.model),
-                "choices": [{"index": 0, "message": reply.message, "finish_reason": reply.finish_reason}],
-                "usage": usage}
+        return {
+            "id": f"chatcmpl-{next(_ids)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.body.get("model", self.model),
+            "choices": [{"index": 0, "message": reply.message, "finish_reason": reply.finish_reason}],
+            "usage": usage,
+        }
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -236,7 +257,9 @@ class ScriptedLLMServer:
                         err = {"error": {"message": reply.error, "type": "scripted", "code": reply.status}}
                         self._send(reply.status, json.dumps(err).encode(), reply.headers)
                     else:
-                        self._send(200, json.dumps(server._completion(request, reply)).encode(), reply.headers)
+                        self._send(
+                            200, json.dumps(server._completion(request, reply)).encode(), reply.headers
+                        )
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test): nothing left to answer
                 finally:

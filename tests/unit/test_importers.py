@@ -1,4 +1,4 @@
-"""Trajectory importers: OpenAI-messages JSONL, Codex CLI sessions, OpenHands events, Claude Code transcripts."""
+"""Trajectory importers: OpenAI-messages JSONL, Codex CLI sessions, OpenHands events, Claude Code."""
 
 from __future__ import annotations
 
@@ -74,22 +74,51 @@ def test_codex_session_is_one_trajectory() -> None:
     assert t.messages[-1].content == "total.txt now holds 100.40 (paper 12.40 + toner 88.00)."
     _assert_valid_chat(t)
     assert {(i.line, i.problem.split(";")[0]) for i in result.issues} == {
-        (14, "unknown record type 'hologram'"), (15, "not JSON (Expecting ',' delimiter at column 1)")}
+        (14, "unknown record type 'hologram'"),
+        (15, "not JSON (Expecting ',' delimiter at column 1)"),
+    }
 
 
 def test_codex_legacy_layout_is_read(tmp_path: Path) -> None:
     legacy = tmp_path / "rollout-old.jsonl"
-    legacy.write_text("\n".join(json.dumps(r) for r in [
-        {"id": "old-session", "timestamp": "2025-05-01T10:00:00Z", "instructions": None},
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list files"}]},
-        {"record_type": "state"},
-        {"type": "function_call", "name": "shell", "arguments": "{\"command\": [\"ls\"]}", "call_id": "c1"},
-        {"type": "function_call_output", "call_id": "c1", "output": {"content": "a.txt", "success": True}},
-        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "One file."}]},
-    ]) + "\n")
+    legacy.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {"id": "old-session", "timestamp": "2025-05-01T10:00:00Z", "instructions": None},
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "list files"}],
+                },
+                {"record_type": "state"},
+                {
+                    "type": "function_call",
+                    "name": "shell",
+                    "arguments": '{"command": ["ls"]}',
+                    "call_id": "c1",
+                },
+                {
+                    "type": "function_call_output",
+                    "call_id": "c1",
+                    "output": {"content": "a.txt", "success": True},
+                },
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "One file."}],
+                },
+            ]
+        )
+        + "\n"
+    )
     [t] = read_trajectories(legacy, TrajectoryFormat.CODEX).trajectories
     assert t.trajectory_id == "codex:old-session" and [m.role for m in t.messages] == [
-        "user", "assistant", "tool", "assistant"]
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
 
 
 def test_openhands_events_group_calls_per_model_response() -> None:
@@ -100,10 +129,14 @@ def test_openhands_events_group_calls_per_model_response() -> None:
     two_calls = [m for m in t.messages if m.role == "assistant" and len(m.tool_calls or []) == 2]
     assert [c.function.name for c in two_calls[0].tool_calls or []] == ["str_replace_editor", "execute_bash"]
     assert json.loads((two_calls[0].tool_calls or [])[0].function.arguments) == {
-        "command": "view", "path": "/workspace/report.md"}  # exact model arguments, not OpenHands' args
+        "command": "view",
+        "path": "/workspace/report.md",
+    }  # exact model arguments, not OpenHands' args
     first_call = next(m for m in t.messages if m.tool_calls)
     assert first_call.content == "Let me see what is in the workspace."  # the thought rides on the turn
-    failed = [m.content or "" for m in t.messages if m.role == "tool" and (m.content or "").startswith("ERROR")]
+    failed = [
+        m.content or "" for m in t.messages if m.role == "tool" and (m.content or "").startswith("ERROR")
+    ]
     assert len(failed) == 1 and "missing.py" in failed[0]
     assert t.messages[-1].content == "Report checked."  # finish closes the conversation as text
     assert not any("recall" in (m.content or "") for m in t.messages)
@@ -155,6 +188,7 @@ def test_unreadable_single_file_is_a_source_format_error(tmp_path: Path) -> None
 
 def test_deliverables_folder_is_attached(tmp_path: Path) -> None:
     (tmp_path / "variance.md").write_text("| Line | Variance |\n")
-    [t] = read_trajectories(CLAUDE, TrajectoryFormat.CLAUDE_CODE, spec_id="var@v1",
-                            deliverables_dir=tmp_path).trajectories
+    [t] = read_trajectories(
+        CLAUDE, TrajectoryFormat.CLAUDE_CODE, spec_id="var@v1", deliverables_dir=tmp_path
+    ).trajectories
     assert t.spec_id == "var@v1" and [d.name for d in t.deliverables] == ["variance.md"]

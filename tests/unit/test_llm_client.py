@@ -64,20 +64,26 @@ def test_chat_model_without_a_model_name_is_a_config_error() -> None:
         chat_model(GraphforgeSettings(llm_base_url="http://127.0.0.1:1/v1", llm_model=None))
 
 
-@pytest.mark.parametrize(("base", "url"), [
-    ("http://h:8000", "http://h:8000/v1/chat/completions"),
-    ("http://h:8000/v1/", "http://h:8000/v1/chat/completions"),
-    ("https://open.example.cn/api/paas/v4", "https://open.example.cn/api/paas/v4/chat/completions"),
-    ("http://h/v1/chat/completions", "http://h/v1/chat/completions"),
-    ("http://user:pw@h:1/v1", "http://h:1/v1/chat/completions"),
-])
+@pytest.mark.parametrize(
+    ("base", "url"),
+    [
+        ("http://h:8000", "http://h:8000/v1/chat/completions"),
+        ("http://h:8000/v1/", "http://h:8000/v1/chat/completions"),
+        ("https://open.example.cn/api/paas/v4", "https://open.example.cn/api/paas/v4/chat/completions"),
+        ("http://h/v1/chat/completions", "http://h/v1/chat/completions"),
+        ("http://user:pw@h:1/v1", "http://h:1/v1/chat/completions"),
+    ],
+)
 def test_completions_url(base: str, url: str) -> None:
     assert completions_url(base) == url
 
 
-def test_plain_text_answer_with_usage_and_cost(scripted_llm: ScriptedLLMServer,
-                                               scripted_chat_model: OpenAICompatibleChatModel) -> None:
-    scripted_llm.push(text("The variance is 1,250.", usage={"prompt_tokens": 1000, "completion_tokens": 2000}))
+def test_plain_text_answer_with_usage_and_cost(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
+    scripted_llm.push(
+        text("The variance is 1,250.", usage={"prompt_tokens": 1000, "completion_tokens": 2000})
+    )
     answer = scripted_chat_model.invoke([SystemMessage("Be brief."), HumanMessage("What is the variance?")])
     assert answer.content == "The variance is 1,250."
     assert answer.usage_metadata == {"input_tokens": 1000, "output_tokens": 2000, "total_tokens": 3000}
@@ -92,7 +98,8 @@ def test_plain_text_answer_with_usage_and_cost(scripted_llm: ScriptedLLMServer,
 
 
 def test_chat_model_from_settings_talks_to_the_configured_endpoint(
-        scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings) -> None:
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings
+) -> None:
     llm = chat_model(llm_settings)
     assert llm is not None and llm.endpoint == f"{scripted_llm.url}/chat/completions"
     scripted_llm.push(text("pong"))
@@ -100,8 +107,9 @@ def test_chat_model_from_settings_talks_to_the_configured_endpoint(
     assert scripted_llm.chat_requests[0].body["model"] == llm_settings.llm_model
 
 
-def test_tool_calls_round_trip(scripted_llm: ScriptedLLMServer,
-                               scripted_chat_model: OpenAICompatibleChatModel) -> None:
+def test_tool_calls_round_trip(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
     scripted_llm.push(tool_call("ReadFile", {"path": "ledger.xlsx"}), text("done"))
     llm = scripted_chat_model.bind_tools([ReadFile], tool_choice="auto")
     first = llm.invoke("Read the ledger.")
@@ -120,15 +128,19 @@ def test_tool_calls_round_trip(scripted_llm: ScriptedLLMServer,
 
 
 def test_malformed_tool_arguments_are_kept_as_invalid_calls(
-        scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
     scripted_llm.push(tool_call("ReadFile", '{"path": "a.csv"'))
     answer = scripted_chat_model.invoke("go")
     assert answer.tool_calls == [] and answer.invalid_tool_calls[0]["name"] == "ReadFile"
 
 
-def test_structured_output_uses_json_schema(scripted_llm: ScriptedLLMServer,
-                                            scripted_chat_model: OpenAICompatibleChatModel) -> None:
-    scripted_llm.push(json_answer({"criterion_id": "s/c1", "score": 0.75, "evidence": "B4 = 1250"}, fenced=True))
+def test_structured_output_uses_json_schema(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
+    scripted_llm.push(
+        json_answer({"criterion_id": "s/c1", "score": 0.75, "evidence": "B4 = 1250"}, fenced=True)
+    )
     verdict = scripted_chat_model.with_structured_output(Verdict).invoke("Judge c1.")
     assert verdict == Verdict(criterion_id="s/c1", score=0.75, evidence="B4 = 1250")
     fmt = scripted_llm.chat_requests[0].body["response_format"]
@@ -136,11 +148,14 @@ def test_structured_output_uses_json_schema(scripted_llm: ScriptedLLMServer,
     assert set(fmt["json_schema"]["schema"]["properties"]) == {"criterion_id", "score", "evidence"}
 
 
-def test_structured_output_falls_back_to_tool_forcing(scripted_llm: ScriptedLLMServer,
-                                                      scripted_chat_model: OpenAICompatibleChatModel) -> None:
-    scripted_llm.push(error(400, "response_format json_schema is not supported"),
-                      tool_call("Verdict", {"criterion_id": "s/c2", "score": 1.0, "evidence": "ok"}),
-                      tool_call("Verdict", {"criterion_id": "s/c3", "score": 0.0, "evidence": "no"}))
+def test_structured_output_falls_back_to_tool_forcing(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
+    scripted_llm.push(
+        error(400, "response_format json_schema is not supported"),
+        tool_call("Verdict", {"criterion_id": "s/c2", "score": 1.0, "evidence": "ok"}),
+        tool_call("Verdict", {"criterion_id": "s/c3", "score": 0.0, "evidence": "no"}),
+    )
     verdict, records = ask_structured(scripted_chat_model, Verdict, "Judge c2.")
     assert verdict.criterion_id == "s/c2" and len(records) == 1
     second = scripted_chat_model.with_structured_output(Verdict).invoke("Judge c3.")
@@ -152,10 +167,13 @@ def test_structured_output_falls_back_to_tool_forcing(scripted_llm: ScriptedLLMS
     assert len(bodies) == 3 and "tools" in bodies[2]
 
 
-def test_structured_output_gets_one_repair(scripted_llm: ScriptedLLMServer,
-                                           scripted_chat_model: OpenAICompatibleChatModel) -> None:
-    scripted_llm.push(json_answer({"criterion_id": "s/c1", "score": 7, "evidence": "x"}),
-                      json_answer({"criterion_id": "s/c1", "score": 0.7, "evidence": "x"}))
+def test_structured_output_gets_one_repair(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
+    scripted_llm.push(
+        json_answer({"criterion_id": "s/c1", "score": 7, "evidence": "x"}),
+        json_answer({"criterion_id": "s/c1", "score": 0.7, "evidence": "x"}),
+    )
     verdict, records = ask_structured(scripted_chat_model, Verdict, "Judge c1.")
     assert verdict.score == 0.7
     assert [r.purpose for r in records] == ["structured", "structured-repair"]
@@ -165,7 +183,8 @@ def test_structured_output_gets_one_repair(scripted_llm: ScriptedLLMServer,
 
 
 def test_structured_output_failing_twice_raises_and_is_not_cached(
-        scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
     bad = json_answer({"criterion_id": "s/c1"})
     scripted_llm.push(bad, bad)
     with pytest.raises(StructuredOutputError, match="did not validate"):
@@ -176,16 +195,18 @@ def test_structured_output_failing_twice_raises_and_is_not_cached(
     assert len(scripted_llm.chat_requests) == 3
 
 
-def test_include_raw_reports_the_parsing_error(scripted_llm: ScriptedLLMServer,
-                                               scripted_chat_model: OpenAICompatibleChatModel) -> None:
+def test_include_raw_reports_the_parsing_error(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
     scripted_llm.push(text("not json"), text("still not json"))
     out = scripted_chat_model.with_structured_output(Verdict, include_raw=True).invoke("Judge.")
     assert out["parsed"] is None and out["parsing_error"] is not None
     assert len(records_of(out)) == 2
 
 
-def test_retry_after_500_and_429(scripted_llm: ScriptedLLMServer,
-                                 scripted_chat_model: OpenAICompatibleChatModel) -> None:
+def test_retry_after_500_and_429(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
     scripted_llm.push(error(500), error(429, "rate limited"), text("finally"))
     answer = scripted_chat_model.invoke("hello")
     assert answer.content == "finally"
@@ -194,14 +215,16 @@ def test_retry_after_500_and_429(scripted_llm: ScriptedLLMServer,
 
 
 def test_retry_after_a_timeout(scripted_llm: ScriptedLLMServer, tmp_path: Path) -> None:
-    llm = OpenAICompatibleChatModel(base_url=scripted_llm.url, model="m", timeout_s=0.3, max_retries=2,
-                                    backoff_s=0.01, cache_dir=None)
+    llm = OpenAICompatibleChatModel(
+        base_url=scripted_llm.url, model="m", timeout_s=0.3, max_retries=2, backoff_s=0.01, cache_dir=None
+    )
     scripted_llm.push(slow(text("late"), 1.5), text("on time"))
     assert llm.invoke("hello").content == "on time"
 
 
 def test_exhausted_retries_raise_llm_error_naming_the_endpoint(
-        scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
     scripted_llm.push(*[error(503, "overloaded")] * 4)
     with pytest.raises(LLMHTTPError) as caught:
         scripted_chat_model.invoke("hello")
@@ -210,8 +233,9 @@ def test_exhausted_retries_raise_llm_error_naming_the_endpoint(
     assert scripted_chat_model.endpoint in str(caught.value) and "overloaded" in str(caught.value)
 
 
-def test_client_errors_are_not_retried(scripted_llm: ScriptedLLMServer,
-                                       scripted_chat_model: OpenAICompatibleChatModel) -> None:
+def test_client_errors_are_not_retried(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
     scripted_llm.push(error(401, "bad key"), text("never sent"))
     with pytest.raises(LLMHTTPError, match="HTTP 401"):
         scripted_chat_model.invoke("hello")
@@ -220,14 +244,17 @@ def test_client_errors_are_not_retried(scripted_llm: ScriptedLLMServer,
 
 def test_rerun_is_served_from_the_cache(scripted_llm: ScriptedLLMServer, tmp_path: Path) -> None:
     def make() -> OpenAICompatibleChatModel:
-        return OpenAICompatibleChatModel(base_url=scripted_llm.url, model="m", cache_dir=tmp_path / "cache",
-                                         cost_per_1k_input=1.0)
+        return OpenAICompatibleChatModel(
+            base_url=scripted_llm.url, model="m", cache_dir=tmp_path / "cache", cost_per_1k_input=1.0
+        )
 
     scripted_llm.push(text("cached answer"))
     first = make().invoke("same prompt")
     again = make().invoke("same prompt")  # a new process would see the same sqlite file
     assert again.content == "cached answer" and len(scripted_llm.chat_requests) == 1
-    assert records_of(again)[0].cached and records_of(again)[0].prompt_hash == records_of(first)[0].prompt_hash
+    assert (
+        records_of(again)[0].cached and records_of(again)[0].prompt_hash == records_of(first)[0].prompt_hash
+    )
     assert records_of(again)[0].cost_usd == records_of(first)[0].cost_usd
     # Anything that changes the answer changes the key: a seed, tools, the model.
     scripted_llm.push(text("other"))
@@ -235,8 +262,9 @@ def test_rerun_is_served_from_the_cache(scripted_llm: ScriptedLLMServer, tmp_pat
 
 
 def test_failures_are_never_cached(scripted_llm: ScriptedLLMServer, tmp_path: Path) -> None:
-    llm = OpenAICompatibleChatModel(base_url=scripted_llm.url, model="m", cache_dir=tmp_path / "cache",
-                                    max_retries=0)
+    llm = OpenAICompatibleChatModel(
+        base_url=scripted_llm.url, model="m", cache_dir=tmp_path / "cache", max_retries=0
+    )
     scripted_llm.push(error(500), malformed())
     with pytest.raises(LLMHTTPError):
         llm.invoke("q")
@@ -247,9 +275,11 @@ def test_failures_are_never_cached(scripted_llm: ScriptedLLMServer, tmp_path: Pa
     assert llm.invoke("q").content == "good" and len(llm.response_cache) == 1
 
 
-def test_api_key_never_reaches_logs_errors_or_repr(scripted_llm: ScriptedLLMServer,
-                                                   scripted_chat_model: OpenAICompatibleChatModel,
-                                                   caplog: pytest.LogCaptureFixture) -> None:
+def test_api_key_never_reaches_logs_errors_or_repr(
+    scripted_llm: ScriptedLLMServer,
+    scripted_chat_model: OpenAICompatibleChatModel,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     # A hostile proxy that echoes the key back in its error body.
     scripted_llm.push(*[error(502, f"upstream said: Bearer {TEST_API_KEY}")] * 4)
     caplog.set_level(logging.DEBUG)
@@ -270,9 +300,12 @@ def test_retry_after_header_is_honoured() -> None:
     assert llm._delay(0, httpx.Response(503, request=request)) <= 0.01
 
 
-def test_async_fan_out_respects_the_concurrency_limit(scripted_llm: ScriptedLLMServer, tmp_path: Path) -> None:
-    llm = OpenAICompatibleChatModel(base_url=scripted_llm.url, model="m", concurrency=2,
-                                    cache_dir=tmp_path / "cache")
+def test_async_fan_out_respects_the_concurrency_limit(
+    scripted_llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    llm = OpenAICompatibleChatModel(
+        base_url=scripted_llm.url, model="m", concurrency=2, cache_dir=tmp_path / "cache"
+    )
     scripted_llm.responder = lambda request: slow(text(f"echo {request.last_message['content']}"), 0.1)
 
     async def fan_out() -> list[AIMessage]:
@@ -285,8 +318,9 @@ def test_async_fan_out_respects_the_concurrency_limit(scripted_llm: ScriptedLLMS
     assert totals.calls == 6 and totals.input_tokens > 0
 
 
-def test_async_structured_output(scripted_llm: ScriptedLLMServer,
-                                 scripted_chat_model: OpenAICompatibleChatModel) -> None:
+def test_async_structured_output(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
     scripted_llm.push(error(500), json_answer({"criterion_id": "s/c9", "score": 0.25, "evidence": "e"}))
     verdict = asyncio.run(scripted_chat_model.with_structured_output(Verdict).ainvoke("Judge c9."))
     assert verdict.score == 0.25

@@ -47,16 +47,20 @@ def listener() -> Iterator[int]:
 
 
 def test_script_reads_the_workspace_and_its_output_comes_back(workspace: Path) -> None:
-    result = run_python("import csv\nrows = list(csv.DictReader(open('data/ledger.csv')))\n"
-                        "total = sum(int(r['amount']) for r in rows)\nprint(total)\n"
-                        "open('total.txt', 'w').write(str(total))\n", workspace)
+    result = run_python(
+        "import csv\nrows = list(csv.DictReader(open('data/ledger.csv')))\n"
+        "total = sum(int(r['amount']) for r in rows)\nprint(total)\n"
+        "open('total.txt', 'w').write(str(total))\n",
+        workspace,
+    )
     assert result.ok and result.stdout.strip() == "6500"
     assert result.changed_files == ["total.txt"] and (workspace / "total.txt").read_text() == "6500"
 
 
 def test_script_works_on_its_own_copy(workspace: Path) -> None:
-    result = run_python("import os, shutil\nos.remove('data/ledger.csv')\nprint(os.getcwd())\n", workspace,
-                        sync_back=False)
+    result = run_python(
+        "import os, shutil\nos.remove('data/ledger.csv')\nprint(os.getcwd())\n", workspace, sync_back=False
+    )
     assert result.ok and (workspace / "data" / "ledger.csv").is_file()
     assert Path(result.stdout.strip()).resolve() != workspace.resolve()
     # Nothing written without sync_back reaches the working directory.
@@ -65,7 +69,9 @@ def test_script_works_on_its_own_copy(workspace: Path) -> None:
 
 
 def test_time_limit_kills_the_script(workspace: Path) -> None:
-    result = run_python("import time\nwhile True:\n    time.sleep(0.05)\n", workspace, SandboxLimits(wall_s=1))
+    result = run_python(
+        "import time\nwhile True:\n    time.sleep(0.05)\n", workspace, SandboxLimits(wall_s=1)
+    )
     assert result.timed_out and result.exit_code is None and not result.ok
     assert "time limit" in result.stderr
 
@@ -76,22 +82,26 @@ def test_cpu_limit_backs_up_the_wall_clock(workspace: Path) -> None:
 
 
 def test_memory_limit_stops_a_large_allocation(workspace: Path) -> None:
-    result = run_python("block = bytearray(3 * 1024 ** 3)\nprint('allocated')\n", workspace,
-                        SandboxLimits(memory_mb=512))
+    result = run_python(
+        "block = bytearray(3 * 1024 ** 3)\nprint('allocated')\n", workspace, SandboxLimits(memory_mb=512)
+    )
     assert not result.ok and "allocated" not in result.stdout
     assert "MemoryError" in result.stderr or "killed" in result.stderr
 
 
 def test_no_network_through_the_socket_module(workspace: Path, listener: int) -> None:
-    result = run_python(f"import socket\nsocket.create_connection(('127.0.0.1', {listener}), timeout=2)\n",
-                        workspace)
+    result = run_python(
+        f"import socket\nsocket.create_connection(('127.0.0.1', {listener}), timeout=2)\n", workspace
+    )
     assert not result.ok and "network access is disabled" in result.stderr
 
 
 def test_no_network_even_below_the_socket_module(workspace: Path, listener: int) -> None:
     # _socket bypasses the Python-level guard; only a network namespace stops this one.
-    code = (f"import _socket\ns = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)\ns.settimeout(2)\n"
-            f"s.connect(('127.0.0.1', {listener}))\nprint(s.recv(16))\n")
+    code = (
+        f"import _socket\ns = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)\ns.settimeout(2)\n"
+        f"s.connect(('127.0.0.1', {listener}))\nprint(s.recv(16))\n"
+    )
     result = run_python(code, workspace)
     if netns_available():
         assert result.network_isolation == "netns"
@@ -102,8 +112,9 @@ def test_no_network_even_below_the_socket_module(workspace: Path, listener: int)
 
 def test_environment_does_not_leak_into_the_script(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRAPHFORGE_LLM_API_KEY", "sk-must-not-leak")
-    result = run_python("import os\nprint(sorted(k for k in os.environ if 'GRAPHFORGE' in k or 'KEY' in k))\n",
-                        workspace)
+    result = run_python(
+        "import os\nprint(sorted(k for k in os.environ if 'GRAPHFORGE' in k or 'KEY' in k))\n", workspace
+    )
     assert result.ok and result.stdout.strip() == "[]"
     assert os.environ["GRAPHFORGE_LLM_API_KEY"] == "sk-must-not-leak"
 
