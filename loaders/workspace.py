@@ -5,7 +5,7 @@ Nothing here touches Neo4j; ``load_workspace`` hands the scan to the ``load_work
 Manifest (optional; ``manifest.json|yaml|yml`` or ``graphforge-manifest.*`` at the root, or ``--manifest``):
 
     {"workspace": {"id": "ws-brightwater", "name": "...", "seed_id": "..."},
-     "files": [{"path": "reports/q2.pdf", "role": "core", "source_url": "https://...", "license": "CC-BY-4.0"}]}
+     "files": [{"path": "reports/q2.pdf", "role": "core", "source_url": "https://...", "license": "MIT"}]}
 """
 
 from __future__ import annotations
@@ -25,8 +25,14 @@ from graphforge.models.workspace import CandidateFile, FileRole
 from graphforge.parsers import ParseLimits
 from graphforge.stages import load_workspace as stage
 
-MANIFEST_NAMES = ("manifest.json", "manifest.yaml", "manifest.yml", "graphforge-manifest.json",
-                  "graphforge-manifest.yaml", "graphforge-manifest.yml")
+MANIFEST_NAMES = (
+    "manifest.json",
+    "manifest.yaml",
+    "manifest.yml",
+    "graphforge-manifest.json",
+    "graphforge-manifest.yaml",
+    "graphforge-manifest.yml",
+)
 # Crawl and OS debris, never workspace content.
 SKIP_DIRS = {".git", ".svn", ".hg", "__MACOSX", "__pycache__", ".ipynb_checkpoints"}
 SKIP_FILES = {".DS_Store", "Thumbs.db", "desktop.ini"}
@@ -73,12 +79,30 @@ class WorkspaceScan(BaseModel):
 
 # Rules look only at the path: they run before parsing and must never depend on content an agent sees.
 _ROLE_RULES: list[tuple[FileRole, re.Pattern[str]]] = [
-    (FileRole.CONFUSER, re.compile(r"draft|superseded|obsolete|deprecated|outdated|old[_\- ]|backup|\bbak\b|"
-                                   r"prelim|_v\d+\b|[_\- ]v\d+[_\- .]", re.IGNORECASE)),
-    (FileRole.AMBIENT, re.compile(r"(^|/)(misc|tmp|temp|archive|other|personal)/|notice|newsletter|readme|"
-                                  r"invitation|menu|agenda|holiday|party|relocation", re.IGNORECASE)),
-    (FileRole.CORE, re.compile(r"report|ledger|statement|financ|accounts|results|budget|forecast|balance|"
-                               r"invoice|contract|dataset|data/", re.IGNORECASE)),
+    (
+        FileRole.CONFUSER,
+        re.compile(
+            r"draft|superseded|obsolete|deprecated|outdated|old[_\- ]|backup|\bbak\b|"
+            r"prelim|_v\d+\b|[_\- ]v\d+[_\- .]",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        FileRole.AMBIENT,
+        re.compile(
+            r"(^|/)(misc|tmp|temp|archive|other|personal)/|notice|newsletter|readme|"
+            r"invitation|menu|agenda|holiday|party|relocation",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        FileRole.CORE,
+        re.compile(
+            r"report|ledger|statement|financ|accounts|results|budget|forecast|balance|"
+            r"invoice|contract|dataset|data/",
+            re.IGNORECASE,
+        ),
+    ),
 ]
 
 
@@ -120,8 +144,11 @@ def read_manifest(path: Path) -> Manifest:
     try:
         return Manifest.model_validate(data or {})
     except ValidationError as exc:
-        raise SourceFormatError(path, f"manifest does not match the schema: {exc.errors()[0]['msg']} at "
-                                      f"{'.'.join(str(x) for x in exc.errors()[0]['loc'])}") from exc
+        raise SourceFormatError(
+            path,
+            f"manifest does not match the schema: {exc.errors()[0]['msg']} at "
+            f"{'.'.join(str(x) for x in exc.errors()[0]['loc'])}",
+        ) from exc
 
 
 def _inside(root: Path, rel: str) -> str | None:
@@ -139,8 +166,14 @@ def _inside(root: Path, rel: str) -> str | None:
 # ---- walk ---------------------------------------------------------------------------------------
 
 
-def scan_workspace(root: Path, *, manifest: Path | None = None, workspace_id: str | None = None,
-                   seed_id: str | None = None, assigner: RoleAssigner | None = None) -> WorkspaceScan:
+def scan_workspace(
+    root: Path,
+    *,
+    manifest: Path | None = None,
+    workspace_id: str | None = None,
+    seed_id: str | None = None,
+    assigner: RoleAssigner | None = None,
+) -> WorkspaceScan:
     """Walk ``root`` (symlinks refused, never followed) and give every file a hidden role.
 
     Roles come from the manifest when it names the file, else from ``assigner`` (default: path rules).
@@ -193,13 +226,28 @@ def scan_workspace(root: Path, *, manifest: Path | None = None, workspace_id: st
     for rel in sorted(found):
         entry = by_path.get(rel)
         role, source = (entry.role, "manifest") if entry is not None and entry.role else assigned[rel]
-        candidates.append(CandidateFile(path=rel, abs_path=str(root / rel), role=role, role_source=source,
-                                        source_url=entry.source_url if entry else None,
-                                        license=entry.license if entry else None))
+        candidates.append(
+            CandidateFile(
+                path=rel,
+                abs_path=str(root / rel),
+                role=role,
+                role_source=source,
+                source_url=entry.source_url if entry else None,
+                license=entry.license if entry else None,
+            )
+        )
     name = spec.workspace.name or root.name
     wid = workspace_id or spec.workspace.id or default_workspace_id(root)
-    return WorkspaceScan(root=root, workspace_id=wid, name=name, seed_id=seed_id or spec.workspace.seed_id,
-                         manifest=manifest, candidates=candidates, refused=sorted(refused), skipped=sorted(skipped))
+    return WorkspaceScan(
+        root=root,
+        workspace_id=wid,
+        name=name,
+        seed_id=seed_id or spec.workspace.seed_id,
+        manifest=manifest,
+        candidates=candidates,
+        refused=sorted(refused),
+        skipped=sorted(skipped),
+    )
 
 
 def default_workspace_id(root: Path) -> str:
@@ -239,15 +287,36 @@ def llm_assigner(ctx: StageContext) -> RoleAssigner | None:
     return make_llm_assigner(model)
 
 
-def load_workspace(ctx: StageContext, root: Path, *, manifest: Path | None = None, workspace_id: str | None = None,
-                   seed_id: str | None = None, jobs: int | None = None, timeout_s: float = 60.0,
-                   max_file_bytes: int | None = None, retry_invalid: bool = False, use_llm_roles: bool = True,
-                   progress: stage.Progress | None = None) -> stage.LoadWorkspaceResult:
+def load_workspace(
+    ctx: StageContext,
+    root: Path,
+    *,
+    manifest: Path | None = None,
+    workspace_id: str | None = None,
+    seed_id: str | None = None,
+    jobs: int | None = None,
+    timeout_s: float = 60.0,
+    max_file_bytes: int | None = None,
+    retry_invalid: bool = False,
+    use_llm_roles: bool = True,
+    progress: stage.Progress | None = None,
+) -> stage.LoadWorkspaceResult:
     """Scan ``root`` and ingest it: the one call the CLI and the demo make."""
     assigner = llm_assigner(ctx) if use_llm_roles else None
-    scan = scan_workspace(root, manifest=manifest, workspace_id=workspace_id, seed_id=seed_id, assigner=assigner)
+    scan = scan_workspace(
+        root, manifest=manifest, workspace_id=workspace_id, seed_id=seed_id, assigner=assigner
+    )
     limits = ParseLimits(max_file_bytes=max_file_bytes) if max_file_bytes else ParseLimits()
-    params = stage.LoadWorkspaceParams(workspace_id=scan.workspace_id, name=scan.name, root=scan.root,
-                                       files=scan.candidates, seed_id=scan.seed_id, jobs=jobs, timeout_s=timeout_s,
-                                       limits=limits, retry_invalid=retry_invalid, refused=scan.refused)
+    params = stage.LoadWorkspaceParams(
+        workspace_id=scan.workspace_id,
+        name=scan.name,
+        root=scan.root,
+        files=scan.candidates,
+        seed_id=scan.seed_id,
+        jobs=jobs,
+        timeout_s=timeout_s,
+        limits=limits,
+        retry_invalid=retry_invalid,
+        refused=scan.refused,
+    )
     return stage.run(ctx, params, progress)

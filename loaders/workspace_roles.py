@@ -1,4 +1,4 @@
-"""The chat-model role assigner: hidden roles for a workspace's files from their paths, labelled llm:<model>."""
+"""The chat-model role assigner: hidden roles for workspace files from their paths, labelled llm:<model>."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from graphforge.models.workspace import FileRole
 
 _BATCH = 200
-_PROMPT = """You assemble a workspace of real files for a work task. Give every file path below one hidden role:
+_PROMPT = """You assemble a workspace of real files for a work task. Give each path below one hidden role:
 - core: a primary source the task is built on (reports, ledgers, statements, datasets);
 - supporting: corroborates or explains the core files (memos, slides, press releases, exports, notes);
 - confuser: plausible but wrong to use (drafts, superseded or outdated versions, other periods or entities);

@@ -21,8 +21,19 @@ from graphforge.parsers import docx, pdf, pptx, text, xlsx
 from graphforge.parsers.base import ParsedFile, ParsedSpan, ParseLimits, Refused, file_digest, span_id
 from graphforge.parsers.detect import Detection, detect_format
 
-__all__ = ["ParsedFile", "ParsedSpan", "ParseLimits", "Detection", "detect_format", "parse_file", "parse_files",
-           "span_id", "file_digest", "PARSER_NAMES", "ParseTask"]
+__all__ = [
+    "ParsedFile",
+    "ParsedSpan",
+    "ParseLimits",
+    "Detection",
+    "detect_format",
+    "parse_file",
+    "parse_files",
+    "span_id",
+    "file_digest",
+    "PARSER_NAMES",
+    "ParseTask",
+]
 
 ParserFn = Callable[[Path, ParseLimits], tuple[list[ParsedSpan], int | None]]
 
@@ -40,8 +51,9 @@ PARSERS: dict[FileFormat, tuple[str, ParserFn]] = {
 PARSER_NAMES = {fmt: name for fmt, (name, _) in PARSERS.items()}
 
 
-def parse_file(path: Path, limits: ParseLimits | None = None, *, sha256: str | None = None,
-               size: int | None = None) -> ParsedFile:
+def parse_file(
+    path: Path, limits: ParseLimits | None = None, *, sha256: str | None = None, size: int | None = None
+) -> ParsedFile:
     """Detect the format of ``path`` and parse it into spans; bad content gives ``valid=False`` + reason.
 
     Args:
@@ -60,11 +72,25 @@ def parse_file(path: Path, limits: ParseLimits | None = None, *, sha256: str | N
         raise SourceFormatError(path, f"cannot read file: {exc.strerror or exc}") from exc
     fmt = detection.format
 
-    def result(valid: bool, reason: str | None = None, parser: str | None = None,
-               spans: list[ParsedSpan] | None = None, pages: int | None = None) -> ParsedFile:
-        return ParsedFile(path=str(path), sha256=sha256, size=size, format=fmt, valid=valid, invalid_reason=reason,
-                          parser=parser, page_count=pages, spans=spans or [],
-                          parse_seconds=round(time.perf_counter() - started, 4))
+    def result(
+        valid: bool,
+        reason: str | None = None,
+        parser: str | None = None,
+        spans: list[ParsedSpan] | None = None,
+        pages: int | None = None,
+    ) -> ParsedFile:
+        return ParsedFile(
+            path=str(path),
+            sha256=sha256,
+            size=size,
+            format=fmt,
+            valid=valid,
+            invalid_reason=reason,
+            parser=parser,
+            page_count=pages,
+            spans=spans or [],
+            parse_seconds=round(time.perf_counter() - started, 4),
+        )
 
     if size > limits.max_file_bytes:
         return result(False, f"file is {size} bytes, over the size limit of {limits.max_file_bytes} bytes")

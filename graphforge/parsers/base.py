@@ -56,14 +56,30 @@ class ParsedFile(BaseModel):
     parse_seconds: float = 0.0
 
     def file_row(self) -> FileRow:
-        return FileRow(sha256=self.sha256, size=self.size, format=self.format, valid=self.valid,
-                       invalid_reason=self.invalid_reason, parser=self.parser, span_count=len(self.spans),
-                       page_count=self.page_count)
+        return FileRow(
+            sha256=self.sha256,
+            size=self.size,
+            format=self.format,
+            valid=self.valid,
+            invalid_reason=self.invalid_reason,
+            parser=self.parser,
+            span_count=len(self.spans),
+            page_count=self.page_count,
+        )
 
     def span_rows(self) -> list[SpanRow]:
-        return [SpanRow(span_id=span_id(self.sha256, s.locator), file_sha256=self.sha256, locator=s.locator,
-                        kind=s.kind, ordinal=i, text=s.text, formulas_json=s.formulas_json)
-                for i, s in enumerate(self.spans)]
+        return [
+            SpanRow(
+                span_id=span_id(self.sha256, s.locator),
+                file_sha256=self.sha256,
+                locator=s.locator,
+                kind=s.kind,
+                ordinal=i,
+                text=s.text,
+                formulas_json=s.formulas_json,
+            )
+            for i, s in enumerate(self.spans)
+        ]
 
     @property
     def text(self) -> str:

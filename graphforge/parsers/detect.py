@@ -1,4 +1,4 @@
-"""Format detection from content: magic bytes, zip member names, text sniffing; the extension only breaks ties."""
+"""Format detection from content: magic bytes, zip member names, text sniffing; the extension breaks ties."""
 
 from __future__ import annotations
 
@@ -13,9 +13,14 @@ from graphforge.models.workspace import FileFormat
 
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"RIFF", b"II*\x00", b"MM\x00*")
-_OOXML_MAIN = {"xl/workbook.xml": FileFormat.XLSX, "word/document.xml": FileFormat.DOCX,
-               "ppt/presentation.xml": FileFormat.PPTX}
-_HTML_RE = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL)
+_OOXML_MAIN = {
+    "xl/workbook.xml": FileFormat.XLSX,
+    "word/document.xml": FileFormat.DOCX,
+    "ppt/presentation.xml": FileFormat.PPTX,
+}
+_HTML_RE = re.compile(
+    rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL
+)
 _MD_RE = re.compile(r"^(?:#{1,6} \S|\s*[-*+] \S|\s*\d+\. \S|\|.*\|\s*$|```|> \S)", re.MULTILINE)
 _MD_EXT = {".md", ".markdown", ".mdown"}
 SNIFF_BYTES = 64 * 1024
@@ -45,7 +50,9 @@ def detect_format(path: Path) -> Detection:
         return Detection(FileFormat.IMAGE, "image magic bytes")
     text = _decode(head)
     if text is None:
-        return Detection(FileFormat.UNKNOWN, "binary content", "unsupported binary format (no known signature)")
+        return Detection(
+            FileFormat.UNKNOWN, "binary content", "unsupported binary format (no known signature)"
+        )
     return _detect_text(head, text, ext)
 
 
@@ -54,26 +61,36 @@ def _detect_zip(path: Path, ext: str) -> Detection:
         with zipfile.ZipFile(path) as zf:
             names = zf.namelist()
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        fmt = {".xlsx": FileFormat.XLSX, ".docx": FileFormat.DOCX, ".pptx": FileFormat.PPTX}.get(ext,
-                                                                                                 FileFormat.UNKNOWN)
+        fmt = {".xlsx": FileFormat.XLSX, ".docx": FileFormat.DOCX, ".pptx": FileFormat.PPTX}.get(
+            ext, FileFormat.UNKNOWN
+        )
         return Detection(fmt, "zip signature", f"corrupt zip container: {exc}")
     if not names:
         return Detection(FileFormat.UNKNOWN, "zip signature", "empty zip archive (no members)")
     for member, fmt in _OOXML_MAIN.items():
         if member in names:
             return Detection(fmt, f"zip member {member}")
-    return Detection(FileFormat.UNKNOWN, "zip archive", f"zip archive that is not an Office document "
-                                                        f"({len(names)} members)")
+    return Detection(
+        FileFormat.UNKNOWN,
+        "zip archive",
+        f"zip archive that is not an Office document ({len(names)} members)",
+    )
 
 
 def _detect_ole(head: bytes, ext: str) -> Detection:
     # Password-protected OOXML files are OLE compound files holding EncryptionInfo + EncryptedPackage.
     if "EncryptionInfo".encode("utf-16-le") in head or "EncryptedPackage".encode("utf-16-le") in head:
-        fmt = {".xlsx": FileFormat.XLSX, ".docx": FileFormat.DOCX, ".pptx": FileFormat.PPTX}.get(ext,
-                                                                                                 FileFormat.UNKNOWN)
-        return Detection(fmt, "OLE container with EncryptionInfo", "encrypted Office document (password required)")
-    return Detection(FileFormat.UNKNOWN, "OLE compound file",
-                     "legacy binary Office format (.doc/.xls/.ppt) is not supported")
+        fmt = {".xlsx": FileFormat.XLSX, ".docx": FileFormat.DOCX, ".pptx": FileFormat.PPTX}.get(
+            ext, FileFormat.UNKNOWN
+        )
+        return Detection(
+            fmt, "OLE container with EncryptionInfo", "encrypted Office document (password required)"
+        )
+    return Detection(
+        FileFormat.UNKNOWN,
+        "OLE compound file",
+        "legacy binary Office format (.doc/.xls/.ppt) is not supported",
+    )
 
 
 def _decode(head: bytes) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graphforge.models.workspace import SpanKind
-from graphforge.parsers.base import ParseLimits, ParsedSpan, Refused, clip
+from graphforge.parsers.base import ParsedSpan, ParseLimits, Refused, clip
 from graphforge.parsers.safety import check_package
 
 NAME = "python-docx"

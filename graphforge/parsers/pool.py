@@ -38,12 +38,14 @@ def _default_target() -> Target:
 
 def _serve(conn: Connection, target: Target | None, limits: ParseLimits, memory_bytes: int | None) -> None:
     """Worker loop: receive (index, task), send (index, ParsedFile as dict); None stops it."""
+    _die_with_parent()
     if memory_bytes:
         import resource
 
         # A decompression bomb inside a PDF stream must kill this worker's allocation, not the machine.
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     fn = target or _default_target()
+    conn.send("ready")
     while True:
         message = conn.recv()
         if message is None:
@@ -61,13 +63,36 @@ def _serve(conn: Connection, target: Target | None, limits: ParseLimits, memory_
         conn.send((index, payload))
 
 
+def _die_with_parent() -> None:
+    """Linux: have the kernel kill this worker when its parent dies (a kill -9 of the loader must not
+    leave a parser grinding on a hostile file for minutes)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class _Worker:
-    def __init__(self, ctx: Any, target: Target | None, limits: ParseLimits, memory_bytes: int | None) -> None:
+    def __init__(
+        self, ctx: Any, target: Target | None, limits: ParseLimits, memory_bytes: int | None
+    ) -> None:
         self.conn, child = ctx.Pipe()
-        self.process: BaseProcess = ctx.Process(target=_serve, args=(child, target, limits, memory_bytes),
-                                                daemon=True)
+        self.process: BaseProcess = ctx.Process(
+            target=_serve, args=(child, target, limits, memory_bytes), daemon=True
+        )
         self.process.start()
         child.close()
+        # Wait for the worker to be up before it gets a file: a file's deadline must not pay for a slow
+        # start of its process on a loaded machine.
+        if not self.conn.poll(120.0):
+            raise OSError("parser worker did not start within 120 s")
+        try:
+            self.conn.recv()
+        except EOFError as exc:
+            raise OSError(f"parser worker exited at start (exit code {self.process.exitcode})") from exc
         self.job: tuple[int, ParseTask, float] | None = None  # (index, task, deadline)
 
     def stop(self, kill: bool = False) -> None:
@@ -87,14 +112,32 @@ def failed(task: ParseTask, reason: str, started: float) -> ParsedFile:
     """The record of a file whose parser never answered (timeout, crash)."""
     from graphforge.models.workspace import FileFormat
 
-    fmt = FileFormat(task.format_hint) if task.format_hint in FileFormat._value2member_map_ else FileFormat.UNKNOWN
-    return ParsedFile(path=str(task.path), sha256=task.sha256, size=task.size, format=fmt, valid=False,
-                      invalid_reason=reason, parse_seconds=round(time.perf_counter() - started, 4))
+    fmt = (
+        FileFormat(task.format_hint)
+        if task.format_hint in FileFormat._value2member_map_
+        else FileFormat.UNKNOWN
+    )
+    return ParsedFile(
+        path=str(task.path),
+        sha256=task.sha256,
+        size=task.size,
+        format=fmt,
+        valid=False,
+        invalid_reason=reason,
+        parse_seconds=round(time.perf_counter() - started, 4),
+    )
 
 
-def parse_files(tasks: Sequence[ParseTask], *, limits: ParseLimits | None = None, timeout_s: float = 60.0,
-                jobs: int | None = None, memory_mb: int | None = 2048,
-                target: Target | None = None) -> Iterator[tuple[int, ParsedFile]]:
+def parse_files(
+    tasks: Sequence[ParseTask],
+    *,
+    limits: ParseLimits | None = None,
+    timeout_s: float = 60.0,
+    jobs: int | None = None,
+    memory_mb: int | None = 2048,
+    target: Target | None = None,
+    on_idle: Callable[[], None] | None = None,
+) -> Iterator[tuple[int, ParsedFile]]:
     """Yield ``(index into tasks, ParsedFile)`` as files finish, in completion order.
 
     Args:
@@ -102,6 +145,8 @@ def parse_files(tasks: Sequence[ParseTask], *, limits: ParseLimits | None = None
         jobs: worker processes (default: CPU count, at most the number of tasks).
         memory_mb: address-space cap per worker (None: no cap).
         target: the parse function (module-level, picklable); ``parse_file`` unless a test swaps it.
+        on_idle: called whenever every worker is busy and no result is ready yet (the caller writes
+            what it has buffered then, so slow files never hold finished ones back).
     """
     limits = limits or ParseLimits()
     if not tasks:
@@ -131,7 +176,11 @@ def parse_files(tasks: Sequence[ParseTask], *, limits: ParseLimits | None = None
                     worker.job = (index, task, started_at[index] + timeout_s)
             busy = [w for w in workers if w.job]
             next_deadline = min(w.job[2] for w in busy if w.job)
-            ready = wait([w.conn for w in busy], timeout=max(0.0, next_deadline - time.perf_counter()))
+            ready = wait([w.conn for w in busy], timeout=0)
+            if not ready:
+                if on_idle is not None:
+                    on_idle()
+                ready = wait([w.conn for w in busy], timeout=max(0.0, next_deadline - time.perf_counter()))
             for i, worker in enumerate(workers):
                 if worker.job is None:
                     continue
@@ -140,10 +189,14 @@ def parse_files(tasks: Sequence[ParseTask], *, limits: ParseLimits | None = None
                     try:
                         got_index, payload = worker.conn.recv()
                     except (EOFError, OSError):
+                        worker.process.join(2.0)  # reap it, so its exit code (signal < 0) is known
                         code = worker.process.exitcode
                         worker.stop(kill=True)
                         workers[i] = _Worker(ctx, target, limits, memory)
-                        yield index, failed(task, f"parser process died (exit code {code})", started_at[index])
+                        yield (
+                            index,
+                            failed(task, f"parser process died (exit code {code})", started_at[index]),
+                        )
                         continue
                     worker.job = None
                     if isinstance(payload, str):
@@ -153,8 +206,12 @@ def parse_files(tasks: Sequence[ParseTask], *, limits: ParseLimits | None = None
                 elif time.perf_counter() >= deadline:
                     worker.stop(kill=True)
                     workers[i] = _Worker(ctx, target, limits, memory)
-                    yield index, failed(task, f"parser timed out after {timeout_s:g}s (worker killed)",
-                                        started_at[index])
+                    yield (
+                        index,
+                        failed(
+                            task, f"parser timed out after {timeout_s:g}s (worker killed)", started_at[index]
+                        ),
+                    )
     finally:
         for worker in workers:
             worker.stop(kill=worker.job is not None)

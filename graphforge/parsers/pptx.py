@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from graphforge.models.workspace import SpanKind
-from graphforge.parsers.base import ParseLimits, ParsedSpan, Refused, clip
+from graphforge.parsers.base import ParsedSpan, ParseLimits, Refused, clip
 from graphforge.parsers.safety import check_package
 
 NAME = "python-pptx"

@@ -9,12 +9,29 @@ import re
 from pathlib import Path
 
 from graphforge.models.workspace import SpanKind
-from graphforge.parsers.base import ParseLimits, ParsedSpan, Refused, clip
+from graphforge.parsers.base import ParsedSpan, ParseLimits, Refused, clip
 
 _HEADING_RE = re.compile(r"^#{1,6}\s")
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
-_BLOCK_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "blockquote", "tr", "dt", "dd", "caption",
-               "figcaption", "td", "th")
+_BLOCK_TAGS = (
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "p",
+    "li",
+    "pre",
+    "blockquote",
+    "tr",
+    "dt",
+    "dd",
+    "caption",
+    "figcaption",
+    "td",
+    "th",
+)
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
 
@@ -47,7 +64,9 @@ def parse_csv(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | 
                 raise Refused(f"CSV has more than {limits.max_rows} rows (cap)")
             cells = [c.strip() for c in row]
             if any(cells):
-                spans.append(ParsedSpan(locator=f"row={number}", kind=SpanKind.ROW, text=clip("\t".join(cells))))
+                spans.append(
+                    ParsedSpan(locator=f"row={number}", kind=SpanKind.ROW, text=clip("\t".join(cells)))
+                )
     except csv.Error as exc:
         raise Refused(f"malformed CSV: {exc}") from exc
     return spans, None
@@ -123,5 +142,7 @@ def _sections(texts: list[str]) -> list[ParsedSpan]:
     spans: list[ParsedSpan] = []
     for text in texts:
         if text.strip():
-            spans.append(ParsedSpan(locator=f"section={len(spans) + 1}", kind=SpanKind.SECTION, text=clip(text)))
+            spans.append(
+                ParsedSpan(locator=f"section={len(spans) + 1}", kind=SpanKind.SECTION, text=clip(text))
+            )
     return spans

@@ -12,7 +12,7 @@ from typing import Any
 from openpyxl.utils import get_column_letter
 
 from graphforge.models.workspace import SpanKind
-from graphforge.parsers.base import ParseLimits, ParsedSpan, Refused, clip
+from graphforge.parsers.base import ParsedSpan, ParseLimits, Refused, clip
 from graphforge.parsers.safety import check_package
 
 NAME = "openpyxl"
@@ -41,7 +41,9 @@ def parse(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None
             for row_index, frow, vrow in _rows(fws, vws, limits, name):
                 cells += len(frow)
                 if cells > limits.max_cells:
-                    raise Refused(f"workbook has more than {limits.max_cells} cells (cap); stopped in sheet {name!r}")
+                    raise Refused(
+                        f"workbook has more than {limits.max_cells} cells (cap); stopped in sheet {name!r}"
+                    )
                 span = _row_span(name, row_index, frow, vrow)
                 if span is not None:
                     spans.append(span)
@@ -53,13 +55,17 @@ def parse(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None
     return spans, len(formulas_wb.sheetnames)
 
 
-def _rows(fws: Any, vws: Any, limits: ParseLimits, name: str) -> Iterator[tuple[int, tuple[Any, ...], tuple[Any, ...]]]:
+def _rows(
+    fws: Any, vws: Any, limits: ParseLimits, name: str
+) -> Iterator[tuple[int, tuple[Any, ...], tuple[Any, ...]]]:
     row_index = 0
     for frow, vrow in zip(fws.iter_rows(), vws.iter_rows(), strict=False):
         row_index += 1  # openpyxl yields an empty tuple for every missing row, so the count is the row number
         if row_index > limits.max_rows:
-            raise Refused(f"sheet {name!r} has rows beyond row {limits.max_rows} (cap); a sheet claiming "
-                          f"~1M rows is refused rather than padded")
+            raise Refused(
+                f"sheet {name!r} has rows beyond row {limits.max_rows} (cap); a sheet claiming "
+                f"~1M rows is refused rather than padded"
+            )
         if frow:
             yield row_index, frow, vrow
 
@@ -87,9 +93,12 @@ def _row_span(sheet: str, row_index: int, frow: tuple[Any, ...], vrow: tuple[Any
         return None
     last = max(shown)
     text = "\t".join(shown.get(col, "") for col in range(1, last + 1))
-    return ParsedSpan(locator=f"sheet={sheet_ref(sheet)}!A{row_index}:{get_column_letter(last)}{row_index}",
-                      kind=SpanKind.CELL_RANGE, text=clip(text),
-                      formulas_json=json.dumps(formulas, sort_keys=True) if formulas else "")
+    return ParsedSpan(
+        locator=f"sheet={sheet_ref(sheet)}!A{row_index}:{get_column_letter(last)}{row_index}",
+        kind=SpanKind.CELL_RANGE,
+        text=clip(text),
+        formulas_json=json.dumps(formulas, sort_keys=True) if formulas else "",
+    )
 
 
 def sheet_ref(name: str) -> str:

@@ -25,7 +25,9 @@ def normalize_package(path: Path, cached_values: Mapping[str, Mapping[str, float
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as dst:
         for name, data in members:
             if name == "docProps/core.xml":
-                data = _CORE_DATE_RE.sub(lambda m: m.group(1) + FIXED_ISO + m.group(2), data.decode()).encode()
+                data = _CORE_DATE_RE.sub(
+                    lambda m: m.group(1) + FIXED_ISO + m.group(2), data.decode()
+                ).encode()
             if cached_values and name in cached_values:
                 data = _inject_cached_values(data.decode(), cached_values[name]).encode()
             info = zipfile.ZipInfo(name, date_time=FIXED_ZIP_TIME)

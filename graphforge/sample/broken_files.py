@@ -57,36 +57,48 @@ def generate_broken_files(root: Path) -> BrokenFiles:
     (root / "entity_bomb.docx").write_bytes(_small_package("word/document.xml", _ENTITY_BOMB))
     (root / "million_rows.xlsx").write_bytes(_million_rows_xlsx())
     line = b"2024-07-01,Industrial Sensors,invoice,1250.00\n"
-    (root / "oversized_export.csv").write_bytes(b"date,segment,kind,amount_eur\n" + line * (1536 * 1024 // len(line)))
+    (root / "oversized_export.csv").write_bytes(
+        b"date,segment,kind,amount_eur\n" + line * (1536 * 1024 // len(line))
+    )
     (root / "hangs_parser.pdf").write_bytes(_slow_pdf())
     return BrokenFiles(root=root, expected_reasons=dict(EXPECTED_REASONS))
 
 
 # ---- builders -----------------------------------------------------------------------------------
 
-_DOCX_BODY = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-              '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>'
-              + "".join(f"<w:p><w:r><w:t>Paragraph {i}: revenue notes for the quarter.</w:t></w:r></w:p>"
-                        for i in range(200))
-              + "</w:body></w:document>")
+_DOCX_BODY = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+    '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>'
+    + "".join(
+        f"<w:p><w:r><w:t>Paragraph {i}: revenue notes for the quarter.</w:t></w:r></w:p>" for i in range(200)
+    )
+    + "</w:body></w:document>"
+)
 
 # The classic "billion laughs": ten levels of ten references expand to 10^9 copies of "lol".
-_ENTITY_BOMB = ('<?xml version="1.0"?>\n<!DOCTYPE lolz [\n <!ENTITY lol "lol">\n'
-                + "".join(f' <!ENTITY lol{i} "{("&lol" + (str(i - 1) if i > 1 else "") + ";") * 10}">\n'
-                          for i in range(1, 10))
-                + ']>\n<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
-                  '<w:body><w:p><w:r><w:t>&lol9;</w:t></w:r></w:p></w:body></w:document>')
+_ENTITY_BOMB = (
+    '<?xml version="1.0"?>\n<!DOCTYPE lolz [\n <!ENTITY lol "lol">\n'
+    + "".join(
+        f' <!ENTITY lol{i} "{("&lol" + (str(i - 1) if i > 1 else "") + ";") * 10}">\n' for i in range(1, 10)
+    )
+    + ']>\n<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+    "<w:body><w:p><w:r><w:t>&lol9;</w:t></w:r></w:p></w:body></w:document>"
+)
 
 _CONTENT_TYPES = {
-    "word/document.xml": ('<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/'
-                          'package/2006/content-types"><Default Extension="rels" ContentType="application/'
-                          'vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType='
-                          '"application/xml"/><Override PartName="/word/document.xml" ContentType="application/'
-                          'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'),
+    "word/document.xml": (
+        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/'
+        'package/2006/content-types"><Default Extension="rels" ContentType="application/'
+        'vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType='
+        '"application/xml"/><Override PartName="/word/document.xml" ContentType="application/'
+        'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'
+    ),
 }
-_ROOT_RELS = ('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/'
-              '2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
-              '2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>')
+_ROOT_RELS = (
+    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/'
+    '2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
+    '2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>'
+)
 
 
 def _zip_bytes(members: list[tuple[str, bytes]], stored: bool = False) -> bytes:
@@ -100,43 +112,69 @@ def _zip_bytes(members: list[tuple[str, bytes]], stored: bool = False) -> bytes:
 
 
 def _small_package(main: str, body: str) -> bytes:
-    return _zip_bytes([("[Content_Types].xml", _CONTENT_TYPES[main].encode()), ("_rels/.rels", _ROOT_RELS.encode()),
-                       (main, body.encode())])
+    return _zip_bytes(
+        [
+            ("[Content_Types].xml", _CONTENT_TYPES[main].encode()),
+            ("_rels/.rels", _ROOT_RELS.encode()),
+            (main, body.encode()),
+        ]
+    )
 
 
 def _xlsx_package(sheet_xml: str, stored: bool = False) -> bytes:
     """A minimal but complete one-sheet workbook (what Excel needs: types, rels, workbook, sheet)."""
     ns = "http://schemas.openxmlformats.org"
-    types = (f'<?xml version="1.0" encoding="UTF-8"?><Types xmlns="{ns}/package/2006/content-types">'
-             f'<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-             f'<Default Extension="xml" ContentType="application/xml"/>'
-             f'<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.'
-             f'spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType='
-             f'"application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>')
-    rels = (f'<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="{ns}/package/2006/relationships">'
-            f'<Relationship Id="rId1" Type="{ns}/officeDocument/2006/relationships/officeDocument" '
-            f'Target="xl/workbook.xml"/></Relationships>')
-    workbook = (f'<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="{ns}/spreadsheetml/2006/main" '
-                f'xmlns:r="{ns}/officeDocument/2006/relationships"><sheets><sheet name="Data" sheetId="1" '
-                f'r:id="rId1"/></sheets></workbook>')
-    wb_rels = (f'<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="{ns}/package/2006/relationships">'
-               f'<Relationship Id="rId1" Type="{ns}/officeDocument/2006/relationships/worksheet" '
-               f'Target="worksheets/sheet1.xml"/></Relationships>')
-    return _zip_bytes([("[Content_Types].xml", types.encode()), ("_rels/.rels", rels.encode()),
-                       ("xl/workbook.xml", workbook.encode()), ("xl/_rels/workbook.xml.rels", wb_rels.encode()),
-                       ("xl/worksheets/sheet1.xml", sheet_xml.encode())], stored=stored)
+    types = (
+        f'<?xml version="1.0" encoding="UTF-8"?><Types xmlns="{ns}/package/2006/content-types">'
+        f'<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+        f'<Default Extension="xml" ContentType="application/xml"/>'
+        f'<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+        f'spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType='
+        f'"application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>'
+    )
+    rels = (
+        f'<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="{ns}/package/2006/relationships">'
+        f'<Relationship Id="rId1" Type="{ns}/officeDocument/2006/relationships/officeDocument" '
+        f'Target="xl/workbook.xml"/></Relationships>'
+    )
+    workbook = (
+        f'<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="{ns}/spreadsheetml/2006/main" '
+        f'xmlns:r="{ns}/officeDocument/2006/relationships"><sheets><sheet name="Data" sheetId="1" '
+        f'r:id="rId1"/></sheets></workbook>'
+    )
+    wb_rels = (
+        f'<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="{ns}/package/2006/relationships">'
+        f'<Relationship Id="rId1" Type="{ns}/officeDocument/2006/relationships/worksheet" '
+        f'Target="worksheets/sheet1.xml"/></Relationships>'
+    )
+    return _zip_bytes(
+        [
+            ("[Content_Types].xml", types.encode()),
+            ("_rels/.rels", rels.encode()),
+            ("xl/workbook.xml", workbook.encode()),
+            ("xl/_rels/workbook.xml.rels", wb_rels.encode()),
+            ("xl/worksheets/sheet1.xml", sheet_xml.encode()),
+        ],
+        stored=stored,
+    )
 
 
-def _sheet_xml(dimension: str, rows: list[tuple[int, list[tuple[str, float]]]]) -> str:
-    body = "".join(f'<row r="{r}">' + "".join(f'<c r="{ref}"><v>{v:g}</v></c>' for ref, v in cells) + "</row>"
-                   for r, cells in rows)
-    return ('<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/'
-            f'spreadsheetml/2006/main"><dimension ref="{dimension}"/><sheetData>{body}</sheetData></worksheet>')
+def _sheet_xml(dimension: str, rows: list[tuple[int, list[tuple[str, int]]]]) -> str:
+    body = "".join(
+        f'<row r="{r}">' + "".join(f'<c r="{ref}"><v>{v}</v></c>' for ref, v in cells) + "</row>"
+        for r, cells in rows
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/'
+        f'spreadsheetml/2006/main"><dimension ref="{dimension}"/><sheetData>{body}</sheetData></worksheet>'
+    )
 
 
 def small_sheet_with_lying_dimension() -> bytes:
-    """A valid tiny workbook whose <dimension> claims the whole grid (common after whole-column formatting)."""
-    return _xlsx_package(_sheet_xml("A1:XFD1048576", [(1, [("A1", 1), ("B1", 2)]), (2, [("A2", 3), ("B2", 4)])]))
+    """A valid tiny workbook whose <dimension> claims the whole grid (seen after whole-column formatting)."""
+    return _xlsx_package(
+        _sheet_xml("A1:XFD1048576", [(1, [("A1", 1), ("B1", 2)]), (2, [("A2", 3), ("B2", 4)])])
+    )
 
 
 def _million_rows_xlsx() -> bytes:
@@ -146,8 +184,11 @@ def _million_rows_xlsx() -> bytes:
 
 
 def _bad_crc_xlsx() -> bytes:
-    data = bytearray(_xlsx_package(_sheet_xml("A1:B2", [(1, [("A1", 1), ("B1", 2)]), (2, [("A2", 3), ("B2", 4)])]),
-                                   stored=True))
+    data = bytearray(
+        _xlsx_package(
+            _sheet_xml("A1:B2", [(1, [("A1", 1), ("B1", 2)]), (2, [("A2", 3), ("B2", 4)])]), stored=True
+        )
+    )
     # Stored (uncompressed) members let one byte change inside the sheet XML without breaking deflate:
     # only the CRC-32 check can notice it.
     at = bytes(data).index(b"<sheetData>") + 3
@@ -190,13 +231,20 @@ def _pdf_from_pages(contents: list[bytes], encrypt_with: str | None = None) -> b
     from pypdf.generic import ArrayObject, ByteStringObject, DictionaryObject, NameObject, StreamObject
 
     writer = PdfWriter()
-    font = writer._add_object(DictionaryObject({NameObject("/Type"): NameObject("/Font"),
-                                                NameObject("/Subtype"): NameObject("/Type1"),
-                                                NameObject("/BaseFont"): NameObject("/Helvetica")}))
+    font = writer._add_object(
+        DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Font"),
+                NameObject("/Subtype"): NameObject("/Type1"),
+                NameObject("/BaseFont"): NameObject("/Helvetica"),
+            }
+        )
+    )
     for content in contents:
         page = writer.add_blank_page(612, 792)
         page[NameObject("/Resources")] = DictionaryObject(
-            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
+        )
         stream = StreamObject()
         stream._data = zlib.compress(content, 9)
         stream[NameObject("/Filter")] = NameObject("/FlateDecode")
@@ -206,7 +254,9 @@ def _pdf_from_pages(contents: list[bytes], encrypt_with: str | None = None) -> b
     fixed = ByteStringObject(bytes(16))
     writer._ID = ArrayObject([fixed, fixed])
     if encrypt_with is not None:
-        writer.encrypt(user_password=encrypt_with, owner_password="owner-" + encrypt_with, algorithm="RC4-128")
+        writer.encrypt(
+            user_password=encrypt_with, owner_password="owner-" + encrypt_with, algorithm="RC4-128"
+        )
         writer._ID = ArrayObject([fixed, fixed])
     buf = io.BytesIO()
     writer.write(buf)
@@ -214,8 +264,12 @@ def _pdf_from_pages(contents: list[bytes], encrypt_with: str | None = None) -> b
 
 
 def _simple_pdf() -> bytes:
-    return _pdf_from_pages([b"BT /F1 12 Tf 72 720 Td (Quarterly revenue 9,115) Tj ET",
-                            b"BT /F1 12 Tf 72 720 Td (Costs 6,760) Tj ET"])
+    return _pdf_from_pages(
+        [
+            b"BT /F1 12 Tf 72 720 Td (Quarterly revenue 9,115) Tj ET",
+            b"BT /F1 12 Tf 72 720 Td (Costs 6,760) Tj ET",
+        ]
+    )
 
 
 def _encrypted_pdf() -> bytes:

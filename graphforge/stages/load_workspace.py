@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher
 from graphforge.context import StageContext
+from graphforge.errors import StageError
 from graphforge.models.workspace import CandidateFile, ContainsRow, FileIngestRow, WorkspaceRow
 from graphforge.parsers import ParsedFile, ParseLimits, ParseTask, detect_format, file_digest, parse_files
 
@@ -74,7 +75,9 @@ class LoadWorkspaceResult(BaseModel):
     nodes_per_s: float  # File + Span nodes written per second of write time
 
 
-def run(ctx: StageContext, params: LoadWorkspaceParams, progress: Progress | None = None) -> LoadWorkspaceResult:
+def run(
+    ctx: StageContext, params: LoadWorkspaceParams, progress: Progress | None = None
+) -> LoadWorkspaceResult:
     started = time.perf_counter()
     refused = [list(r) for r in params.refused]
     hashed: list[tuple[CandidateFile, str, int]] = []
@@ -87,20 +90,38 @@ def run(ctx: StageContext, params: LoadWorkspaceParams, progress: Progress | Non
         hashed.append((cand, sha, size))
     groups = group_duplicates(hashed)
     seed_linked = bool(params.seed_id) and bool(ctx.graph.scalar(COUNT_SEEDS, seed_id=params.seed_id))
-    ctx.graph.write(MERGE_WORKSPACES, [WorkspaceRow(workspace_id=params.workspace_id, name=params.name,
-                                                    root=str(params.root), seed_id=params.seed_id)])
-    ctx.graph.execute(DELETE_STALE_CONTAINS, workspace_id=params.workspace_id,
-                      current=[f"{c.path}|{sha}" for c, sha, _ in hashed])
-    done = {r["sha256"]: r["valid"] for r in
-            ctx.graph.read_dicts(GET_INGESTED_FILES, sha256s=sorted(groups))}
+    ctx.graph.write(
+        MERGE_WORKSPACES,
+        [
+            WorkspaceRow(
+                workspace_id=params.workspace_id,
+                name=params.name,
+                root=str(params.root),
+                seed_id=params.seed_id,
+            )
+        ],
+    )
+    ctx.graph.execute(
+        DELETE_STALE_CONTAINS,
+        workspace_id=params.workspace_id,
+        current=[f"{c.path}|{sha}" for c, sha, _ in hashed],
+    )
+    done = {r["sha256"]: r["valid"] for r in ctx.graph.read_dicts(GET_INGESTED_FILES, sha256s=sorted(groups))}
     skip = {sha for sha, valid in done.items() if valid or not params.retry_invalid}
     contains = {sha: contains_row(params.workspace_id, sha, group) for sha, group in groups.items()}
     # Files already complete only need their (idempotent) links; do it first so a later crash loses nothing.
     ctx.graph.write(LINK_WORKSPACE_FILES, [contains[sha] for sha in sorted(skip)])
 
-    todo = [(sha, group[0]) for sha, group in sorted(groups.items()) if sha not in skip]
-    tasks = [ParseTask(path=Path(cand.abs_path), sha256=sha, size=size, format_hint=_hint(Path(cand.abs_path)))
-             for sha, (cand, size) in todo]
+    # Smallest files first: most files complete (and become durable) early, and a huge or hostile file
+    # cannot delay the many small ones behind it.
+    todo = sorted(
+        ((sha, group[0]) for sha, group in groups.items() if sha not in skip),
+        key=lambda item: (item[1][1], item[0]),
+    )
+    tasks = [
+        ParseTask(path=Path(cand.abs_path), sha256=sha, size=size, format_hint=_hint(Path(cand.abs_path)))
+        for sha, (cand, size) in todo
+    ]
     buffer: list[ParsedFile] = []
     parsed: list[ParsedFile] = []
     write_s = 0.0
@@ -117,38 +138,54 @@ def run(ctx: StageContext, params: LoadWorkspaceParams, progress: Progress | Non
         spans_written += sum(len(p.spans) for p in buffer)
         buffer.clear()
 
-    jobs = params.jobs
-    for count, (index, result) in enumerate(parse_files(tasks, limits=params.limits, timeout_s=params.timeout_s,
-                                                        jobs=jobs), start=1):
-        cand = todo[index][1][0]
-        result = result.model_copy(update={"path": cand.path})
-        parsed.append(result)
-        buffer.append(result)
-        if progress is not None:
-            progress(count, len(tasks), cand.path)
-        # Near the end (only in-flight files left) write each result at once, so a slow straggler that
-        # is still parsing never holds finished files back from the graph.
-        tail = len(tasks) - count <= (jobs or 1)
-        if tail or len(buffer) >= FLUSH_FILES or sum(len(p.spans) for p in buffer) >= FLUSH_SPANS:
-            flush()
+    results = parse_files(
+        tasks, limits=params.limits, timeout_s=params.timeout_s, jobs=params.jobs, on_idle=flush
+    )
+    try:
+        for count, (index, result) in enumerate(results, start=1):
+            cand = todo[index][1][0]
+            result = result.model_copy(update={"path": cand.path})
+            parsed.append(result)
+            buffer.append(result)
+            if progress is not None:
+                progress(count, len(tasks), cand.path)
+            # Also flushed by the pool whenever it waits on busy parsers (on_idle): batches grow while
+            # results pour in and shrink to one file when parsing is the bottleneck.
+            if len(buffer) >= FLUSH_FILES or sum(len(p.spans) for p in buffer) >= FLUSH_SPANS:
+                flush()
+    except OSError as exc:  # worker processes could not be started (process limits, no /dev/shm, ...)
+        raise StageError("load_workspace", f"parser workers failed: {exc}") from exc
     flush()
 
     elapsed = time.perf_counter() - started
-    invalid = [InvalidFile(path=p.path, sha256=p.sha256, format=p.format.value, reason=p.invalid_reason or "")
-               for p in parsed if not p.valid]
+    invalid = [
+        InvalidFile(path=p.path, sha256=p.sha256, format=p.format.value, reason=p.invalid_reason or "")
+        for p in parsed
+        if not p.valid
+    ]
     return LoadWorkspaceResult(
-        workspace_id=params.workspace_id, seed_linked=seed_linked, files_found=len(params.files) + len(params.refused),
+        workspace_id=params.workspace_id,
+        seed_linked=seed_linked,
+        files_found=len(params.files) + len(params.refused),
         unique_files=len(groups),
         duplicates=[[c.path for c, _ in g] for _, g in sorted(groups.items()) if len(g) > 1],
-        skipped_already_ingested=len(skip), parsed=len(parsed), valid=sum(p.valid for p in parsed),
-        invalid=sorted(invalid, key=lambda i: i.path), refused=sorted(refused), spans_written=spans_written,
+        skipped_already_ingested=len(skip),
+        parsed=len(parsed),
+        valid=sum(p.valid for p in parsed),
+        invalid=sorted(invalid, key=lambda i: i.path),
+        refused=sorted(refused),
+        spans_written=spans_written,
         formats=dict(Counter(p.format.value for p in parsed)),
         roles=dict(Counter(group[0][0].role.value for group in groups.values())),
-        seconds=round(elapsed, 3), files_per_s=round(len(parsed) / elapsed, 2) if elapsed else 0.0,
-        nodes_per_s=round((len(parsed) + spans_written) / write_s, 1) if write_s else 0.0)
+        seconds=round(elapsed, 3),
+        files_per_s=round(len(parsed) / elapsed, 2) if elapsed else 0.0,
+        nodes_per_s=round((len(parsed) + spans_written) / write_s, 1) if write_s else 0.0,
+    )
 
 
-def group_duplicates(hashed: Sequence[tuple[CandidateFile, str, int]]) -> dict[str, list[tuple[CandidateFile, int]]]:
+def group_duplicates(
+    hashed: Sequence[tuple[CandidateFile, str, int]],
+) -> dict[str, list[tuple[CandidateFile, int]]]:
     """sha256 -> its files, shortest path first: that one is kept ("x.csv" over "x (copy).csv")."""
     groups: dict[str, list[tuple[CandidateFile, int]]] = {}
     for cand, sha, size in sorted(hashed, key=lambda h: (len(h[0].path), h[0].path)):
@@ -159,9 +196,16 @@ def group_duplicates(hashed: Sequence[tuple[CandidateFile, str, int]]) -> dict[s
 def contains_row(workspace_id: str, sha256: str, group: Sequence[tuple[CandidateFile, int]]) -> ContainsRow:
     """The CONTAINS link of a file: the kept path's role and provenance, the other paths listed."""
     kept = group[0][0]
-    return ContainsRow(workspace_id=workspace_id, sha256=sha256, path=kept.path, role=kept.role,
-                       role_source=kept.role_source, source_url=kept.source_url, license=kept.license,
-                       duplicate_paths=[c.path for c, _ in group[1:]])
+    return ContainsRow(
+        workspace_id=workspace_id,
+        sha256=sha256,
+        path=kept.path,
+        role=kept.role,
+        role_source=kept.role_source,
+        source_url=kept.source_url,
+        license=kept.license,
+        duplicate_paths=[c.path for c, _ in group[1:]],
+    )
 
 
 def ingest_row(parsed: ParsedFile) -> FileIngestRow:

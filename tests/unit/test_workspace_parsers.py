@@ -1,0 +1,230 @@
+"""Format detection from content, one parser per format, and every broken or hostile kind of file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from graphforge.models.workspace import FileFormat, SpanKind
+from graphforge.parsers import ParseLimits, ParseTask, detect_format, file_digest, parse_file, parse_files
+from graphforge.sample.broken_files import EXPECTED_REASONS, small_sheet_with_lying_dimension
+from graphforge.sample.workspace import (
+    PATHS,
+    SampleWorkspace,
+    generate_broken_files,
+    generate_sample_workspace,
+)
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> SampleWorkspace:
+    return generate_sample_workspace(tmp_path_factory.mktemp("sample"))
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return generate_broken_files(tmp_path_factory.mktemp("broken")).root
+
+
+def _spans(path: Path) -> dict[str, str]:
+    parsed = parse_file(path)
+    assert parsed.valid, parsed.invalid_reason
+    return {s.locator: s.text for s in parsed.spans}
+
+
+def _digests(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_sample_and_broken_files_are_byte_identical_across_runs(tmp_path: Path) -> None:
+    generate_sample_workspace(tmp_path / "a")
+    generate_broken_files(tmp_path / "a" / "broken")
+    time.sleep(1.1)  # zip members and PDF dates would differ by a second if anything took the clock
+    generate_sample_workspace(tmp_path / "b")
+    generate_broken_files(tmp_path / "b" / "broken")
+    assert _digests(tmp_path / "a") == _digests(tmp_path / "b")
+
+
+def test_ground_truth_stays_outside_the_workspace(sample: SampleWorkspace) -> None:
+    assert not sample.truth.is_relative_to(sample.root)
+    truth = json.loads(sample.truth.read_text())
+    assert truth["revenue"]["Q2 2024"]["Total"] == sum(
+        v for k, v in truth["revenue"]["Q2 2024"].items() if k != "Total"
+    )
+    assert truth["confuser"]["revenue_q2_2024"]["Total"] != truth["revenue"]["Q2 2024"]["Total"]
+
+
+@pytest.mark.parametrize(
+    ("key", "fmt"),
+    [
+        ("report", FileFormat.PDF),
+        ("ledger", FileFormat.XLSX),
+        ("memo", FileFormat.DOCX),
+        ("slides", FileFormat.PPTX),
+        ("csv", FileFormat.CSV),
+        ("press", FileFormat.HTML),
+        ("notes", FileFormat.MARKDOWN),
+        ("ambient", FileFormat.TEXT),
+    ],
+)
+def test_format_is_detected_from_content_not_the_extension(
+    sample: SampleWorkspace, tmp_path: Path, key: str, fmt: FileFormat
+) -> None:
+    disguised = tmp_path / "download.bin"
+    shutil.copy(sample.root / PATHS[key], disguised)
+    assert detect_format(disguised).format is fmt
+    assert parse_file(disguised).format is fmt
+
+
+def test_detects_json_images_and_unknown_binaries(tmp_path: Path) -> None:
+    (tmp_path / "a").write_text('{"revenue": 9115}')
+    (tmp_path / "b").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    (tmp_path / "c").write_bytes(bytes(range(256)) * 4)
+    assert detect_format(tmp_path / "a").format is FileFormat.JSON
+    image = parse_file(tmp_path / "b")
+    assert image.format is FileFormat.IMAGE and image.valid and image.spans == []
+    unknown = parse_file(tmp_path / "c")
+    assert not unknown.valid and "unsupported binary" in (unknown.invalid_reason or "")
+
+
+def test_pdf_pages_keep_table_rows_on_one_line(sample: SampleWorkspace) -> None:
+    spans = _spans(sample.root / PATHS["report"])
+    assert list(spans) == ["page=1", "page=2", "page=3"]
+    services = [line.split() for line in spans["page=3"].splitlines() if line.strip().startswith("Services")]
+    assert services == [["Services", "905", "960", "1,865"]]
+
+
+def test_xlsx_rows_carry_cached_values_and_formulas(sample: SampleWorkspace) -> None:
+    parsed = parse_file(sample.root / PATHS["ledger"])
+    by_locator = {s.locator: s for s in parsed.spans}
+    total = by_locator["sheet=Q2!A6:D6"]
+    assert total.kind is SpanKind.CELL_RANGE
+    assert total.text.split("\t") == ["Total", "9115", "6775", "2340"]
+    assert json.loads(total.formulas_json) == {"B6": "=SUM(B3:B5)", "C6": "=SUM(C3:C5)", "D6": "=SUM(D3:D5)"}
+    assert json.loads(by_locator["sheet=H1!A3:D3"].formulas_json)["B3"] == "=Q1!B3"
+    assert by_locator["sheet=Q1!A2:D2"].formulas_json == ""
+    assert parsed.page_count == 3  # sheets
+
+
+def test_xlsx_keeps_empty_cells_so_columns_line_up(tmp_path: Path) -> None:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.title = "Q2 Sales"
+    ws.append(["Segment", "Q1", "Q2"])
+    ws.append(["Services", None, 1415])
+    wb.save(tmp_path / "gap.xlsx")
+    spans = _spans(tmp_path / "gap.xlsx")
+    assert spans["sheet='Q2 Sales'!A2:C2"] == "Services\t\t1415"
+
+
+def test_xlsx_dimension_that_claims_the_whole_grid_is_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "lying.xlsx"
+    path.write_bytes(small_sheet_with_lying_dimension())
+    assert _spans(path) == {"sheet=Data!A1:B1": "1\t2", "sheet=Data!A2:B2": "3\t4"}
+
+
+def test_docx_paragraphs_and_tables_in_body_order(sample: SampleWorkspace) -> None:
+    parsed = parse_file(sample.root / PATHS["memo"])
+    locators = [s.locator for s in parsed.spans]
+    assert locators.index("table=1") == len(locators) - 2  # the table sits before the closing paragraph
+    table = next(s for s in parsed.spans if s.locator == "table=1")
+    assert table.text.splitlines()[0] == "Metric\tQ1 2024\tQ2 2024"
+    assert "Revenue\t8,425\t9,115" in table.text.splitlines()
+    assert any("late accrual" in s.text for s in parsed.spans if s.kind is SpanKind.PARAGRAPH)
+
+
+def test_pptx_slides_include_tables_and_notes(sample: SampleWorkspace) -> None:
+    spans = _spans(sample.root / PATHS["slides"])
+    assert list(spans) == ["slide=1", "slide=2", "slide=3"]
+    assert "Revenue\t8,425\t9,115" in spans["slide=2"]
+    assert "Notes: Speaker note" in spans["slide=3"]
+
+
+def test_csv_html_markdown_text_spans(sample: SampleWorkspace) -> None:
+    csv_spans = _spans(sample.root / PATHS["csv"])
+    assert csv_spans["row=1"] == "quarter\tsegment\trevenue_eur_k\tcosts_eur_k"
+    assert csv_spans["row=7"] == "Q2 2024\tServices\t1415\t975"
+    html = _spans(sample.root / PATHS["press"])
+    assert html["section=2"].splitlines()[0] == "Revenue by segment, Q2 2024 (EUR thousand)"
+    assert "Services\t1,415" in html["section=2"].splitlines()
+    notes = _spans(sample.root / PATHS["notes"])
+    assert notes["section=2"].startswith("## Services margin")
+    text = _spans(sample.root / PATHS["ambient"])
+    assert text["section=1"] == "Office relocation notice"
+
+
+def test_markdown_heading_inside_code_fence_does_not_split(tmp_path: Path) -> None:
+    (tmp_path / "n.md").write_text("# Title\n\n```\n# not a heading\n```\n\n## Next\ntext\n")
+    assert list(_spans(tmp_path / "n.md")) == ["section=1", "section=2"]
+
+
+@pytest.mark.parametrize("name", sorted(set(EXPECTED_REASONS) - {"hangs_parser.pdf"}))
+def test_every_broken_kind_is_invalid_with_its_reason(broken: Path, name: str) -> None:
+    parsed = parse_file(broken / name, ParseLimits(max_file_bytes=1024 * 1024))
+    assert not parsed.valid and parsed.spans == []
+    assert EXPECTED_REASONS[name] in (parsed.invalid_reason or ""), parsed.invalid_reason
+    assert parsed.sha256 == file_digest(broken / name)[0]
+
+
+def test_zip_member_count_and_expansion_caps(sample: SampleWorkspace) -> None:
+    parsed = parse_file(sample.root / PATHS["memo"], ParseLimits(max_zip_members=3))
+    assert not parsed.valid and "members, over the cap" in (parsed.invalid_reason or "")
+    parsed = parse_file(sample.root / PATHS["ledger"], ParseLimits(max_unzipped_bytes=1000))
+    assert not parsed.valid and "expands to" in (parsed.invalid_reason or "")
+
+
+def test_unreadable_path_raises_source_format_error(tmp_path: Path) -> None:
+    from graphforge.errors import SourceFormatError
+
+    with pytest.raises(SourceFormatError):
+        parse_file(tmp_path / "missing.pdf")
+
+
+# ---- worker pool ---------------------------------------------------------------------------------
+
+
+def sleepy_target(path: Path, limits: ParseLimits, *, sha256: str, size: int) -> object:
+    """A parser that hangs on files named 'hang*' (module level: workers import it by name)."""
+    if path.name.startswith("hang"):
+        time.sleep(600)
+    if path.name.startswith("crash"):
+        import os
+
+        os._exit(3)
+    return parse_file(path, limits, sha256=sha256, size=size)
+
+
+def _tasks(paths: list[Path]) -> list[ParseTask]:
+    return [ParseTask(p, *file_digest(p), format_hint="text") for p in paths]
+
+
+def test_pool_kills_a_hung_parser_and_carries_on(tmp_path: Path) -> None:
+    names = ["a.txt", "hang.txt", "b.txt", "crash.txt", "c.txt"]
+    for name in names:
+        (tmp_path / name).write_text(f"content of {name}\n")
+    results = dict(
+        parse_files(_tasks([tmp_path / n for n in names]), timeout_s=1.0, jobs=2, target=sleepy_target)
+    )
+    assert sorted(results) == list(range(len(names)))
+    reasons = {names[i]: r.invalid_reason for i, r in results.items()}
+    assert "timed out after 1s" in (reasons["hang.txt"] or "")
+    assert "process died (exit code 3)" in (reasons["crash.txt"] or "")
+    assert all(results[i].valid for i, n in enumerate(names) if n in {"a.txt", "b.txt", "c.txt"})
+
+
+def test_pool_times_out_the_slow_pdf(broken: Path) -> None:
+    path = broken / "hangs_parser.pdf"
+    [(index, parsed)] = list(parse_files(_tasks([path]), timeout_s=1.0, jobs=1))
+    assert index == 0 and not parsed.valid and "timed out" in (parsed.invalid_reason or "")
