@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+from pydantic import TypeAdapter
 
 from graphforge.errors import ConfigError, SourceFormatError
 from graphforge.models.trajectory import Message
@@ -24,6 +25,8 @@ DEFAULT_MAX_TOKENS = 262_144
 BYTES_PER_TOKEN = 3.0
 MESSAGE_OVERHEAD_TOKENS = 4
 ESTIMATE_NAME = "estimate: ceil(utf8_bytes/3) + 4 per message"
+
+_MESSAGES = TypeAdapter(list[Message])
 
 TokenCounter = Callable[[Sequence[dict[str, Any]], str], int]
 
@@ -49,26 +52,16 @@ def row_schema(extra: Sequence[tuple[str, pa.DataType]] = ()) -> pa.Schema:
 
 
 def conversational_messages(messages_json: str, trajectory_id: str) -> list[dict[str, Any]]:
-    """Stored messages -> OpenAI/trl message dicts (validated, None fields dropped, fixed key order)."""
+    """Stored messages -> OpenAI/trl message dicts (validated, None fields dropped, fixed key order).
+
+    Parsing, validation and dumping all run in pydantic-core, straight from the stored JSON text; the
+    key order is the Message field order (role, content, tool_calls, tool_call_id, name).
+    """
     try:
-        raw = json.loads(messages_json)
-        messages = [Message.model_validate(m) for m in raw]
+        messages = _MESSAGES.validate_json(messages_json)
     except ValueError as exc:
         raise SourceFormatError(f"Trajectory {trajectory_id}", f"stored messages are not valid: {exc}") from exc
-    out: list[dict[str, Any]] = []
-    for m in messages:
-        item: dict[str, Any] = {"role": m.role}
-        if m.content is not None:
-            item["content"] = m.content
-        if m.tool_calls:
-            item["tool_calls"] = [{"id": c.id, "type": c.type,
-                                   "function": {"name": c.function.name, "arguments": c.function.arguments}}
-                                  for c in m.tool_calls]
-        if m.tool_call_id is not None:
-            item["tool_call_id"] = m.tool_call_id
-        if m.name is not None:
-            item["name"] = m.name
-        out.append(item)
+    out: list[dict[str, Any]] = _MESSAGES.dump_python(messages, exclude_none=True)
     return out
 
 

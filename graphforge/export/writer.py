@@ -13,6 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pydantic_core
 from pydantic import BaseModel
 
 from graphforge.errors import ExportError
@@ -50,9 +51,13 @@ def token_stats(counts: list[int], counter: str, max_tokens: int) -> TokenStats:
                       median=float(statistics.median(ordered)), p95=p95)
 
 
-def dumps_row(row: dict[str, Any]) -> str:
-    """One JSONL line: compact, UTF-8, key order as built (fixed by the row builders)."""
-    return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+def dumps_row(row: dict[str, Any]) -> bytes:
+    """One JSONL line: compact UTF-8 JSON, key order as built (fixed by the row builders).
+
+    pydantic-core's serializer writes the same compact form as ``json.dumps(..., ensure_ascii=False,
+    separators=(",", ":"))`` several times faster.
+    """
+    return pydantic_core.to_json(row)
 
 
 def sha256_file(path: Path) -> str:
@@ -94,7 +99,7 @@ class RowWriter:
         self._tmp_jsonl = out_dir / f".{name}.jsonl.partial"
         self._tmp_parquet = out_dir / f".{name}.parquet.partial"
         try:
-            self._jsonl_fh = self._tmp_jsonl.open("w", encoding="utf-8", newline="\n")
+            self._jsonl_fh = self._tmp_jsonl.open("wb")
             # No statistics or dictionary pages that depend on batch boundaries beyond the fixed
             # row-group size; the created_by string only changes with the pyarrow version.
             self._pq = pq.ParquetWriter(self._tmp_parquet, schema, compression="zstd", use_dictionary=False,
@@ -103,8 +108,7 @@ class RowWriter:
             raise ExportError(f"{out_dir}: cannot write the export: {exc.strerror}") from exc
 
     def add(self, row: dict[str, Any]) -> None:
-        self._jsonl_fh.write(dumps_row(row))
-        self._jsonl_fh.write("\n")
+        self._jsonl_fh.write(dumps_row(row) + b"\n")
         self._pending.append(row)
         self.rows += 1
         if len(self._pending) >= ROW_GROUP_ROWS:

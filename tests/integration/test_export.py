@@ -185,3 +185,39 @@ def test_rft_arms_share_the_same_queries_and_pick_by_their_own_rule(ctx: StageCo
     assert again.export_id == results[JudgeArm.RANDOM].export_id
     included = {r["export_id"]: r["included"] for r in [e.model_dump() for e in list_exports(graph)]}
     assert included[results[JudgeArm.UNANCHORED].export_id] == ["q1-r0", "q2-r1", "q3-r1"]
+
+
+def test_rubrics_export_serves_the_grpo_reward_without_neo4j(ctx: StageContext, graph: Graph,
+                                                              tmp_path: Path) -> None:
+    from graphforge import specs_store
+    from graphforge.export import rubrics
+    from graphforge.export.reward import load_rubric_reward
+    from graphforge.models.spec import (
+        CriterionKind,
+        CriterionSpec,
+        DeliverableSpec,
+        Polarity,
+        TaskSpec,
+        statement_hash,
+    )
+
+    statement = "Total the Q3 ledger and write total.md."
+    spec = TaskSpec(
+        spec_id="ledger@v1", base_id="ledger", version=1, workspace_id="w1", statement=statement,
+        statement_hash=statement_hash(statement), compiler="template",
+        deliverables=[DeliverableSpec(deliverable_id="ledger@v1/total.md", name="total.md", format="md")],
+        criteria=[CriterionSpec(criterion_id="ledger@v1/c1", polarity=Polarity.POSITIVE, kind=CriterionKind.VALUE,
+                                weight=1.0, requirement="States the Q3 total.", target_deliverable="total.md",
+                                expected_value=4812.5, verification="Recompute from the ledger rows.")])
+    specs_store.save_spec(graph, spec)
+    result = rubrics.run(ctx, rubrics.ExportRubricsParams(out_dir=tmp_path))
+    assert (result.specs, result.criteria) == (1, 1)
+    again = rubrics.run(ctx, rubrics.ExportRubricsParams(out_dir=tmp_path / "again"))
+    assert [f.sha256 for f in again.files] == [f.sha256 for f in result.files]
+
+    prompts = [json.loads(line) for line in (tmp_path / "grpo_prompts.jsonl").read_text().splitlines()]
+    assert prompts == [{"prompt": [{"role": "user", "content": statement}], "spec_id": "ledger@v1"}]
+    reward = load_rubric_reward(tmp_path / "rubrics.jsonl")
+    completions = [[{"role": "assistant", "content": "Wrote total.md: the Q3 total is 4,812.50."}],
+                   [{"role": "assistant", "content": "Wrote total.md: the Q3 total is 4,000."}]]
+    assert reward(completions, spec_id=["ledger@v1"] * 2) == [1.0, 0.0]
