@@ -1,0 +1,83 @@
+"""The bundled sample through audit and export: K=4 oracle candidates judged by both arms, a clean audit
+exports SFT, three RFT arms on one query set and rubrics; a planted benchmark copy blocks the export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphforge.context import StageContext
+from graphforge.errors import ExportError
+from graphforge.export import rubrics
+from graphforge.export.reward import load_rubric_reward
+from graphforge.models.judge import JudgeArm
+from graphforge.oracle import InjectKind
+from graphforge.sample.benchmark import SAMPLE_NAME, plant_near_duplicate, write_benchmark_sample
+from graphforge.sample.workspace import generate_sample_workspace
+from graphforge.stages import (
+    admit_trajectories,
+    audit_contamination,
+    build_evidence,
+    compile_specs,
+    export_rft,
+    export_sft,
+    judge_trajectories,
+    load_benchmark,
+    rollout_oracle,
+)
+from loaders.benchmark import read_benchmark
+from loaders.workspace import load_workspace
+
+pytestmark = pytest.mark.neo4j
+
+# K = 4 candidates per spec: one correct, three with injected errors.
+CANDIDATES: list[list[InjectKind]] = [[], [InjectKind.WRONG_NUMBER], [InjectKind.CONFUSER],
+                                      [InjectKind.MISSING_DELIVERABLE]]
+
+
+def test_sample_audits_then_exports_and_a_planted_copy_blocks_it(ctx: StageContext, tmp_path: Path) -> None:
+    sample = generate_sample_workspace(tmp_path / "sample")
+    load_workspace(ctx, sample.root, manifest=sample.manifest, jobs=1, use_llm_roles=False)
+    build_evidence.run(ctx, build_evidence.BuildEvidenceParams(extractor="rule-based"))
+    specs = compile_specs.run(ctx, compile_specs.CompileSpecsParams(compiler="template")).specs
+    for spec in specs:
+        for inject in CANDIDATES:
+            rollout_oracle.run(ctx, rollout_oracle.RolloutOracleParams(spec_id=spec.spec_id, inject=inject))
+    for arm in (JudgeArm.ANCHORED, JudgeArm.UNANCHORED):
+        judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(arm=arm, use_llm=False))
+    admitted = admit_trajectories.run(ctx, admit_trajectories.AdmitTrajectoriesParams())
+    n_admitted = sum(d.status.value == "admitted" for d in admitted.decisions)
+    assert n_admitted >= 1
+
+    bench = write_benchmark_sample(tmp_path / "bench")
+    load_benchmark.run(ctx, load_benchmark.LoadBenchmarkParams(source=read_benchmark(bench.root, SAMPLE_NAME)))
+    audit = audit_contamination.run(ctx, audit_contamination.AuditContaminationParams(benchmarks=[SAMPLE_NAME]))
+    assert not audit.found_overlaps
+
+    out = tmp_path / "export"
+    sft = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=out, benchmarks=[SAMPLE_NAME]))
+    assert sft.rows == n_admitted and sft.audit_id == audit.audit_id and sft.override == "none"
+    arms = {arm: export_rft.run(ctx, export_rft.ExportRftParams(out_dir=out, arm=arm, benchmarks=[SAMPLE_NAME]))
+            for arm in JudgeArm}
+    digests = {r.selection["query_set_sha256"] for r in arms.values()}  # type: ignore[index]
+    assert len(digests) == 1
+    assert arms[JudgeArm.ANCHORED].rows == arms[JudgeArm.UNANCHORED].rows == arms[JudgeArm.RANDOM].rows >= 1
+    rub = rubrics.run(ctx, rubrics.ExportRubricsParams(out_dir=out))
+    assert rub.specs == len(specs)
+    reward = load_rubric_reward(out / "rubrics.jsonl")
+    prompt = json.loads((out / "grpo_prompts.jsonl").read_text().splitlines()[0])
+    assert reward(["nothing useful"], spec_id=[prompt["spec_id"]]) == [0.0]
+
+    # A training file that copies a benchmark passage: the re-audit finds it and the export is refused.
+    planted = tmp_path / "planted"
+    plant_near_duplicate(bench.root, planted / "minutes.txt")
+    load_workspace(ctx, planted, jobs=1, use_llm_roles=False)
+    dirty = audit_contamination.run(ctx, audit_contamination.AuditContaminationParams(benchmarks=[SAMPLE_NAME]))
+    assert dirty.found_overlaps
+    with pytest.raises(ExportError, match="found overlaps"):
+        export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "refused", benchmarks=[SAMPLE_NAME]))
+    forced = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "forced", benchmarks=[SAMPLE_NAME],
+                                                            allow_contaminated=True))
+    assert forced.override == "allow-contaminated" and forced.audit_id == dirty.audit_id
