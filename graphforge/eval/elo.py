@@ -174,40 +174,42 @@ def objective(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, rid
 
 
 def newton(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, ridge: float, theta: np.ndarray,
-           tol: float = 1e-9, max_iter: int = 200) -> np.ndarray:
+           tol: float = 1e-7, max_iter: int = 200) -> np.ndarray:
     """Minimise the penalised Bradley-Terry objective for a batch of resamples (rows) at once.
 
     Damped Newton: the Hessian is the weighted graph Laplacian of the pairs plus ridge * I, which is
     positive definite. A row whose step moves some pair's logit difference by more than 1 backtracks
     by halving until the objective decreases; every other row takes the full step (see below).
-    Rows stop once their largest step is below tol in theta units (1e-9 is ~2e-7 Elo).
+    Rows stop once their largest step is below tol in theta units: Newton converges quadratically, so
+    the error left after a step of 1e-7 is of order 1e-14 (far below 0.001 Elo).
     """
     theta = np.array(theta, dtype=np.float64)
     batch, players = theta.shape
     incidence = np.zeros((len(i), players))
     incidence[np.arange(len(i)), i] = 1.0
     incidence[np.arange(len(i)), j] = -1.0
+    spread = np.ascontiguousarray(incidence.T)  # theta @ spread = theta_i - theta_j per pair (BLAS, no gather)
     degree = np.abs(incidence)
-    diag = np.arange(players)
+    # Flat positions in a players x players matrix: one 1-D scatter is much cheaper than 2-D fancy indexing.
+    upper, lower, diag = i * players + j, j * players + i, np.arange(players) * (players + 1)
     active = np.arange(batch)
     for _ in range(max_iter):
         if active.size == 0:
             break
         th, w, m = theta[active], wins[active], n[active]
-        d = th[:, i] - th[:, j]
-        s = 0.5 * (1.0 + np.tanh(0.5 * d))  # sigma(d) without overflow warnings
+        s = 0.5 * (1.0 + np.tanh(0.5 * (th @ spread)))  # sigma(d) without overflow warnings
         grad = (m * s - w) @ incidence + ridge * th
         h = m * s * (1.0 - s)
-        hess = np.zeros((len(active), players, players))
-        hess[:, i, j] = -h
-        hess[:, j, i] = -h
-        hess[:, diag, diag] = h @ degree + ridge
-        step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        hess = np.zeros((len(active), players * players))
+        hess[:, upper] = -h
+        hess[:, lower] = -h
+        hess[:, diag] = h @ degree + ridge
+        step = np.linalg.solve(hess.reshape(-1, players, players), grad[..., None])[..., 0]
         new = th - step
         # Logistic curvature changes at most by e^t along a step that moves every pair's logit by <= t,
         # so f(theta - step) <= f(theta) - dec * (1 - (e^t - 1 - t) / t^2) < f(theta) for t <= 1: such
         # full steps are provably descent steps and only the other rows need the backtracking check.
-        far = np.flatnonzero(np.abs(step[:, i] - step[:, j]).max(axis=1, initial=0.0) > 1.0)
+        far = np.flatnonzero(np.abs(step @ spread).max(axis=1, initial=0.0) > 1.0)
         if far.size:
             new[far] = _backtrack(i, j, w[far], m[far], ridge, th[far], step[far])
         moved = np.abs(new - th).max(axis=1)
