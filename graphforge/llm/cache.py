@@ -28,6 +28,9 @@ class ResponseCache:
     def _connect(self) -> sqlite3.Connection:
         # A connection per operation: cheap for sqlite, and safe across threads, loops and processes.
         conn = sqlite3.connect(self.path, timeout=30.0)
+        # WAL with synchronous=NORMAL: no fsync per commit (a cache may lose its last entries on power
+        # loss, never its consistency), so many concurrent calls do not queue behind the disk.
+        conn.execute("PRAGMA synchronous=NORMAL")
         if not self._ready:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn.execute("PRAGMA journal_mode=WAL")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
+import ssl
 import threading
 import time
 import weakref
@@ -52,6 +54,12 @@ _PASSTHROUGH = (
 # 408/409/425/429 and every 5xx are worth another try; other 4xx are the caller's mistake.
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
 _RETRY_AFTER_CAP_S = 300.0
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    # Building a context loads the CA bundle (~75 ms): do it once, not for every request's client.
+    return httpx.create_ssl_context()
 
 
 class OpenAICompatibleChatModel(BaseChatModel):
@@ -172,7 +180,7 @@ class OpenAICompatibleChatModel(BaseChatModel):
 
     def _post(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
         problem, status = "no attempt made", None
-        with httpx.Client(timeout=self.timeout_s) as client:
+        with httpx.Client(timeout=self.timeout_s, verify=_ssl_context()) as client:
             for attempt in range(self.max_retries + 1):
                 response = None
                 try:
@@ -203,7 +211,7 @@ class OpenAICompatibleChatModel(BaseChatModel):
 
     async def _apost(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
         problem, status = "no attempt made", None
-        async with httpx.AsyncClient(timeout=self.timeout_s) as client:
+        async with httpx.AsyncClient(timeout=self.timeout_s, verify=_ssl_context()) as client:
             for attempt in range(self.max_retries + 1):
                 response = None
                 try:
@@ -305,7 +313,9 @@ class OpenAICompatibleChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         payload, key, use_cache, purpose = self._prepare(messages, stop, kwargs)
-        if use_cache and self._cache is not None and (hit := self._cache.get(key)) is not None:
+        cache = self._cache if use_cache else None
+        # sqlite blocks: off the event loop, so one rollout's cache I/O does not stall the others.
+        if cache is not None and (hit := await asyncio.to_thread(cache.get, key)) is not None:
             return self._result(hit, key, 0, 0.0, True, purpose)
         loop = asyncio.get_running_loop()
         gate = self._loop_gates.get(loop)
@@ -315,8 +325,8 @@ class OpenAICompatibleChatModel(BaseChatModel):
         async with gate:
             body, attempts = await self._apost(payload)
         result = self._result(body, key, attempts, time.perf_counter() - started, False, purpose)
-        if use_cache and self._cache is not None:
-            self._cache.put(key, self.model, body)
+        if cache is not None:
+            await asyncio.to_thread(cache.put, key, self.model, body)
         return result
 
     # -- tools and structured output --------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 from openpyxl import load_workbook
 
 from graphforge.agent import AgentConfig, run_rollout, trajectory_id
+from graphforge.cli.main import main
 from graphforge.context import StageContext
 from graphforge.graph import Graph
 from graphforge.llm import chat_model
@@ -204,3 +205,48 @@ def test_stage_runs_k_samples_concurrently_and_resumes(
     again = run_rollouts.run(ctx, params.model_copy(update={"n": 4}))
     assert again.skipped == ids and [r.trajectory_id for r in again.rollouts] == [trajectory_id(SPEC_ID, 3)]
     assert len(scripted_llm.chat_requests) == sent + 2
+
+
+def test_rollout_run_command(
+    scripted_llm: ScriptedLLMServer,
+    llm_settings: GraphforgeSettings,
+    workspace: Path,
+    graph: Graph,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    save_spec(graph, _spec())
+    env = {
+        "GRAPHFORGE_HOME": str(llm_settings.home),
+        "GRAPHFORGE_BOLT_PORT": str(llm_settings.bolt_port),
+        "GRAPHFORGE_HTTP_PORT": str(llm_settings.http_port),
+        "GRAPHFORGE_LLM_BASE_URL": scripted_llm.url,
+        "GRAPHFORGE_LLM_MODEL": str(llm_settings.llm_model),
+        "GRAPHFORGE_LLM_API_KEY": "sk-cli-secret",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    scripted_llm.responder = _echo_agent
+    code = main(["rollout", "run", "--spec", SPEC_ID, "--n", "2", "--workspace", str(workspace), "--json"])
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert code == 0 and out["materialised"] == 2 and out["model"] == llm_settings.llm_model
+    assert "sk-cli-secret" not in captured.out + captured.err
+    assert scripted_llm.chat_requests[0].headers["Authorization"] == "Bearer sk-cli-secret"
+
+
+def test_rollout_run_without_a_chat_model_is_a_config_error(
+    graph: Graph,
+    settings: GraphforgeSettings,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for key, value in (
+        ("GRAPHFORGE_HOME", str(settings.home)),
+        ("GRAPHFORGE_BOLT_PORT", str(settings.bolt_port)),
+        ("GRAPHFORGE_HTTP_PORT", str(settings.http_port)),
+    ):
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("GRAPHFORGE_LLM_BASE_URL", raising=False)
+    assert main(["rollout", "run", "--spec", SPEC_ID]) == 1
+    assert "GRAPHFORGE_LLM_BASE_URL" in capsys.readouterr().err

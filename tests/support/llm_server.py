@@ -120,6 +120,11 @@ def _estimate_tokens(value: Any) -> int:
     return max(1, len(json.dumps(value, ensure_ascii=False)) // 4)
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default backlog of 5 resets connections under fan-out tests
+    daemon_threads = True
+
+
 class ScriptedLLMServer:
     """Threaded HTTP server on 127.0.0.1 with a free port, answering from a queue of replies."""
 
@@ -129,7 +134,7 @@ class ScriptedLLMServer:
         self.responder: Callable[[RecordedRequest], Reply] | None = None
         self._queue: deque[ReplyLike] = deque()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd = _Server(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
         self.in_flight = 0
@@ -211,6 +216,7 @@ class ScriptedLLMServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms ACK stalls
 
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
                 return  # keep pytest output clean
