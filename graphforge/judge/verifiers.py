@@ -55,9 +55,9 @@ def expected_value(criterion: CriterionSpec, anchors: list[Anchor]) -> Expected:
     missing = [a.fact_id for a, v in zip(anchors, inputs, strict=True) if v is None]
     name = canonical(criterion.computation, len(anchors))
     if anchors and not missing and name is not None:
-        value = compute(name, [v for v in inputs if v is not None])
+        value = compute(criterion.computation, [v for v in inputs if v is not None])
         if value is not None:
-            note = f"{name} of anchored span values {[_fmt(v) for v in inputs if v is not None]}"
+            note = f"{criterion.computation or name} of anchored span values {[_fmt(v) for v in inputs if v is not None]}"
             if criterion.expected_value is not None and not matches_value(value, criterion.expected_value,
                                                                           criterion.tolerance):
                 note += f" (spec states {_fmt(criterion.expected_value)}; the anchored spans win)"
@@ -154,11 +154,15 @@ def _citation(criterion: CriterionSpec, anchors: list[Anchor], view: JudgeView, 
             return Verdict(1.0, f"unanchored: cites workspace file {real[0].path}", _lines_fp([c.line for c in cites]))
         why = f"cites files not in the workspace: {[c.token for c in fabricated]}" if fabricated else "no citation"
         return Verdict(0.0, f"unanchored: {why}", _lines_fp(region))
-    if fabricated:
-        return Verdict(0.0, f"broken citation: {', '.join(repr(c.token) for c in fabricated)} is not a workspace "
-                            f"file ({fabricated[0].line.where})", _lines_fp([c.line for c in fabricated]))
     # One check per distinct (file, locator) the anchors sit in.
     targets = sorted({(a.path, a.locator) for a in anchors if a.path})
+    own = {c.line.where for c in cites if c.path in {p for p, _ in targets}}
+    # A citation of a file that does not exist, on a line that cites this criterion's sources (or in a region
+    # of its own), breaks the criterion; elsewhere it is another criterion's business.
+    broken = [c for c in fabricated if c.line.where in own or loc.cells]
+    if broken:
+        return Verdict(0.0, f"broken citation: {', '.join(repr(c.token) for c in broken)} is not a workspace "
+                            f"file ({broken[0].line.where})", _lines_fp([c.line for c in broken]))
     if not targets:
         return Verdict(0.0, "cannot verify: the anchors' files are not in the spec's workspace", _lines_fp(region))
     scores: list[float] = []
@@ -182,6 +186,8 @@ def _citation(criterion: CriterionSpec, anchors: list[Anchor], view: JudgeView, 
             scores.append(1.0)  # the right file; no locator written, so none can be wrong
             notes.append(f"{path} cited (no locator given; the anchor is at {locator})")
     score = sum(scores) / len(scores)
+    if fabricated:
+        notes.append(f"elsewhere cites files not in the workspace: {[c.token for c in fabricated]}")
     return Verdict(score, "; ".join(notes), _lines_fp(used_lines) or _lines_fp(region))
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
+from graphforge.judge.compute import compute
 from graphforge.judge.documents import normalise_format
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.base import stable_hash
@@ -68,10 +69,26 @@ def plan(view: JudgeView, inject: list[InjectKind], confusers: list[Anchor]) -> 
     notes: list[str] = []
     result = Plan(answers=answers)
     if InjectKind.WRONG_NUMBER in inject and answers:
-        a = answers[0]
-        answers[0] = replace(a, value=round(a.value * 1.1 + 7, 2), hard_coded=True)
-        notes.append(f"wrong number for {a.criterion.criterion_id}: {fmt_number(answers[0].value)} "
-                     f"instead of {fmt_number(a.value)}")
+        # A misread source figure: the input that the most (weighted) value criteria rest on is written wrong,
+        # and every figure computed from it inherits the error, as in a real spreadsheet.
+        def misread(a: Answer, fid: str) -> Answer:
+            inputs = [replace(i, value=round(i.value * 1.1 + 7, 2)) if i.fact_id == fid else i for i in a.inputs]
+            value = compute(a.spec_computation, [i.value for i in inputs])
+            return replace(a, inputs=inputs, value=a.value if value is None else value)
+
+        weight: dict[str, float] = {}
+        for a in answers:
+            for fid in {i.fact_id for i in a.inputs if i.fact_id}:
+                if abs(misread(a, fid).value - a.value) > 1e-6 * max(1.0, abs(a.value)):
+                    weight[fid] = weight.get(fid, 0.0) + a.criterion.weight
+        if weight:
+            fid = max(sorted(weight), key=lambda f: weight[f])
+            for k, a in enumerate(answers):
+                wrong = misread(a, fid)
+                if wrong.value != a.value:
+                    answers[k] = wrong
+                    notes.append(f"wrong number for {a.criterion.criterion_id}: {fmt_number(wrong.value)} "
+                                 f"instead of {fmt_number(a.value)}")
     if InjectKind.CONFUSER in inject and answers:
         # Prefer the criterion a negative "do not use the confuser" criterion watches.
         negatives = [c for c in view.spec.criteria if c.polarity is Polarity.NEGATIVE and c.kind is CriterionKind.VALUE]

@@ -131,8 +131,10 @@ def statement_leaks(view: JudgeView) -> list[str]:
     found += [f"role word {r.value!r}" for r in FileRole if re.search(rf"\b{r.value}\b", lower)]
     found += [f"word {w!r}" for w in LEAK_WORDS if re.search(rf"\b{w}\b", lower)]
     for c in view.spec.criteria:
-        if c.kind is CriterionKind.VALUE and c.expected_value is not None and c.polarity is Polarity.POSITIVE:
-            v = c.expected_value
+        if c.kind is not CriterionKind.VALUE or c.polarity is not Polarity.POSITIVE:
+            continue
+        recomputed = expected_value(c, view.anchors_of(c)).value if view.anchors_of(c) else None
+        for v in {x for x in (c.expected_value, recomputed) if x is not None}:
             forms = {f"{v:,.2f}", f"{v:.2f}"} | ({f"{v:,.0f}", f"{v:.0f}"} if v == round(v) else set())
             found += [f"expected value {f}" for f in sorted(forms)
                       if len(f.strip("0.,-")) >= 3 and re.search(rf"(?<![\d.,]){re.escape(f)}(?![\d])", text)]

@@ -1,0 +1,74 @@
+"""The graph oracle writes real deliverables, labels itself, and injects exactly the errors asked for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+
+from graphforge.judge.documents import read_markdown
+from graphforge.judge.sensitivity import cases_for, summarise
+from graphforge.models.judge import JudgeArm
+from graphforge.oracle import ORACLE_MODEL, InjectKind, run_oracle
+from graphforge.stages.revise_specs import RevisionPatch, apply_patch, rule_based_patch, spec_checks, statement_leaks
+from tests.unit._judge_sample import MD, XLSX, sample_spec, sample_view
+
+
+def test_oracle_writes_sheets_formulas_sections_and_citations(tmp_path: Path) -> None:
+    view = sample_view()
+    run = run_oracle(view, view.paths, tmp_path)
+    t = run.trajectory
+    assert (t.scaffold, t.model) == ("oracle", ORACLE_MODEL) and "oracle" in t.source
+    files = {d.name: Path(d.path) for d in t.deliverables}
+    wb = openpyxl.load_workbook(files[XLSX])
+    assert wb["Summary"]["B4"].value.startswith("=")
+    assert "finance/q3_ledger.xlsx" in wb["Summary"]["C4"].value
+    memo = read_markdown(files[MD])
+    assert memo.section("Findings") is not None and memo.section("Sources") is not None
+    # Tool calls are well-formed and never show hidden information.
+    calls = [c for m in t.messages if m.tool_calls for c in m.tool_calls]
+    assert {c.function.name for c in calls} == {"list_files", "read_file", "write_file"}
+    assert all(isinstance(json.loads(c.function.arguments), dict) for c in calls)
+    dump = t.model_dump_json()
+    assert "f-inv" not in dump and "confuser" not in dump
+
+
+def test_oracle_run_is_deterministic_per_spec_and_injection(tmp_path: Path) -> None:
+    view = sample_view()
+    a = run_oracle(view, view.paths, tmp_path / "a").trajectory
+    b = run_oracle(view, view.paths, tmp_path / "b").trajectory
+    c = run_oracle(view, view.paths, tmp_path / "c", inject=[InjectKind.WRONG_NUMBER]).trajectory
+    assert a.trajectory_id == b.trajectory_id != c.trajectory_id
+    assert [d.sha256 for d in a.deliverables] == [d.sha256 for d in b.deliverables]
+
+
+def test_every_perturbation_moves_its_target_and_not_the_others(tmp_path: Path) -> None:
+    view = sample_view()
+    t = run_oracle(view, view.paths, tmp_path).trajectory
+    files = {d.name: Path(d.path) for d in t.deliverables}
+    cases = cases_for(view, files, JudgeArm.ANCHORED, tmp_path / "sens", trajectory_id=t.trajectory_id)
+    rows = summarise(cases)
+    assert len(rows) == 4
+    for row in rows:
+        assert row.target_delta_mean <= -0.5, row
+        assert row.non_target_abs_mean <= 0.02, row
+
+
+def test_spec_checks_find_leaks_and_unrecoverable_values_and_revision_fixes_them() -> None:
+    spec = sample_spec()
+    leaky = spec.model_copy(update={"statement": spec.statement + " Use the core file f-inv; the answer is 469.50.",
+                                    "criteria": [spec.criteria[0].model_copy(update={"expected_value": 500.0}),
+                                                 *spec.criteria[1:]]})
+    view = sample_view(leaky)
+    problems = spec_checks(view)
+    assert any("expected value 500" in p for p in problems)
+    assert {"fact id f-inv", "role word 'core'", "expected value 469.50"} <= set(statement_leaks(view))
+    patch = rule_based_patch(view)
+    revised, changed = apply_patch(leaky, patch, "rule-based")
+    assert revised.spec_id == "demo-recon@v2" and revised.revised_from == leaky.spec_id
+    assert "statement" in changed and "c1.expected_value" in changed
+    assert revised.criteria[0].expected_value == 469.5 and "f-inv" not in revised.statement
+    # A patch that changes nothing in the statement keeps its hash (the rollout can be reused).
+    same, changed2 = apply_patch(spec, RevisionPatch(), "rule-based")
+    assert changed2 == [] and same.statement_hash == spec.statement_hash
