@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.errors import StageError
+from graphforge.graph import Graph
 from graphforge.models.workspace import CandidateFile, ContainsRow, FileIngestRow, WorkspaceRow
 from graphforge.parsers import ParsedFile, ParseLimits, ParseTask, detect_format, file_digest, parse_files
 
@@ -217,3 +218,27 @@ def _hint(path: Path) -> str:
         return detect_format(path).format.value
     except OSError:
         return "unknown"
+
+
+MERGE_SPANS = cypher.load("workspace/merge_spans")
+
+
+def write_row_by_row(graph: Graph, files: Sequence[ParsedFile]) -> int:
+    """The naive baseline (one query and one transaction per node) that bench/ingest_bench compares with.
+
+    Not used by ``run``: it exists so the benchmark measures the same graph shape both ways.
+    """
+    written = 0
+    for parsed in files:
+        written += graph.write(MERGE_FILES, [ingest_row(parsed).model_copy(update={"spans": []})])
+        for span in parsed.span_rows():
+            written += graph.write(MERGE_SPANS, [span])
+    return written
+
+
+DELETE_WORKSPACE = cypher.load("workspace/delete_workspace")
+
+
+def delete_workspace(graph: Graph, workspace_id: str) -> None:
+    """Remove a workspace and the files and spans only it contains (benchmarks and re-imports)."""
+    graph.execute(DELETE_WORKSPACE, workspace_id=workspace_id)
