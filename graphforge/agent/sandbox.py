@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import functools
 import os
-import resource
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# Runs before the agent's script in the child: refuses internet sockets even when no network
+# Runs before the agent's script in the child: applies the resource limits (here rather than in a
+# preexec_fn, which is unsafe in the threaded parent), refuses internet sockets even when no network
 # namespace could be made (defence in depth when it could), then runs the script as __main__.
 _BOOTSTRAP = """\
-import runpy, socket, sys
+import resource, runpy, socket, sys
+for _name, _value in zip(("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_CORE"), sys.argv[1:5]):
+    _limit = int(_value)
+    resource.setrlimit(getattr(resource, _name), (_limit, _limit + 1 if _name == "RLIMIT_CPU" else _limit))
 _real = socket.socket
 class _Blocked(_real):
     def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
@@ -75,17 +77,10 @@ def _truncate(text: str, limit: int) -> str:
     return text[:limit] + f"\n[truncated {len(text) - limit} chars]"
 
 
-def _limiter(limits: SandboxLimits) -> Callable[[], None]:
-    def apply() -> None:  # runs in the child between fork and exec
-        memory = limits.memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        cpu = int(limits.wall_s) + 1
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        size = limits.max_file_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    return apply
+def _limit_args(limits: SandboxLimits) -> list[str]:
+    """RLIMIT_AS, RLIMIT_CPU (soft; hard is one more), RLIMIT_FSIZE, RLIMIT_CORE for the bootstrap."""
+    mib = 1024 * 1024
+    return [str(limits.memory_mb * mib), str(int(limits.wall_s) + 1), str(limits.max_file_mb * mib), "0"]
 
 
 def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
@@ -130,7 +125,7 @@ def run_python(
         (box / "main.py").write_text(code, encoding="utf-8")
         before = _snapshot(box)
         isolation = "netns" if netns_available() else "socket-guard"
-        argv = [sys.executable, "-I", "-c", _BOOTSTRAP]
+        argv = [sys.executable, "-I", "-c", _BOOTSTRAP, *_limit_args(limits)]
         if isolation == "netns":
             argv = ["unshare", "-n", "--", *argv]
         proc = subprocess.Popen(
@@ -141,8 +136,7 @@ def run_python(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=_limiter(limits),
-        )  # noqa: PLW1509 - limits must apply pre-exec
+        )
         timed_out = False
         try:
             out, err = proc.communicate(timeout=limits.wall_s)
