@@ -18,8 +18,12 @@ from pathlib import Path
 _BOOTSTRAP = """\
 import resource, runpy, socket, sys
 for _name, _value in zip(("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_CORE"), sys.argv[1:5]):
-    _limit = int(_value)
-    resource.setrlimit(getattr(resource, _name), (_limit, _limit + 1 if _name == "RLIMIT_CPU" else _limit))
+    _kind, _limit = getattr(resource, _name), int(_value)
+    _hard = resource.getrlimit(_kind)[1]
+    _new_hard = _limit + 1 if _name == "RLIMIT_CPU" else _limit
+    if _hard != resource.RLIM_INFINITY:  # an unprivileged process cannot raise its hard limit
+        _new_hard = min(_new_hard, _hard)
+    resource.setrlimit(_kind, (min(_limit, _new_hard), _new_hard))
 _real = socket.socket
 class _Blocked(_real):
     def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
