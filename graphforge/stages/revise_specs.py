@@ -151,8 +151,8 @@ def rule_based_patch(view: JudgeView) -> RevisionPatch:
             statement = statement.replace(leak.removeprefix("fact id "), "")
         elif leak.startswith("role word "):
             statement = re.sub(rf"\b{re.escape(leak.split(chr(39))[1])}\b\s*", "", statement, flags=re.I)
-    statement = re.sub(r"\s{2,}", " ", statement).strip()
     if statement != view.spec.statement:
+        statement = re.sub(r"[ \t]{2,}", " ", re.sub(r"\(\s*\)", "", statement)).strip()
         patch.statement = statement
     for c in view.spec.criteria:
         anchors = view.anchors_of(c)

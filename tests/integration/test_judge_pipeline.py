@@ -118,10 +118,38 @@ def test_prompt_injection_in_a_workspace_file_does_not_change_q(ctx: StageContex
         assert clean.q == dirty.q
 
 
-def test_revision_reuses_the_rollout_when_the_statement_is_unchanged(ctx: StageContext, tmp_path: Path) -> None:
+def test_revision_reuses_the_rollout_when_the_statement_is_unchanged_and_reruns_it_otherwise(
+        ctx: StageContext, tmp_path: Path) -> None:
     spec_id, _ = _sample(ctx, tmp_path)
-    _oracle(ctx, spec_id)
+    clean = revise_specs.run(ctx, revise_specs.ReviseSpecsParams(use_llm=False))
+    assert clean.checked == 1 and clean.specs[0].problems == [] and clean.revised == 0  # the sample is sound
+    spec = specs_store.load_spec(ctx.graph, spec_id)
+    first = spec.positive[0]
+    # A wrong expected value: the revision recomputes it from the anchored spans; the statement keeps its hash.
+    broken = spec.model_copy(update={"criteria": [first.model_copy(update={"expected_value": 1.0}),
+                                                  *spec.criteria[1:]]})
+    specs_store.save_spec(ctx.graph, broken)
+    initial = _oracle(ctx, spec_id)
     result = revise_specs.run(ctx, revise_specs.ReviseSpecsParams(use_llm=False))
-    assert result.checked >= 1
-    mine = next(s for s in result.specs if s.spec_id == spec_id)
-    assert mine.problems == [] or mine.revised_spec_id is not None
+    mine = result.specs[0]
+    assert any("differs from the anchored spans" in p for p in mine.problems)
+    assert mine.revised_spec_id == spec.spec_id.replace("@v1", "@v2") and mine.reviser == "rule-based"
+    assert mine.changed == [f"{first.criterion_id.rsplit('/', 1)[-1]}.expected_value"]
+    assert (mine.rollout, result.reuse_rate) == ("reused", 1.0)
+    v2 = specs_store.load_spec(ctx.graph, mine.revised_spec_id)
+    assert v2.revised_from == spec_id and v2.criteria[0].expected_value == pytest.approx(first.expected_value)
+    reused = store.get_trajectories(ctx.graph, [mine.trajectory_id or ""])[0]
+    assert reused.spec_id == v2.spec_id and "reused" in reused.source and initial in reused.trajectory_id
+    # The reused execution is re-judged against the revised spec and scores full marks there.
+    judged = judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(spec_ids=[v2.spec_id],
+                                                                                    use_llm=False))
+    assert [j.q for j in judged.judgments] == [pytest.approx(1.0)]
+    # A leak in the statement changes it: the revision redacts it, the hash changes and the oracle re-runs.
+    leaky = v2.model_copy(update={"statement": v2.statement + f" Ignore the confuser file ({first.anchors[0]})."})
+    specs_store.save_spec(ctx.graph, leaky)
+    again = revise_specs.run(ctx, revise_specs.ReviseSpecsParams(use_llm=False))
+    third = again.specs[0]
+    assert third.spec_id == v2.spec_id and "statement" in third.changed and third.rollout == "rerun"
+    v3 = specs_store.load_spec(ctx.graph, third.revised_spec_id or "")
+    assert first.anchors[0] not in v3.statement and "confuser" not in v3.statement
+    assert v3.statement_hash != leaky.statement_hash and again.reuse_rate == 0.0
