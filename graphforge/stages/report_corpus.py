@@ -271,7 +271,9 @@ def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
                        _pct(q.above_threshold)) for q in result.q],
                 images=img.q_histogram("q", scores, result.admit_q)),
         Section("Revision", text="A revision reuses the earlier rollout when the normalised statement is "
-                                 "unchanged; the rate is reused / (reused + rerun) over revisions that record it.",
+                                 "unchanged. Reuse is the revised spec's reused_rollout flag when set, else "
+                                 "whether its rollout is a copy (REUSED_FROM) of the earlier one; the rate is "
+                                 "reused / (reused + rerun), n/a when no revision has a rollout yet.",
                 columns=("initial specs", "revised specs", "reused rollout", "re-run", "reuse rate"),
                 rows=[(result.revisions.initial_specs, result.revisions.revised_specs, result.revisions.reused,
                        result.revisions.rerun, _pct(result.revision_reuse_rate))]),

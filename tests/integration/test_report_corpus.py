@@ -55,6 +55,9 @@ def _fixture(seed: int = 5) -> dict[str, list[dict[str, object]]]:
                                   "q": round(rng.random(), 3)})
     trajectories.append({"trajectory_id": "traj-orphan", "spec_id": None, "status": "admitted", "steps": 12,
                          "tokens": 1000})
+    # The revision stage's way of recording reuse: a copy of the rollout on the revised spec (REUSED_FROM).
+    trajectories.append({"trajectory_id": "traj-copy", "spec_id": "spec-8-r", "status": "judged", "steps": 12,
+                         "tokens": 1000, "reused_from": "traj-orphan"})
     return {"occupations": occupations, "seeds": seeds, "workspaces": workspaces, "files": files, "specs": specs,
             "trajectories": trajectories, "judgments": judgments}
 
@@ -87,6 +90,9 @@ def _load(graph: Graph, data: dict[str, list[dict[str, object]]]) -> None:
         "WITH t, r OPTIONAL MATCH (s:TaskSpec {spec_id: r.spec_id}) "
         "FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END | MERGE (t)-[:ATTEMPTS]->(s))",
         rows=data["trajectories"])
+    run("UNWIND $rows AS r MATCH (t:Trajectory {trajectory_id: r.trajectory_id}), "
+        "(o:Trajectory {trajectory_id: r.reused_from}) MERGE (t)-[:REUSED_FROM]->(o)",
+        rows=[t for t in data["trajectories"] if t.get("reused_from")])
     run("UNWIND $rows AS r MATCH (t:Trajectory {trajectory_id: r.trajectory_id}) "
         "MERGE (j:Judgment {judgment_id: r.judgment_id}) SET j.q = r.q, j.arm = r.arm MERGE (j)-[:SCORES]->(t)",
         rows=data["judgments"])
@@ -122,8 +128,16 @@ def _expected(data: dict[str, list[dict[str, object]]], statuses: set[str], admi
             best[j["trajectory_id"]] = max(best.get(j["trajectory_id"], -9.0), j["q"])
     every = data["trajectories"]
     revised = [s for s in data["specs"] if s["revised_from"]]
-    reused = sum(1 for s in revised if s["reused_rollout"] is True)
-    rerun = sum(1 for s in revised if s["reused_rollout"] is False)
+    attempts = Counter(t["spec_id"] for t in every)
+    copies = Counter(t["spec_id"] for t in every if t.get("reused_from"))
+
+    def reuse(spec: dict[str, object]) -> bool | None:
+        if spec["reused_rollout"] is not None:
+            return bool(spec["reused_rollout"])
+        return True if copies[spec["spec_id"]] else False if attempts[spec["spec_id"]] else None
+
+    reused = sum(1 for s in revised if reuse(s) is True)
+    rerun = sum(1 for s in revised if reuse(s) is False)
     return {
         "trajectories": len(corpus),
         "by_pattern": Counter(f["pattern"] or report_corpus.UNLINKED for f in facets),
