@@ -323,7 +323,8 @@ class _Plots:
         for c in cells:
             grid[sectors.index(c.sector), patterns.index(c.pattern)] = c.trajectories
         fig, ax = self.plt.subplots(figsize=(0.45 * len(patterns) + 3, 0.35 * len(sectors) + 2))
-        image = ax.imshow(np.where(grid > 0, grid, np.nan), cmap="Blues", aspect="auto")
+        # viridis keeps a cell with one trajectory visible; unrealised cells (NaN) stay white.
+        image = ax.imshow(np.where(grid > 0, grid, np.nan), cmap="viridis", vmin=0, aspect="auto")
         ax.set_xticks(range(len(patterns)), [p[:28] for p in patterns], rotation=60, ha="right", fontsize=8)
         ax.set_yticks(range(len(sectors)), sectors, fontsize=8)
         fig.colorbar(image, ax=ax, label="trajectories")
