@@ -53,7 +53,7 @@ def revise_cmd(
 
     if rerun not in ("oracle", "none"):
         raise typer.BadParameter("use oracle or none", param_hint="--rerun")
-    params = revise_specs.ReviseSpecsParams(spec_ids=spec or None, rerun=rerun, use_llm=not no_llm)  # type: ignore[arg-type]
+    params = revise_specs.ReviseSpecsParams(spec_ids=spec or None, rerun=rerun, use_llm=not no_llm)
     with open_context(out_dir=out) as ctx:
         result = revise_specs.run(ctx, params)
     emit(result, as_json, title="spec revision")

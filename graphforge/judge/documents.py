@@ -132,6 +132,8 @@ def read_workbook(path: Path) -> Workbook:
 def read_docx(path: Path) -> Report:
     import docx
     from docx.opc.exceptions import PackageNotFoundError
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
 
     try:
         document = docx.Document(str(path))
@@ -143,7 +145,7 @@ def read_docx(path: Path) -> Report:
     for child in body.iterchildren():
         tag = child.tag.rsplit("}", 1)[-1]
         if tag == "p":
-            paragraph = docx.text.paragraph.Paragraph(child, document)
+            paragraph = Paragraph(child, document)
             style = (paragraph.style.name if paragraph.style is not None else "") or ""
             level = _heading_level(style)
             if level:
@@ -151,7 +153,7 @@ def read_docx(path: Path) -> Report:
             elif paragraph.text.strip():
                 _append(report, paragraph.text)
         elif tag == "tbl":
-            table = docx.table.Table(child, document)
+            table = Table(child, document)
             for row in table.rows:
                 _append(report, "\t".join(cell.text.strip() for cell in row.cells))
     return report

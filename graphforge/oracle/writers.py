@@ -133,10 +133,10 @@ def write_workbook(path: Path, view: JudgeView, deliverable: DeliverableSpec, pl
         label = short(criterion.requirement, 60)
         if loc.cell:
             sheet.put(loc.cell, content)
-            col, row = re.match(r"([A-Z]+)(\d+)", loc.cell).groups()  # type: ignore[union-attr]
+            col, at = re.match(r"([A-Z]+)(\d+)", loc.cell).groups()  # type: ignore[union-attr]
             left = column_index_from_string(col) - 1
-            if left >= 1 and f"{get_column_letter(left)}{row}" not in sheet.cells:
-                sheet.put(f"{get_column_letter(left)}{row}", label)
+            if left >= 1 and f"{get_column_letter(left)}{at}" not in sheet.cells:
+                sheet.put(f"{get_column_letter(left)}{at}", label)
         else:
             row = sheet.next_row()
             sheet.put(f"A{row}", loc.label or label)
