@@ -21,25 +21,53 @@ from graphforge.export.dataset import write_dataset
 from graphforge.export.record import TrajectoryText
 from graphforge.export.rows import canonical_tools, conversational_messages, estimate_tokens
 
-TOOLS = json.dumps([{"type": "function", "function": {"name": "read_file", "parameters": {
-    "type": "object", "properties": {"path": {"type": "string"}}}}}])
+TOOLS = json.dumps(
+    [
+        {
+            "type": "function",
+            "function": {
+                "name": "read_file",
+                "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+            },
+        }
+    ]
+)
 
 
 def trajectories(n: int, kb: int) -> Iterator[TrajectoryText]:
     """n synthetic stored trajectories of about kb kilobytes each (tool calls, tool output, prose)."""
     for i in range(n):
-        messages: list[dict[str, object]] = [{"role": "user", "content": f"Reconcile ledger {i} with the deck."}]
+        messages: list[dict[str, object]] = [
+            {"role": "user", "content": f"Reconcile ledger {i} with the deck."}
+        ]
         size, step = 0, 0
         while size < kb * 1024:
             body = f"row {step},{i * 7 % 97},{step * 13 % 101},Q{step % 4 + 1} revenue adjusted; " * 12
-            messages += [{"role": "assistant", "tool_calls": [{"id": f"c{step}", "type": "function", "function": {
-                             "name": "read_file", "arguments": json.dumps({"path": f"sheet_{step}.csv"})}}]},
-                         {"role": "tool", "tool_call_id": f"c{step}", "content": body},
-                         {"role": "assistant", "content": f"Step {step}: the subtotal is {step * 1234.5:.2f}."}]
+            messages += [
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {
+                            "id": f"c{step}",
+                            "type": "function",
+                            "function": {
+                                "name": "read_file",
+                                "arguments": json.dumps({"path": f"sheet_{step}.csv"}),
+                            },
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": f"c{step}", "content": body},
+                {"role": "assistant", "content": f"Step {step}: the subtotal is {step * 1234.5:.2f}."},
+            ]
             size += len(body) + 120
             step += 1
-        yield TrajectoryText(trajectory_id=f"t{i:06d}", spec_id=f"s{i % 50}@v1",
-                             messages_json=json.dumps(messages, sort_keys=True), tools_json=TOOLS)
+        yield TrajectoryText(
+            trajectory_id=f"t{i:06d}",
+            spec_id=f"s{i % 50}@v1",
+            messages_json=json.dumps(messages, sort_keys=True),
+            tools_json=TOOLS,
+        )
 
 
 def graphforge_export(n: int, kb: int, out: Path) -> int:
@@ -48,8 +76,15 @@ def graphforge_export(n: int, kb: int, out: Path) -> int:
 
 
 def plain_json(n: int, kb: int, out: Path) -> int:
-    rows = [{"messages": json.loads(t.messages_json), "tools": json.loads(t.tools_json or "[]"),
-             "trajectory_id": t.trajectory_id, "spec_id": t.spec_id} for t in trajectories(n, kb)]
+    rows = [
+        {
+            "messages": json.loads(t.messages_json),
+            "tools": json.loads(t.tools_json or "[]"),
+            "trajectory_id": t.trajectory_id,
+            "spec_id": t.spec_id,
+        }
+        for t in trajectories(n, kb)
+    ]
     path = out / "all.json"
     path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
     return path.stat().st_size

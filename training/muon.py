@@ -72,9 +72,17 @@ class MuonWithAdamW(torch.optim.Optimizer):
         self.adamw.load_state_dict(state_dict["adamw"])
 
 
-def build_optimizer(model: nn.Module, lr: float, weight_decay: float, *, momentum: float = 0.95,
-                    ns_steps: int = 5, adjust_lr_fn: str = "match_rms_adamw",
-                    betas: tuple[float, float] = (0.9, 0.95), eps: float = 1e-8) -> MuonWithAdamW:
+def build_optimizer(
+    model: nn.Module,
+    lr: float,
+    weight_decay: float,
+    *,
+    momentum: float = 0.95,
+    ns_steps: int = 5,
+    adjust_lr_fn: str = "match_rms_adamw",
+    betas: tuple[float, float] = (0.9, 0.95),
+    eps: float = 1e-8,
+) -> MuonWithAdamW:
     """Muon + AdamW with one peak LR: ``match_rms_adamw`` scales Muon's update to AdamW's RMS.
 
     That scaling (Moonlight, "Muon is Scalable for LLM Training") lets the paper's single peak LR
@@ -83,9 +91,17 @@ def build_optimizer(model: nn.Module, lr: float, weight_decay: float, *, momentu
     groups = split_parameters(model)
     if not groups["muon"]:
         raise ValueError("the model has no 2-D hidden weights for Muon")
-    muon = torch.optim.Muon(groups["muon"], lr=lr, weight_decay=weight_decay, momentum=momentum,
-                            ns_steps=ns_steps, adjust_lr_fn=adjust_lr_fn)
-    adam_groups = [{"params": groups["adamw_decay"], "weight_decay": weight_decay},
-                   {"params": groups["adamw_no_decay"], "weight_decay": 0.0}]
+    muon = torch.optim.Muon(
+        groups["muon"],
+        lr=lr,
+        weight_decay=weight_decay,
+        momentum=momentum,
+        ns_steps=ns_steps,
+        adjust_lr_fn=adjust_lr_fn,
+    )
+    adam_groups = [
+        {"params": groups["adamw_decay"], "weight_decay": weight_decay},
+        {"params": groups["adamw_no_decay"], "weight_decay": 0.0},
+    ]
     adamw = torch.optim.AdamW([g for g in adam_groups if g["params"]], lr=lr, betas=betas, eps=eps)
     return MuonWithAdamW(muon, adamw)

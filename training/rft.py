@@ -18,8 +18,10 @@ if __package__ in (None, ""):  # run as a script: make `training` importable fro
 def make_parser() -> argparse.ArgumentParser:
     from training.runner import make_parser as base
 
-    return base("Rejection fine-tuning on one exported RFT arm (trl SFTTrainer, Muon + AdamW).",
-                "training/configs/rft_paper.yaml")
+    return base(
+        "Rejection fine-tuning on one exported RFT arm (trl SFTTrainer, Muon + AdamW).",
+        "training/configs/rft_paper.yaml",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -51,8 +51,10 @@ def accumulation_steps(global_batch: int, per_device: int, world_size: int) -> i
     """Gradient accumulation that makes per_device × world_size × accumulation == global batch."""
     per_step = per_device * world_size
     if global_batch % per_step:
-        raise SystemExit(f"global_batch_size {global_batch} is not a multiple of per-device batch {per_device} "
-                         f"× {world_size} processes")
+        raise SystemExit(
+            f"global_batch_size {global_batch} is not a multiple of per-device batch {per_device} "
+            f"× {world_size} processes"
+        )
     return global_batch // per_step
 
 
@@ -69,7 +71,8 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if "global_batch_size" in config:
         trainer_args["gradient_accumulation_steps"] = accumulation_steps(
-            int(config["global_batch_size"]), int(trainer_args.get("per_device_train_batch_size", 1)), world)
+            int(config["global_batch_size"]), int(trainer_args.get("per_device_train_batch_size", 1)), world
+        )
     fields = getattr(SFTConfig, "__dataclass_fields__", {})
     for new, old in (("activation_checkpointing", "gradient_checkpointing"),):
         if new in trainer_args and new not in fields:  # transformers < 5 only knows the old name
@@ -79,29 +82,48 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     model_ref = str(config["model_name_or_path"])
     if model_ref == "tiny":
         # Built on the spot from the training rows: a tokenizer trained locally and a config-made Llama.
-        rows = [json.loads(line) for line in dataset_path.read_text(encoding="utf-8").splitlines()] \
-            if dataset_path.suffix != ".parquet" else dataset.to_list()
+        rows = (
+            [json.loads(line) for line in dataset_path.read_text(encoding="utf-8").splitlines()]
+            if dataset_path.suffix != ".parquet"
+            else dataset.to_list()
+        )
         model_dir = tiny.save_tiny(rows, Path(args.output_dir) / "init", **config.get("tiny", {}))
         model_ref = str(model_dir)
-    tokenizer = AutoTokenizer.from_pretrained(model_ref, local_files_only=config.get("local_files_only", True))
-    model = AutoModelForCausalLM.from_pretrained(model_ref, local_files_only=config.get("local_files_only", True),
-                                                 **config.get("model_kwargs", {}))
+    tokenizer = AutoTokenizer.from_pretrained(
+        model_ref, local_files_only=config.get("local_files_only", True)
+    )
+    model = AutoModelForCausalLM.from_pretrained(
+        model_ref, local_files_only=config.get("local_files_only", True), **config.get("model_kwargs", {})
+    )
 
     optimizers: tuple[Any, Any] = (None, None)
     if config.get("optimizer", "muon") == "muon":
         opts = config.get("muon", {})
-        optimizers = (muon.build_optimizer(model, lr=args.learning_rate, weight_decay=args.weight_decay,
-                                           momentum=float(opts.get("momentum", 0.95)),
-                                           ns_steps=int(opts.get("ns_steps", 5)),
-                                           adjust_lr_fn=str(opts.get("adjust_lr_fn", "match_rms_adamw"))),
-                      None)  # None: the Trainer builds its cosine/warmup scheduler on our optimizer
-    trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer,
-                         optimizers=optimizers)
+        optimizers = (
+            muon.build_optimizer(
+                model,
+                lr=args.learning_rate,
+                weight_decay=args.weight_decay,
+                momentum=float(opts.get("momentum", 0.95)),
+                ns_steps=int(opts.get("ns_steps", 5)),
+                adjust_lr_fn=str(opts.get("adjust_lr_fn", "match_rms_adamw")),
+            ),
+            None,
+        )  # None: the Trainer builds its cosine/warmup scheduler on our optimizer
+    trainer = SFTTrainer(
+        model=model, args=args, train_dataset=dataset, processing_class=tokenizer, optimizers=optimizers
+    )
     result = trainer.train()
     trainer.save_model(args.output_dir)
     tokenizer.save_pretrained(args.output_dir)
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
-    summary = {"output_dir": args.output_dir, "steps": result.global_step, "train_loss": result.training_loss,
-               "losses": losses, "rows": len(dataset), "optimizer": config.get("optimizer", "muon")}
+    summary = {
+        "output_dir": args.output_dir,
+        "steps": result.global_step,
+        "train_loss": result.training_loss,
+        "losses": losses,
+        "rows": len(dataset),
+        "optimizer": config.get("optimizer", "muon"),
+    }
     Path(args.output_dir, "graphforge_train_summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary

@@ -1,6 +1,6 @@
 """Supervised fine-tuning on a `graphforge export sft` set with trl's SFTTrainer and Muon + AdamW.
 
-    python training/sft.py --config training/configs/sft_paper.yaml --dataset out/export/sft.jsonl
+python training/sft.py --config training/configs/sft_paper.yaml --dataset out/export/sft.jsonl
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ if __package__ in (None, ""):  # run as a script: make `training` importable fro
 def make_parser() -> argparse.ArgumentParser:
     from training.runner import make_parser as base
 
-    return base("SFT on exported GraphForge trajectories (trl SFTTrainer, Muon + AdamW).",
-                "training/configs/sft_paper.yaml")
+    return base(
+        "SFT on exported GraphForge trajectories (trl SFTTrainer, Muon + AdamW).",
+        "training/configs/sft_paper.yaml",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

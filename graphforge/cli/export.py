@@ -9,51 +9,92 @@ import typer
 
 from graphforge.cli.common import JsonOption, emit, export_app
 
-BenchmarkOption = Annotated[list[str] | None, typer.Option(
-    "--benchmark", "-b", help="Benchmark the data will be evaluated on; its contamination audit must be clean. "
-                              "Repeat for several.")]
-MaxTokensOption = Annotated[int, typer.Option(
-    "--max-tokens", help="Exclude (never truncate) sequences longer than this.", min=1)]
-TokenizerOption = Annotated[Path | None, typer.Option(
-    "--tokenizer", help="tokenizer.json or a local tokenizer directory for exact counts "
-                        "(default: a tokenizer-free estimate, utf8 bytes / 3 + 4 per message).")]
-AllowOption = Annotated[bool, typer.Option(
-    "--allow-contaminated", help="Export even though the audit found overlaps (recorded on the Export node).")]
-SkipOption = Annotated[bool, typer.Option(
-    "--skip-audit", help="Export without any contamination audit (recorded on the Export node).")]
+BenchmarkOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--benchmark",
+        "-b",
+        help="Benchmark the data will be evaluated on; its contamination audit must be clean. "
+        "Repeat for several.",
+    ),
+]
+MaxTokensOption = Annotated[
+    int, typer.Option("--max-tokens", help="Exclude (never truncate) sequences longer than this.", min=1)
+]
+TokenizerOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--tokenizer",
+        help="tokenizer.json or a local tokenizer directory for exact counts "
+        "(default: a tokenizer-free estimate, utf8 bytes / 3 + 4 per message).",
+    ),
+]
+AllowOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-contaminated",
+        help="Export even though the audit found overlaps (recorded on the Export node).",
+    ),
+]
+SkipOption = Annotated[
+    bool,
+    typer.Option(
+        "--skip-audit", help="Export without any contamination audit (recorded on the Export node)."
+    ),
+]
 
 
 @export_app.command("sft")
-def sft_cmd(out: Annotated[Path, typer.Argument(help="Folder for sft.jsonl, sft.parquet, sft.manifest.json.")],
-            benchmark: BenchmarkOption = None, max_tokens: MaxTokensOption = 262_144,
-            tokenizer: TokenizerOption = None, allow_contaminated: AllowOption = False,
-            skip_audit: SkipOption = False, as_json: JsonOption = False) -> None:
+def sft_cmd(
+    out: Annotated[Path, typer.Argument(help="Folder for sft.jsonl, sft.parquet, sft.manifest.json.")],
+    benchmark: BenchmarkOption = None,
+    max_tokens: MaxTokensOption = 262_144,
+    tokenizer: TokenizerOption = None,
+    allow_contaminated: AllowOption = False,
+    skip_audit: SkipOption = False,
+    as_json: JsonOption = False,
+) -> None:
     """Export admitted trajectories as an SFT set in trl's conversational format."""
     from graphforge.context import open_context
     from graphforge.stages import export_sft
 
-    params = export_sft.ExportSftParams(out_dir=out, benchmarks=benchmark or [], max_tokens=max_tokens,
-                                        tokenizer=tokenizer, allow_contaminated=allow_contaminated,
-                                        skip_audit=skip_audit)
+    params = export_sft.ExportSftParams(
+        out_dir=out,
+        benchmarks=benchmark or [],
+        max_tokens=max_tokens,
+        tokenizer=tokenizer,
+        allow_contaminated=allow_contaminated,
+        skip_audit=skip_audit,
+    )
     with open_context() as ctx:
         result = export_sft.run(ctx, params)
     emit(result, as_json, "SFT export")
 
 
 @export_app.command("rft")
-def rft_cmd(out: Annotated[Path, typer.Argument(help="Folder for rft-<arm>.jsonl/.parquet/.manifest.json.")],
-            arm: Annotated[str, typer.Option("--arm", help="Selection rule: anchored | unanchored | random.")],
-            k: Annotated[int, typer.Option("--k", help="Candidates per query.", min=1)] = 4,
-            threshold: Annotated[float, typer.Option(
-                "--threshold", help="Keep a query when the anchored best valid Q exceeds this.")] = 0.95,
-            independent: Annotated[bool, typer.Option(
-                "--independent", help="Each arm applies the threshold to its own Q (no shared query set).")] = False,
-            seed: Annotated[int, typer.Option("--seed", help="Seed of the random-of-K arm.")] = 0,
-            judge: Annotated[str | None, typer.Option("--judge", help="Only judgments by this judge.")] = None,
-            model: Annotated[str | None, typer.Option("--model", help="Only rollouts of this model.")] = None,
-            benchmark: BenchmarkOption = None, max_tokens: MaxTokensOption = 262_144,
-            tokenizer: TokenizerOption = None, allow_contaminated: AllowOption = False,
-            skip_audit: SkipOption = False, as_json: JsonOption = False) -> None:
+def rft_cmd(
+    out: Annotated[Path, typer.Argument(help="Folder for rft-<arm>.jsonl/.parquet/.manifest.json.")],
+    arm: Annotated[str, typer.Option("--arm", help="Selection rule: anchored | unanchored | random.")],
+    k: Annotated[int, typer.Option("--k", help="Candidates per query.", min=1)] = 4,
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="Keep a query when the anchored best valid Q exceeds this.")
+    ] = 0.95,
+    independent: Annotated[
+        bool,
+        typer.Option(
+            "--independent", help="Each arm applies the threshold to its own Q (no shared query set)."
+        ),
+    ] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random-of-K arm.")] = 0,
+    judge: Annotated[str | None, typer.Option("--judge", help="Only judgments by this judge.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Only rollouts of this model.")] = None,
+    benchmark: BenchmarkOption = None,
+    max_tokens: MaxTokensOption = 262_144,
+    tokenizer: TokenizerOption = None,
+    allow_contaminated: AllowOption = False,
+    skip_audit: SkipOption = False,
+    as_json: JsonOption = False,
+) -> None:
     """Export one rejection fine-tuning arm; all arms share one query set and candidate pool."""
     from graphforge.context import open_context
     from graphforge.errors import ConfigError
@@ -63,21 +104,37 @@ def rft_cmd(out: Annotated[Path, typer.Argument(help="Folder for rft-<arm>.jsonl
     try:
         chosen = JudgeArm(arm)
     except ValueError as exc:
-        raise ConfigError(f"--arm must be one of {', '.join(a.value for a in JudgeArm)}, not {arm!r}") from exc
-    params = export_rft.ExportRftParams(out_dir=out, arm=chosen, k=k, threshold=threshold,
-                                        shared_queries=not independent, seed=seed, judge=judge, model=model,
-                                        benchmarks=benchmark or [], max_tokens=max_tokens, tokenizer=tokenizer,
-                                        allow_contaminated=allow_contaminated, skip_audit=skip_audit)
+        raise ConfigError(
+            f"--arm must be one of {', '.join(a.value for a in JudgeArm)}, not {arm!r}"
+        ) from exc
+    params = export_rft.ExportRftParams(
+        out_dir=out,
+        arm=chosen,
+        k=k,
+        threshold=threshold,
+        shared_queries=not independent,
+        seed=seed,
+        judge=judge,
+        model=model,
+        benchmarks=benchmark or [],
+        max_tokens=max_tokens,
+        tokenizer=tokenizer,
+        allow_contaminated=allow_contaminated,
+        skip_audit=skip_audit,
+    )
     with open_context() as ctx:
         result = export_rft.run(ctx, params)
     emit(result, as_json, f"RFT export ({chosen.value})")
 
 
 @export_app.command("rubrics")
-def rubrics_cmd(out: Annotated[Path, typer.Argument(help="Folder for rubrics.jsonl and grpo_prompts.jsonl.")],
-                only_admitted: Annotated[bool, typer.Option(
-                    "--only-admitted", help="Only specs with an admitted trajectory.")] = False,
-                as_json: JsonOption = False) -> None:
+def rubrics_cmd(
+    out: Annotated[Path, typer.Argument(help="Folder for rubrics.jsonl and grpo_prompts.jsonl.")],
+    only_admitted: Annotated[
+        bool, typer.Option("--only-admitted", help="Only specs with an admitted trajectory.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
     """Export rubrics for graphforge.export.reward.load_rubric_reward (GRPO) and the matching prompts."""
     from graphforge.context import open_context
     from graphforge.export import rubrics

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
+import pyarrow as pa  # type: ignore[import-untyped]
 from pydantic import BaseModel
 
 from graphforge import __version__
@@ -39,9 +39,15 @@ class WriteOutcome(BaseModel):
     no_assistant_turn: list[str]
 
 
-def write_dataset(rows: Iterable[TrajectoryText], out_dir: Path, name: str, counter: TokenCounter,
-                  max_tokens: int, extra_columns: Sequence[tuple[str, pa.DataType]] = (),
-                  extra: Callable[[TrajectoryText], dict[str, Any]] | None = None) -> WriteOutcome:
+def write_dataset(
+    rows: Iterable[TrajectoryText],
+    out_dir: Path,
+    name: str,
+    counter: TokenCounter,
+    max_tokens: int,
+    extra_columns: Sequence[tuple[str, pa.DataType]] = (),
+    extra: Callable[[TrajectoryText], dict[str, Any]] | None = None,
+) -> WriteOutcome:
     """Write every row that fits ``max_tokens`` (whole, never truncated); count the rest.
 
     Memory holds one Parquet row group plus one id and one length per exported row.
@@ -64,8 +70,12 @@ def write_dataset(rows: Iterable[TrajectoryText], out_dir: Path, name: str, coun
             if tokens > max_tokens:
                 over.append(Excluded(trajectory_id=t.trajectory_id, tokens=tokens))
                 continue
-            row: dict[str, Any] = {"messages": messages, "tools": tools, "trajectory_id": t.trajectory_id,
-                                   "spec_id": t.spec_id}
+            row: dict[str, Any] = {
+                "messages": messages,
+                "tools": tools,
+                "trajectory_id": t.trajectory_id,
+                "spec_id": t.spec_id,
+            }
             if extra is not None:
                 row.update(extra(t))
             writer.add(row)
@@ -74,8 +84,15 @@ def write_dataset(rows: Iterable[TrajectoryText], out_dir: Path, name: str, coun
             if t.spec_id:
                 specs.add(t.spec_id)
         files = writer.close()
-    return WriteOutcome(files=files, trajectory_ids=exported, spec_ids=sorted(specs), token_counts=counts,
-                        seen=seen, over_length=over, no_assistant_turn=empty)
+    return WriteOutcome(
+        files=files,
+        trajectory_ids=exported,
+        spec_ids=sorted(specs),
+        token_counts=counts,
+        seen=seen,
+        over_length=over,
+        no_assistant_turn=empty,
+    )
 
 
 class ExportCounts(BaseModel):
@@ -126,35 +143,85 @@ class ExportSummary(BaseModel):
     selection: dict[str, Any] | None = None  # RFT: query and pick counts (the full lists are in the manifest)
 
 
-def finish_export(graph: Graph, out_dir: Path, name: str, kind: str, arm: str | None, outcome: WriteOutcome,
-                  decision: AuditDecision, counter_name: str, max_tokens: int, params: dict[str, Any],
-                  selection: dict[str, Any] | None = None,
-                  selection_summary: dict[str, Any] | None = None) -> ExportSummary:
+def finish_export(
+    graph: Graph,
+    out_dir: Path,
+    name: str,
+    kind: str,
+    arm: str | None,
+    outcome: WriteOutcome,
+    decision: AuditDecision,
+    counter_name: str,
+    max_tokens: int,
+    params: dict[str, Any],
+    selection: dict[str, Any] | None = None,
+    selection_summary: dict[str, Any] | None = None,
+) -> ExportSummary:
     """Write the manifest, MERGE the Export node with its INCLUDES edges, and summarise."""
     # Content-derived id: the same graph and options give the same id (and the same Export node).
-    digest = stable_hash(kind, arm, [f.sha256 for f in outcome.files], decision.audit_id,
-                         decision.override.value, params)
+    digest = stable_hash(
+        kind, arm, [f.sha256 for f in outcome.files], decision.audit_id, decision.override.value, params
+    )
     export_id = f"{kind}-{digest}"
     stats = token_stats(outcome.token_counts, counter_name, max_tokens)
-    counts = ExportCounts(seen=outcome.seen, exported=len(outcome.trajectory_ids),
-                          excluded_over_length=len(outcome.over_length),
-                          excluded_no_assistant_turn=len(outcome.no_assistant_turn))
+    counts = ExportCounts(
+        seen=outcome.seen,
+        exported=len(outcome.trajectory_ids),
+        excluded_over_length=len(outcome.over_length),
+        excluded_no_assistant_turn=len(outcome.no_assistant_turn),
+    )
     commit = git_commit()
-    manifest = ExportManifest(export_id=export_id, kind=kind, arm=arm, files=outcome.files, counts=counts,
-                              tokens=stats, excluded_over_length=outcome.over_length,
-                              excluded_no_assistant_turn=outcome.no_assistant_turn, audit=decision,
-                              git_commit=commit, params=params, selection=selection,
-                              spec_ids=outcome.spec_ids, trajectory_ids=outcome.trajectory_ids)
+    manifest = ExportManifest(
+        export_id=export_id,
+        kind=kind,
+        arm=arm,
+        files=outcome.files,
+        counts=counts,
+        tokens=stats,
+        excluded_over_length=outcome.over_length,
+        excluded_no_assistant_turn=outcome.no_assistant_turn,
+        audit=decision,
+        git_commit=commit,
+        params=params,
+        selection=selection,
+        spec_ids=outcome.spec_ids,
+        trajectory_ids=outcome.trajectory_ids,
+    )
     entry = write_json(out_dir / f"{name}.manifest.json", manifest)
-    record_export(graph, ExportRow(
-        export_id=export_id, kind=kind, arm=arm, override=decision.override.value, override_note=decision.note,
-        audit_id=decision.audit_id, benchmarks=decision.benchmarks, rows=counts.exported,
-        excluded_over_length=counts.excluded_over_length, max_tokens=max_tokens, token_counter=counter_name,
-        out_dir=str(out_dir.resolve()), manifest=entry.path, manifest_sha256=entry.sha256, git_commit=commit),
-        outcome.trajectory_ids)
-    return ExportSummary(export_id=export_id, kind=kind, arm=arm, out_dir=str(out_dir), files=outcome.files,
-                         manifest=entry, rows=counts.exported, seen=counts.seen,
-                         excluded_over_length=counts.excluded_over_length,
-                         excluded_no_assistant_turn=counts.excluded_no_assistant_turn,
-                         audit_id=decision.audit_id, override=decision.override.value, tokens=stats,
-                         selection=selection_summary)
+    record_export(
+        graph,
+        ExportRow(
+            export_id=export_id,
+            kind=kind,
+            arm=arm,
+            override=decision.override.value,
+            override_note=decision.note,
+            audit_id=decision.audit_id,
+            benchmarks=decision.benchmarks,
+            rows=counts.exported,
+            excluded_over_length=counts.excluded_over_length,
+            max_tokens=max_tokens,
+            token_counter=counter_name,
+            out_dir=str(out_dir.resolve()),
+            manifest=entry.path,
+            manifest_sha256=entry.sha256,
+            git_commit=commit,
+        ),
+        outcome.trajectory_ids,
+    )
+    return ExportSummary(
+        export_id=export_id,
+        kind=kind,
+        arm=arm,
+        out_dir=str(out_dir),
+        files=outcome.files,
+        manifest=entry,
+        rows=counts.exported,
+        seen=counts.seen,
+        excluded_over_length=counts.excluded_over_length,
+        excluded_no_assistant_turn=counts.excluded_no_assistant_turn,
+        audit_id=decision.audit_id,
+        override=decision.override.value,
+        tokens=stats,
+        selection=selection_summary,
+    )

@@ -1,4 +1,4 @@
-"""The contamination gate: training data leaves the graph only after a clean audit (or a recorded override)."""
+"""The contamination gate: training data leaves the graph after a clean audit, or with a recorded override."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from graphforge.graph import Graph
 class Override(StrEnum):
     NONE = "none"
     ALLOW_CONTAMINATED = "allow-contaminated"  # an audit ran for the benchmarks, its overlaps are accepted
-    SKIP_AUDIT = "skip-audit"                  # no audit is required at all
+    SKIP_AUDIT = "skip-audit"  # no audit is required at all
 
 
 class AuditLike(Protocol):
@@ -66,38 +66,65 @@ def stale_reason(graph: Graph, summary: AuditLike) -> str | None:
     return f"workspace files changed since audit {summary.audit_id} ran (fingerprint {recorded} -> {current})"
 
 
-def check_audit(graph: Graph, benchmarks: Sequence[str], *, allow_contaminated: bool = False,
-                skip_audit: bool = False, lookup: AuditLookup | None = None) -> AuditDecision:
+def check_audit(
+    graph: Graph,
+    benchmarks: Sequence[str],
+    *,
+    allow_contaminated: bool = False,
+    skip_audit: bool = False,
+    lookup: AuditLookup | None = None,
+) -> AuditDecision:
     """Allow the export, or raise ExportError saying what to run or which flag overrides the refusal."""
     names = sorted(set(benchmarks))
     if skip_audit:
-        return AuditDecision(benchmarks=names, audit_id=None, audited_benchmarks=[], found_overlaps=False,
-                             override=Override.SKIP_AUDIT,
-                             note="audit skipped on request (--skip-audit); contamination was not checked")
+        return AuditDecision(
+            benchmarks=names,
+            audit_id=None,
+            audited_benchmarks=[],
+            found_overlaps=False,
+            override=Override.SKIP_AUDIT,
+            note="audit skipped on request (--skip-audit); contamination was not checked",
+        )
     if not names:
-        raise ExportError("name the benchmarks this data will be evaluated on (--benchmark NAME) so the "
-                          "export can check their contamination audit, or pass --skip-audit to export unaudited")
+        raise ExportError(
+            "name the benchmarks this data will be evaluated on (--benchmark NAME) so the "
+            "export can check their contamination audit, or pass --skip-audit to export unaudited"
+        )
     lookup = lookup or default_lookup()
     summary = lookup(graph, names) if lookup is not None else None
     if summary is None:
-        raise ExportError(f"no contamination audit has run for {', '.join(names)}: run "
-                          f"`graphforge audit contamination --benchmark NAME` first, or pass --skip-audit")
+        raise ExportError(
+            f"no contamination audit has run for {', '.join(names)}: run "
+            f"`graphforge audit contamination --benchmark NAME` first, or pass --skip-audit"
+        )
     audited = sorted(set(summary.benchmarks))
     missing = [n for n in names if n not in audited]
     if missing:
-        raise ExportError(f"the latest audit {summary.audit_id} does not cover {', '.join(missing)}: audit "
-                          f"those benchmarks first, or pass --skip-audit")
+        raise ExportError(
+            f"the latest audit {summary.audit_id} does not cover {', '.join(missing)}: audit "
+            f"those benchmarks first, or pass --skip-audit"
+        )
     stale = stale_reason(graph, summary)
     if stale is not None:
-        raise ExportError(f"{stale}: re-run `graphforge audit contamination` for {', '.join(names)}, "
-                          f"or pass --skip-audit")
+        raise ExportError(
+            f"{stale}: re-run `graphforge audit contamination` for {', '.join(names)}, or pass --skip-audit"
+        )
     overlaps = bool(summary.found_overlaps)
     if overlaps and not allow_contaminated:
-        raise ExportError(f"audit {summary.audit_id} found overlaps with {', '.join(names)} "
-                          f"({summary.found_overlaps}): remove the contaminated data and re-audit, or pass "
-                          f"--allow-contaminated to export anyway (recorded on the Export node)")
+        raise ExportError(
+            f"audit {summary.audit_id} found overlaps with {', '.join(names)} "
+            f"({summary.found_overlaps}): remove the contaminated data and re-audit, or pass "
+            f"--allow-contaminated to export anyway (recorded on the Export node)"
+        )
     return AuditDecision(
-        benchmarks=names, audit_id=summary.audit_id, audited_benchmarks=audited, found_overlaps=overlaps,
+        benchmarks=names,
+        audit_id=summary.audit_id,
+        audited_benchmarks=audited,
+        found_overlaps=overlaps,
         override=Override.ALLOW_CONTAMINATED if overlaps else Override.NONE,
-        note=(f"audit {summary.audit_id} found overlaps; exported anyway (--allow-contaminated)" if overlaps
-              else f"audit {summary.audit_id} found no overlaps"))
+        note=(
+            f"audit {summary.audit_id} found overlaps; exported anyway (--allow-contaminated)"
+            if overlaps
+            else f"audit {summary.audit_id} found no overlaps"
+        ),
+    )

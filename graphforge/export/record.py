@@ -50,8 +50,10 @@ class IncludesRow(Row):
 def record_export(graph: Graph, row: ExportRow, trajectory_ids: Sequence[str]) -> int:
     """MERGE the Export node and its INCLUDES edges; returns the number of edges written."""
     graph.write(MERGE_EXPORTS, [row])
-    return graph.write(LINK_EXPORT_TRAJECTORIES,
-                       (IncludesRow(export_id=row.export_id, trajectory_id=t) for t in trajectory_ids))
+    return graph.write(
+        LINK_EXPORT_TRAJECTORIES,
+        (IncludesRow(export_id=row.export_id, trajectory_id=t) for t in trajectory_ids),
+    )
 
 
 class ExportInfo(BaseModel):

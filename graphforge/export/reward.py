@@ -118,18 +118,26 @@ def score_criterion(c: CriterionSpec, spec: TaskSpec, text: str, numbers: Sequen
     base = {"criterion_id": c.criterion_id, "polarity": c.polarity.value, "weight": c.weight}
     if c.expected_value is not None:
         hit = value_present(c.expected_value, c.tolerance, numbers)
-        return CriterionScore(**base, score=float(hit),
-                              how=f"value {c.expected_value} ±{c.tolerance:.3%} {'found' if hit else 'absent'}")
+        return CriterionScore(
+            **base,
+            score=float(hit),
+            how=f"value {c.expected_value} ±{c.tolerance:.3%} {'found' if hit else 'absent'}",
+        )
     if c.expected:
         hit = _normal(c.expected) in _normal(text)
-        return CriterionScore(**base, score=float(hit), how=f"text {c.expected!r} {'found' if hit else 'absent'}")
+        return CriterionScore(
+            **base, score=float(hit), how=f"text {c.expected!r} {'found' if hit else 'absent'}"
+        )
     deliverable = next((d for d in spec.deliverables if d.name == c.target_deliverable), None)
     if c.kind is CriterionKind.STRUCTURE and c.polarity is Polarity.POSITIVE and deliverable is not None:
         names = deliverable.required_sections + deliverable.required_sheets
         if names:
             present = [n for n in names if _normal(n) in _normal(text)]
-            return CriterionScore(**base, score=len(present) / len(names),
-                                  how=f"{len(present)}/{len(names)} required sections/sheets named")
+            return CriterionScore(
+                **base,
+                score=len(present) / len(names),
+                how=f"{len(present)}/{len(names)} required sections/sheets named",
+            )
     return CriterionScore(**base, score=None, how="not verifiable from text (needs a judge)")
 
 
@@ -143,12 +151,21 @@ def score_completion(spec: TaskSpec, completion: Any, require_deliverables: bool
     pos = [s for s in scores if s.polarity == "positive" and s.score is not None]
     neg = [s for s in scores if s.polarity == "negative" and s.score is not None]
     total = sum(s.weight for s in pos)
-    q = 0.0 if total <= 0 else (sum(s.weight * (s.score or 0.0) for s in pos)
-                                 - sum(s.weight * (s.score or 0.0) for s in neg)) / total
+    q = (
+        0.0
+        if total <= 0
+        else (sum(s.weight * (s.score or 0.0) for s in pos) - sum(s.weight * (s.score or 0.0) for s in neg))
+        / total
+    )
     if require_deliverables and missing:
         q = 0.0
-    return RewardBreakdown(spec_id=spec.spec_id, reward=q, deliverables_named=not missing,
-                           missing_deliverables=missing, criteria=scores)
+    return RewardBreakdown(
+        spec_id=spec.spec_id,
+        reward=q,
+        deliverables_named=not missing,
+        missing_deliverables=missing,
+        criteria=scores,
+    )
 
 
 def load_rubrics(path: Path) -> dict[str, TaskSpec]:
@@ -156,7 +173,7 @@ def load_rubrics(path: Path) -> dict[str, TaskSpec]:
     specs: dict[str, TaskSpec] = {}
     try:
         with path.open(encoding="utf-8") as fh:
-            for number, line in enumerate(fh, 1):
+            for number, line in enumerate(fh, 1):  # noqa: B007 - named in the error below
                 if line.strip():
                     spec = TaskSpec.model_validate_json(line)
                     specs[spec.spec_id] = spec

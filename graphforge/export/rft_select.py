@@ -78,12 +78,18 @@ class Selection(BaseModel):
     queries_without_valid_pick: list[str]
 
     def summary(self) -> dict[str, object]:
-        return {"arm": self.arm.value, "queries_seen": self.queries_seen, "queries": len(self.queries),
-                "picks": len(self.picks), "under_k": len(self.queries_under_k),
-                "over_k": len(self.queries_over_k), "incomplete": len(self.queries_incomplete),
-                "below_threshold": len(self.queries_below_threshold),
-                "without_valid_pick": len(self.queries_without_valid_pick),
-                "compared_arms": self.compared_arms}
+        return {
+            "arm": self.arm.value,
+            "queries_seen": self.queries_seen,
+            "queries": len(self.queries),
+            "picks": len(self.picks),
+            "under_k": len(self.queries_under_k),
+            "over_k": len(self.queries_over_k),
+            "incomplete": len(self.queries_incomplete),
+            "below_threshold": len(self.queries_below_threshold),
+            "without_valid_pick": len(self.queries_without_valid_pick),
+            "compared_arms": self.compared_arms,
+        }
 
 
 def group_by_query(candidates: Iterable[Candidate]) -> Iterator[tuple[str, list[Candidate]]]:
@@ -102,8 +108,11 @@ def is_valid(c: Candidate, arm: str, options: SelectionOptions) -> bool:
 
 def best(cands: Sequence[Candidate], arm: str, options: SelectionOptions) -> Pick | None:
     """The valid candidate with the highest Q under ``arm``; ties go to the smaller trajectory_id."""
-    scored = [(j.q, c) for c in cands if is_valid(c, arm, options)
-              and (j := c.judgment(arm, options.judge)) is not None]
+    scored = [
+        (j.q, c)
+        for c in cands
+        if is_valid(c, arm, options) and (j := c.judgment(arm, options.judge)) is not None
+    ]
     if not scored:
         return None
     q, c = min(scored, key=lambda qc: (-qc[0], qc[1].trajectory_id))
@@ -123,8 +132,12 @@ def random_pick(cands: Sequence[Candidate], options: SelectionOptions) -> Pick |
     if not valid:
         return None
     c = min(valid, key=lambda c: stable_hash(options.seed, c.spec_id, c.trajectory_id))
-    return Pick(spec_id=c.spec_id, trajectory_id=c.trajectory_id, q=None,
-                rule=f"random valid candidate (seed {options.seed})")
+    return Pick(
+        spec_id=c.spec_id,
+        trajectory_id=c.trajectory_id,
+        q=None,
+        rule=f"random valid candidate (seed {options.seed})",
+    )
 
 
 def pick_for(arm: JudgeArm, cands: Sequence[Candidate], options: SelectionOptions) -> Pick | None:
@@ -137,8 +150,12 @@ def compared_arms_of(candidates: Iterable[Candidate]) -> list[str]:
     return [a.value for a in JUDGED_ARMS if a.value in present]
 
 
-def select(groups: Iterable[tuple[str, list[Candidate]]], arm: JudgeArm, options: SelectionOptions,
-           compared_arms: Sequence[str]) -> Selection:
+def select(
+    groups: Iterable[tuple[str, list[Candidate]]],
+    arm: JudgeArm,
+    options: SelectionOptions,
+    compared_arms: Sequence[str],
+) -> Selection:
     """Apply the query rule and the arm's pick rule to every query's candidates."""
     under: list[str] = []
     over: list[str] = []
@@ -155,7 +172,7 @@ def select(groups: Iterable[tuple[str, list[Candidate]]], arm: JudgeArm, options
             continue
         if len(cands) > options.k:
             over.append(spec_id)
-            cands = cands[:options.k]
+            cands = cands[: options.k]
         if any(c.judgment(a, options.judge) is None for c in cands for a in compared_arms):
             incomplete.append(spec_id)
             continue
@@ -176,7 +193,16 @@ def select(groups: Iterable[tuple[str, list[Candidate]]], arm: JudgeArm, options
             no_pick.append(spec_id)
         else:
             picks.append(pick)
-    return Selection(arm=arm, options=options, compared_arms=list(compared_arms), queries_seen=seen,
-                     queries_under_k=under, queries_over_k=over, queries_incomplete=incomplete,
-                     queries_below_threshold=below, queries=queries, picks=picks,
-                     queries_without_valid_pick=no_pick)
+    return Selection(
+        arm=arm,
+        options=options,
+        compared_arms=list(compared_arms),
+        queries_seen=seen,
+        queries_under_k=under,
+        queries_over_k=over,
+        queries_incomplete=incomplete,
+        queries_below_threshold=below,
+        queries=queries,
+        picks=picks,
+        queries_without_valid_pick=no_pick,
+    )

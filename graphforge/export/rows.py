@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
+import pyarrow as pa  # type: ignore[import-untyped]
 from pydantic import TypeAdapter
 
 from graphforge.errors import ConfigError, SourceFormatError
@@ -32,23 +32,39 @@ TokenCounter = Callable[[Sequence[dict[str, Any]], str], int]
 
 # One fixed Arrow schema for every export, so Parquet files from different graphs line up and the
 # writer never re-infers types from a batch. Tool-call arguments stay JSON text (the OpenAI wire form).
-MESSAGE_TYPE = pa.struct([
-    ("role", pa.string()),
-    ("content", pa.string()),
-    ("tool_calls", pa.list_(pa.struct([
-        ("id", pa.string()),
-        ("type", pa.string()),
-        ("function", pa.struct([("name", pa.string()), ("arguments", pa.string())])),
-    ]))),
-    ("tool_call_id", pa.string()),
-    ("name", pa.string()),
-])
+MESSAGE_TYPE = pa.struct(
+    [
+        ("role", pa.string()),
+        ("content", pa.string()),
+        (
+            "tool_calls",
+            pa.list_(
+                pa.struct(
+                    [
+                        ("id", pa.string()),
+                        ("type", pa.string()),
+                        ("function", pa.struct([("name", pa.string()), ("arguments", pa.string())])),
+                    ]
+                )
+            ),
+        ),
+        ("tool_call_id", pa.string()),
+        ("name", pa.string()),
+    ]
+)
 
 
 def row_schema(extra: Sequence[tuple[str, pa.DataType]] = ()) -> pa.Schema:
     """Arrow schema of an exported row: messages, tools (JSON text), ids, then ``extra`` columns."""
-    return pa.schema([("messages", pa.list_(MESSAGE_TYPE)), ("tools", pa.string()),
-                      ("trajectory_id", pa.string()), ("spec_id", pa.string()), *extra])
+    return pa.schema(
+        [
+            ("messages", pa.list_(MESSAGE_TYPE)),
+            ("tools", pa.string()),
+            ("trajectory_id", pa.string()),
+            ("spec_id", pa.string()),
+            *extra,
+        ]
+    )
 
 
 def conversational_messages(messages_json: str, trajectory_id: str) -> list[dict[str, Any]]:
@@ -60,7 +76,9 @@ def conversational_messages(messages_json: str, trajectory_id: str) -> list[dict
     try:
         messages = _MESSAGES.validate_json(messages_json)
     except ValueError as exc:
-        raise SourceFormatError(f"Trajectory {trajectory_id}", f"stored messages are not valid: {exc}") from exc
+        raise SourceFormatError(
+            f"Trajectory {trajectory_id}", f"stored messages are not valid: {exc}"
+        ) from exc
     out: list[dict[str, Any]] = _MESSAGES.dump_python(messages, exclude_none=True)
     return out
 
@@ -88,7 +106,7 @@ def has_assistant_turn(messages: Sequence[dict[str, Any]]) -> bool:
 
 
 def tokenizer_counter(path: Path) -> tuple[TokenCounter, str]:
-    """An exact counter from a local tokenizer: a ``tokenizer.json`` file, or a directory with a chat template.
+    """An exact counter from a local tokenizer: a ``tokenizer.json`` file or a directory with a chat template.
 
     A directory is loaded with transformers (offline) and counted through its chat template, tools
     included; a bare ``tokenizer.json`` counts the same text the estimate measures.
@@ -97,7 +115,9 @@ def tokenizer_counter(path: Path) -> tuple[TokenCounter, str]:
         try:
             from transformers import AutoTokenizer
         except ImportError as exc:
-            raise ConfigError("counting with a tokenizer directory needs transformers (extra 'train')") from exc
+            raise ConfigError(
+                "counting with a tokenizer directory needs transformers (extra 'train')"
+            ) from exc
         tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
 
         def count_templated(messages: Sequence[dict[str, Any]], tools: str) -> int:
@@ -110,16 +130,19 @@ def tokenizer_counter(path: Path) -> tuple[TokenCounter, str]:
     try:
         from tokenizers import Tokenizer
     except ImportError as exc:
-        raise ConfigError("counting with tokenizer.json needs the tokenizers package (extra 'train')") from exc
+        raise ConfigError(
+            "counting with tokenizer.json needs the tokenizers package (extra 'train')"
+        ) from exc
     tokenizer = Tokenizer.from_file(str(path))
 
     def count_plain(messages: Sequence[dict[str, Any]], tools: str) -> int:
         parts = [tools] if tools != "[]" else []
         for m in messages:
             parts.append(m.get("content") or "")
-            parts.extend(c["function"]["name"] + c["function"]["arguments"] for c in m.get("tool_calls") or ())
-        return (sum(len(tokenizer.encode(p).ids) for p in parts if p)
-                + MESSAGE_OVERHEAD_TOKENS * len(messages))
+            parts.extend(
+                c["function"]["name"] + c["function"]["arguments"] for c in m.get("tool_calls") or ()
+            )
+        return sum(len(tokenizer.encode(p).ids) for p in parts if p) + MESSAGE_OVERHEAD_TOKENS * len(messages)
 
     return count_plain, f"tokenizer: {path.name} + 4 per message"
 

@@ -36,9 +36,11 @@ class RubricsManifest(BaseModel):
     criteria: int
     spec_ids: list[str]
     git_commit: str
-    usage: str = ("from graphforge.export.reward import load_rubric_reward; "
-                  "reward = load_rubric_reward('rubrics.jsonl'); GRPOTrainer(reward_funcs=[reward], "
-                  "train_dataset=load_dataset('json', data_files='grpo_prompts.jsonl')['train'], ...)")
+    usage: str = (
+        "from graphforge.export.reward import load_rubric_reward; "
+        "reward = load_rubric_reward('rubrics.jsonl'); GRPOTrainer(reward_funcs=[reward], "
+        "train_dataset=load_dataset('json', data_files='grpo_prompts.jsonl')['train'], ...)"
+    )
 
 
 class ExportRubricsResult(BaseModel):
@@ -57,33 +59,57 @@ def prompt_text(statement: str, files: list[str]) -> str:
 
 
 def run(ctx: StageContext, params: ExportRubricsParams) -> ExportRubricsResult:
-    """Write rubrics.jsonl (full specs for the reward), grpo_prompts.jsonl (prompt + spec_id) and a manifest."""
+    """Write rubrics.jsonl (full specs, for the reward), grpo_prompts.jsonl (prompt + spec_id), a manifest."""
     from graphforge import specs_store  # the spec persistence layer (loads a TaskSpec with full fidelity)
 
     out = params.out_dir
     out.mkdir(parents=True, exist_ok=True)
-    ids = [r.spec_id for r in ctx.graph.stream(STREAM_CURRENT_SPECS, SpecId, only_admitted=params.only_admitted)]
+    ids = [
+        r.spec_id for r in ctx.graph.stream(STREAM_CURRENT_SPECS, SpecId, only_admitted=params.only_admitted)
+    ]
     rubrics_path, prompts_path = out / "rubrics.jsonl", out / "grpo_prompts.jsonl"
     criteria = 0
     try:
-        with rubrics_path.open("w", encoding="utf-8", newline="\n") as rub, \
-                prompts_path.open("w", encoding="utf-8", newline="\n") as pro:
+        with (
+            rubrics_path.open("w", encoding="utf-8", newline="\n") as rub,
+            prompts_path.open("w", encoding="utf-8", newline="\n") as pro,
+        ):
             for spec_id in ids:  # one spec in memory at a time
                 spec = specs_store.load_spec(ctx.graph, spec_id)
                 view = specs_store.agent_view_from_graph(ctx.graph, spec_id)
                 criteria += len(spec.criteria)
-                rub.write(json.dumps(spec.model_dump(mode="json"), ensure_ascii=False, sort_keys=True,
-                                     separators=(",", ":")) + "\n")
+                rub.write(
+                    json.dumps(
+                        spec.model_dump(mode="json"),
+                        ensure_ascii=False,
+                        sort_keys=True,
+                        separators=(",", ":"),
+                    )
+                    + "\n"
+                )
                 prompt = [{"role": "user", "content": prompt_text(view.statement, view.files)}]
-                pro.write(json.dumps({"prompt": prompt, "spec_id": spec_id}, ensure_ascii=False,
-                                     separators=(",", ":")) + "\n")
+                pro.write(
+                    json.dumps(
+                        {"prompt": prompt, "spec_id": spec_id}, ensure_ascii=False, separators=(",", ":")
+                    )
+                    + "\n"
+                )
     except OSError as exc:
         raise ExportError(f"{out}: cannot write rubrics: {exc.strerror}") from exc
-    files = [FileEntry(path=p.name, sha256=sha256_file(p), bytes=p.stat().st_size, rows=len(ids))
-             for p in (rubrics_path, prompts_path)]
+    files = [
+        FileEntry(path=p.name, sha256=sha256_file(p), bytes=p.stat().st_size, rows=len(ids))
+        for p in (rubrics_path, prompts_path)
+    ]
     export_id = f"rubrics-{stable_hash([f.sha256 for f in files])}"
-    manifest = RubricsManifest(export_id=export_id, files=files, specs=len(ids), criteria=criteria,
-                               spec_ids=ids, git_commit=git_commit())
+    manifest = RubricsManifest(
+        export_id=export_id,
+        files=files,
+        specs=len(ids),
+        criteria=criteria,
+        spec_ids=ids,
+        git_commit=git_commit(),
+    )
     entry = write_json(out / "rubrics.manifest.json", manifest)
-    return ExportRubricsResult(export_id=export_id, out_dir=str(out), specs=len(ids), criteria=criteria,
-                               files=files, manifest=entry)
+    return ExportRubricsResult(
+        export_id=export_id, out_dir=str(out), specs=len(ids), criteria=criteria, files=files, manifest=entry
+    )

@@ -11,8 +11,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow.parquet as pq  # type: ignore[import-untyped]
 import pydantic_core
 from pydantic import BaseModel
 
@@ -46,9 +46,16 @@ def token_stats(counts: list[int], counter: str, max_tokens: int) -> TokenStats:
         return TokenStats(counter=counter, max_tokens=max_tokens)
     ordered = sorted(counts)
     p95 = ordered[min(len(ordered) - 1, max(0, -(-95 * len(ordered) // 100) - 1))]  # nearest-rank
-    return TokenStats(counter=counter, max_tokens=max_tokens, total=sum(ordered), min=ordered[0],
-                      max=ordered[-1], mean=round(sum(ordered) / len(ordered), 3),
-                      median=float(statistics.median(ordered)), p95=p95)
+    return TokenStats(
+        counter=counter,
+        max_tokens=max_tokens,
+        total=sum(ordered),
+        min=ordered[0],
+        max=ordered[-1],
+        mean=round(sum(ordered) / len(ordered), 3),
+        median=float(statistics.median(ordered)),
+        p95=p95,
+    )
 
 
 def dumps_row(row: dict[str, Any]) -> bytes:
@@ -72,8 +79,9 @@ def git_commit(repo: Path | None = None) -> str:
     """HEAD of the checkout graphforge runs from, or "unknown" (installed wheel, no git)."""
     where = repo or Path(__file__).resolve().parents[2]
     try:
-        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True,
-                              timeout=10, check=False)
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True, timeout=10, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     commit = done.stdout.strip()
@@ -102,8 +110,9 @@ class RowWriter:
             self._jsonl_fh = self._tmp_jsonl.open("wb")
             # No statistics or dictionary pages that depend on batch boundaries beyond the fixed
             # row-group size; the created_by string only changes with the pyarrow version.
-            self._pq = pq.ParquetWriter(self._tmp_parquet, schema, compression="zstd", use_dictionary=False,
-                                        write_statistics=True)
+            self._pq = pq.ParquetWriter(
+                self._tmp_parquet, schema, compression="zstd", use_dictionary=False, write_statistics=True
+            )
         except OSError as exc:
             raise ExportError(f"{out_dir}: cannot write the export: {exc.strerror}") from exc
 
@@ -129,8 +138,10 @@ class RowWriter:
             os.replace(self._tmp_parquet, self._parquet)
         except OSError as exc:
             raise ExportError(f"{self.out_dir}: cannot finish the export: {exc.strerror}") from exc
-        return [FileEntry(path=p.name, sha256=sha256_file(p), bytes=p.stat().st_size, rows=self.rows)
-                for p in (self._jsonl, self._parquet)]
+        return [
+            FileEntry(path=p.name, sha256=sha256_file(p), bytes=p.stat().st_size, rows=self.rows)
+            for p in (self._jsonl, self._parquet)
+        ]
 
     def abort(self) -> None:
         for closer in (self._pq.close, self._jsonl_fh.close):
@@ -144,8 +155,9 @@ class RowWriter:
     def __enter__(self) -> RowWriter:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if exc_type is not None:
             self.abort()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow as pa
+import pyarrow as pa  # type: ignore[import-untyped]
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher
@@ -50,12 +50,24 @@ class ExportRftParams(BaseModel):
 ExportRftResult = ExportSummary
 
 
-def run(ctx: StageContext, params: ExportRftParams, *, audit_lookup: AuditLookup | None = None) -> ExportRftResult:
+def run(
+    ctx: StageContext, params: ExportRftParams, *, audit_lookup: AuditLookup | None = None
+) -> ExportRftResult:
     """Gate on the audit, select per query, then stream the picked trajectories into the data set."""
-    decision = check_audit(ctx.graph, params.benchmarks, allow_contaminated=params.allow_contaminated,
-                           skip_audit=params.skip_audit, lookup=audit_lookup)
-    options = SelectionOptions(k=params.k, threshold=params.threshold, shared_queries=params.shared_queries,
-                               seed=params.seed, judge=params.judge)
+    decision = check_audit(
+        ctx.graph,
+        params.benchmarks,
+        allow_contaminated=params.allow_contaminated,
+        skip_audit=params.skip_audit,
+        lookup=audit_lookup,
+    )
+    options = SelectionOptions(
+        k=params.k,
+        threshold=params.threshold,
+        shared_queries=params.shared_queries,
+        seed=params.seed,
+        judge=params.judge,
+    )
     present = {r["arm"] for r in ctx.graph.read_dicts(GET_RFT_JUDGED_ARMS, rollout_model=params.model)}
     compared = [a.value for a in JUDGED_ARMS if a.value in present]
     candidates = ctx.graph.stream(STREAM_RFT_CANDIDATES, Candidate, rollout_model=params.model)
@@ -69,15 +81,41 @@ def run(ctx: StageContext, params: ExportRftParams, *, audit_lookup: AuditLookup
         pick = by_id[t.trajectory_id]
         return {"arm": params.arm.value, "q": pick.q}
 
-    outcome = write_dataset(rows, params.out_dir, name, counter, params.max_tokens,
-                            extra_columns=[("arm", pa.string()), ("q", pa.float64())], extra=extra)
+    outcome = write_dataset(
+        rows,
+        params.out_dir,
+        name,
+        counter,
+        params.max_tokens,
+        extra_columns=[("arm", pa.string()), ("q", pa.float64())],
+        extra=extra,
+    )
     # The query-set digest is equal across arms exported from the same pool: compare it to check.
-    manifest_selection = {**selection.model_dump(mode="json"),
-                          "query_set_sha256": stable_hash(selection.queries, length=64)}
-    recorded = {"k": params.k, "threshold": params.threshold, "shared_queries": params.shared_queries,
-                "seed": params.seed, "judge": params.judge, "model": params.model,
-                "max_tokens": params.max_tokens, "token_counter": counter_name}
-    return finish_export(ctx.graph, params.out_dir, name, "rft", params.arm.value, outcome, decision,
-                         counter_name, params.max_tokens, recorded, selection=manifest_selection,
-                         selection_summary={**selection.summary(),
-                                            "query_set_sha256": manifest_selection["query_set_sha256"]})
+    manifest_selection = {
+        **selection.model_dump(mode="json"),
+        "query_set_sha256": stable_hash(selection.queries, length=64),
+    }
+    recorded = {
+        "k": params.k,
+        "threshold": params.threshold,
+        "shared_queries": params.shared_queries,
+        "seed": params.seed,
+        "judge": params.judge,
+        "model": params.model,
+        "max_tokens": params.max_tokens,
+        "token_counter": counter_name,
+    }
+    return finish_export(
+        ctx.graph,
+        params.out_dir,
+        name,
+        "rft",
+        params.arm.value,
+        outcome,
+        decision,
+        counter_name,
+        params.max_tokens,
+        recorded,
+        selection=manifest_selection,
+        selection_summary={**selection.summary(), "query_set_sha256": manifest_selection["query_set_sha256"]},
+    )

@@ -32,14 +32,36 @@ class ExportSftParams(BaseModel):
 ExportSftResult = ExportSummary
 
 
-def run(ctx: StageContext, params: ExportSftParams, *, audit_lookup: AuditLookup | None = None) -> ExportSftResult:
+def run(
+    ctx: StageContext, params: ExportSftParams, *, audit_lookup: AuditLookup | None = None
+) -> ExportSftResult:
     """Gate on the audit, stream admitted trajectories in trajectory_id order, write, record the Export."""
-    decision = check_audit(ctx.graph, params.benchmarks, allow_contaminated=params.allow_contaminated,
-                           skip_audit=params.skip_audit, lookup=audit_lookup)
+    decision = check_audit(
+        ctx.graph,
+        params.benchmarks,
+        allow_contaminated=params.allow_contaminated,
+        skip_audit=params.skip_audit,
+        lookup=audit_lookup,
+    )
     counter, counter_name = counter_for(params.tokenizer)
-    rows = ctx.graph.stream(STREAM_ADMITTED_TRAJECTORIES, TrajectoryText, status=TrajectoryStatus.ADMITTED.value)
+    rows = ctx.graph.stream(
+        STREAM_ADMITTED_TRAJECTORIES, TrajectoryText, status=TrajectoryStatus.ADMITTED.value
+    )
     outcome = write_dataset(rows, params.out_dir, params.name, counter, params.max_tokens)
-    recorded = {"status": TrajectoryStatus.ADMITTED.value, "max_tokens": params.max_tokens,
-                "token_counter": counter_name}
-    return finish_export(ctx.graph, params.out_dir, params.name, "sft", None, outcome, decision, counter_name,
-                         params.max_tokens, recorded)
+    recorded = {
+        "status": TrajectoryStatus.ADMITTED.value,
+        "max_tokens": params.max_tokens,
+        "token_counter": counter_name,
+    }
+    return finish_export(
+        ctx.graph,
+        params.out_dir,
+        params.name,
+        "sft",
+        None,
+        outcome,
+        decision,
+        counter_name,
+        params.max_tokens,
+        recorded,
+    )

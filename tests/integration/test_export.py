@@ -21,37 +21,79 @@ from graphforge.stages import export_rft, export_sft
 
 pytestmark = pytest.mark.neo4j
 
-TOOLS: list[dict[str, object]] = [{"type": "function", "function": {
-    "name": "read_file", "description": "Read a workspace file.",
-    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]
+TOOLS: list[dict[str, object]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Read a workspace file.",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        },
+    }
+]
 
 
 def audit(graph: Graph, audit_id: str, overlaps: bool, now: str) -> None:
     """Record an Audit node the way the audit stage does (its own tests cover finding overlaps)."""
-    record_audit(graph, AuditRow(audit_id=audit_id, benchmarks=["gdpval-mini"], found_overlaps=overlaps,
-                                 training_fingerprint=training_fingerprint(graph)), now=now)
+    record_audit(
+        graph,
+        AuditRow(
+            audit_id=audit_id,
+            benchmarks=["gdpval-mini"],
+            found_overlaps=overlaps,
+            training_fingerprint=training_fingerprint(graph),
+        ),
+        now=now,
+    )
 
 
 def clean(graph: Graph) -> None:
     audit(graph, "audit-clean", False, "2030-01-01T00:00:00.000000+00:00")
 
 
-def trajectory(tid: str, spec_id: str, *, filler: int = 40, status: TrajectoryStatus = TrajectoryStatus.ADMITTED,
-               model: str = "teacher") -> Trajectory:
-    call = ToolCall(id=f"{tid}-c1", function=FunctionCall(name="read_file", arguments='{"path": "ledger.csv"}'))
+def trajectory(
+    tid: str,
+    spec_id: str,
+    *,
+    filler: int = 40,
+    status: TrajectoryStatus = TrajectoryStatus.ADMITTED,
+    model: str = "teacher",
+) -> Trajectory:
+    call = ToolCall(
+        id=f"{tid}-c1", function=FunctionCall(name="read_file", arguments='{"path": "ledger.csv"}')
+    )
     return Trajectory(
-        trajectory_id=tid, spec_id=spec_id, scaffold="oracle", model=model, tools=TOOLS, status=status,
-        messages=[Message(role="system", content="You are a careful analyst."),
-                  Message(role="user", content=f"Reconcile the ledger for {spec_id}. " + "Détail. " * filler),
-                  Message(role="assistant", tool_calls=[call]),
-                  Message(role="tool", tool_call_id=f"{tid}-c1", name="read_file", content="a,b\n1,2"),
-                  Message(role="assistant", content=f"Done: total 3 ({tid}).")],
-        steps=2)
+        trajectory_id=tid,
+        spec_id=spec_id,
+        scaffold="oracle",
+        model=model,
+        tools=TOOLS,
+        status=status,
+        messages=[
+            Message(role="system", content="You are a careful analyst."),
+            Message(role="user", content=f"Reconcile the ledger for {spec_id}. " + "Détail. " * filler),
+            Message(role="assistant", tool_calls=[call]),
+            Message(role="tool", tool_call_id=f"{tid}-c1", name="read_file", content="a,b\n1,2"),
+            Message(role="assistant", content=f"Done: total 3 ({tid})."),
+        ],
+        steps=2,
+    )
 
 
 def judgment(tid: str, spec_id: str, arm: JudgeArm, q: float, ok: bool = True) -> Judgment:
-    return Judgment(judgment_id=f"{tid}-{arm.value}", trajectory_id=tid, spec_id=spec_id, judge="test-judge",
-                    arm=arm, q=q, deliverables_ok=ok)
+    return Judgment(
+        judgment_id=f"{tid}-{arm.value}",
+        trajectory_id=tid,
+        spec_id=spec_id,
+        judge="test-judge",
+        arm=arm,
+        q=q,
+        deliverables_ok=ok,
+    )
 
 
 def sha(path: Path) -> str:
@@ -62,11 +104,18 @@ def sft_params(out: Path, **kw: object) -> export_sft.ExportSftParams:
     return export_sft.ExportSftParams(**{"out_dir": out, "benchmarks": ["gdpval-mini"], **kw})  # type: ignore[arg-type]
 
 
-def test_sft_export_is_byte_identical_on_re_export_and_excludes_over_length(ctx: StageContext, graph: Graph,
-                                                                            tmp_path: Path) -> None:
-    store.save_trajectories(graph, [trajectory("t03", "s1@v1"), trajectory("t01", "s2@v1"),
-                                    trajectory("t02", "s1@v1", filler=2000),  # ~6k estimated tokens
-                                    trajectory("t04", "s3@v1", status=TrajectoryStatus.REJECTED)])
+def test_sft_export_is_byte_identical_on_re_export_and_excludes_over_length(
+    ctx: StageContext, graph: Graph, tmp_path: Path
+) -> None:
+    store.save_trajectories(
+        graph,
+        [
+            trajectory("t03", "s1@v1"),
+            trajectory("t01", "s2@v1"),
+            trajectory("t02", "s1@v1", filler=2000),  # ~6k estimated tokens
+            trajectory("t04", "s3@v1", status=TrajectoryStatus.REJECTED),
+        ],
+    )
     clean(graph)
     first = export_sft.run(ctx, sft_params(tmp_path / "a", max_tokens=2000))
     second = export_sft.run(ctx, sft_params(tmp_path / "b", max_tokens=2000))
@@ -87,8 +136,10 @@ def test_sft_export_is_byte_identical_on_re_export_and_excludes_over_length(ctx:
     lines = (tmp_path / "a" / "sft.jsonl").read_text(encoding="utf-8").splitlines()
     rows = [json.loads(line) for line in lines]
     assert [r["trajectory_id"] for r in rows] == ["t01", "t03"]
-    assert rows[0]["messages"][2]["tool_calls"][0]["function"] == {"name": "read_file",
-                                                                   "arguments": '{"path": "ledger.csv"}'}
+    assert rows[0]["messages"][2]["tool_calls"][0]["function"] == {
+        "name": "read_file",
+        "arguments": '{"path": "ledger.csv"}',
+    }
     assert json.loads(rows[0]["tools"]) == TOOLS
     # The full message text survives: nothing is truncated.
     assert rows[1]["messages"][1]["content"].count("Détail.") == 40
@@ -101,8 +152,9 @@ def test_sft_export_is_byte_identical_on_re_export_and_excludes_over_length(ctx:
     assert exports[0]["override"] == "none" and exports[0]["audit_id"] == "audit-clean"
 
 
-def test_export_is_refused_without_an_audit_or_with_overlaps_unless_overridden(ctx: StageContext, graph: Graph,
-                                                                                tmp_path: Path) -> None:
+def test_export_is_refused_without_an_audit_or_with_overlaps_unless_overridden(
+    ctx: StageContext, graph: Graph, tmp_path: Path
+) -> None:
     store.save_trajectories(graph, [trajectory("t1", "s1@v1")])
     with pytest.raises(ExportError, match="no contamination audit has run for gdpval-mini"):
         export_sft.run(ctx, sft_params(tmp_path / "x"))
@@ -121,15 +173,27 @@ def test_export_is_refused_without_an_audit_or_with_overlaps_unless_overridden(c
     recorded = {e.export_id: e for e in list_exports(graph)}
     assert recorded[forced.export_id].override == "allow-contaminated"
     assert recorded[forced.export_id].audit_id == "audit-dirty"
-    assert recorded[skipped.export_id].override == "skip-audit" and recorded[skipped.export_id].audit_id is None
+    assert (
+        recorded[skipped.export_id].override == "skip-audit" and recorded[skipped.export_id].audit_id is None
+    )
     manifest = json.loads((tmp_path / "y" / "sft.manifest.json").read_text())
-    assert manifest["audit"]["found_overlaps"] is True and manifest["audit"]["override"] == "allow-contaminated"
+    assert (
+        manifest["audit"]["found_overlaps"] is True and manifest["audit"]["override"] == "allow-contaminated"
+    )
 
     # A later clean audit lifts the refusal; an audit over other training files (stale) does not count.
     clean(graph)
     assert export_sft.run(ctx, sft_params(tmp_path / "w")).audit_id == "audit-clean"
-    record_audit(graph, AuditRow(audit_id="audit-stale", benchmarks=["gdpval-mini"], found_overlaps=False,
-                                 training_fingerprint="0" * 32), now="2031-01-01T00:00:00.000000+00:00")
+    record_audit(
+        graph,
+        AuditRow(
+            audit_id="audit-stale",
+            benchmarks=["gdpval-mini"],
+            found_overlaps=False,
+            training_fingerprint="0" * 32,
+        ),
+        now="2031-01-01T00:00:00.000000+00:00",
+    )
     with pytest.raises(ExportError, match="changed since audit audit-stale"):
         export_sft.run(ctx, sft_params(tmp_path / "v"))
 
@@ -148,21 +212,31 @@ def _rft_pool(graph: Graph) -> None:
     for spec, rows in table.items():
         for i, (qa, qu, ok) in enumerate(rows):
             tid = f"{spec}-r{i}"
-            trajectories.append(trajectory(tid, f"{spec}@v1", status=TrajectoryStatus.JUDGED, model="sft-model"))
-            judgments += [judgment(tid, f"{spec}@v1", JudgeArm.ANCHORED, qa, ok),
-                          judgment(tid, f"{spec}@v1", JudgeArm.UNANCHORED, qu, ok)]
+            trajectories.append(
+                trajectory(tid, f"{spec}@v1", status=TrajectoryStatus.JUDGED, model="sft-model")
+            )
+            judgments += [
+                judgment(tid, f"{spec}@v1", JudgeArm.ANCHORED, qa, ok),
+                judgment(tid, f"{spec}@v1", JudgeArm.UNANCHORED, qu, ok),
+            ]
     store.save_trajectories(graph, trajectories)
     store.save_judgments(graph, judgments)
 
 
-def test_rft_arms_share_the_same_queries_and_pick_by_their_own_rule(ctx: StageContext, graph: Graph,
-                                                                     tmp_path: Path) -> None:
+def test_rft_arms_share_the_same_queries_and_pick_by_their_own_rule(
+    ctx: StageContext, graph: Graph, tmp_path: Path
+) -> None:
     _rft_pool(graph)
     clean(graph)
-    results = {arm: export_rft.run(ctx, export_rft.ExportRftParams(out_dir=tmp_path, arm=arm,
-                                                                   benchmarks=["gdpval-mini"]))
-               for arm in JudgeArm}
-    manifests = {arm: json.loads((tmp_path / f"rft-{arm.value}.manifest.json").read_text()) for arm in JudgeArm}
+    results = {
+        arm: export_rft.run(
+            ctx, export_rft.ExportRftParams(out_dir=tmp_path, arm=arm, benchmarks=["gdpval-mini"])
+        )
+        for arm in JudgeArm
+    }
+    manifests = {
+        arm: json.loads((tmp_path / f"rft-{arm.value}.manifest.json").read_text()) for arm in JudgeArm
+    }
     queries = {arm: m["selection"]["queries"] for arm, m in manifests.items()}
     assert queries[JudgeArm.ANCHORED] == ["q1@v1", "q2@v1", "q3@v1"]
     assert queries[JudgeArm.UNANCHORED] == queries[JudgeArm.ANCHORED] == queries[JudgeArm.RANDOM]
@@ -179,16 +253,21 @@ def test_rft_arms_share_the_same_queries_and_pick_by_their_own_rule(ctx: StageCo
 
     rows = [json.loads(line) for line in (tmp_path / "rft-anchored.jsonl").read_text().splitlines()]
     assert [(r["arm"], r["q"]) for r in rows] == [("anchored", 0.99), ("anchored", 0.96), ("anchored", 0.99)]
-    again = export_rft.run(ctx, export_rft.ExportRftParams(out_dir=tmp_path / "again", arm=JudgeArm.RANDOM,
-                                                           benchmarks=["gdpval-mini"]))
+    again = export_rft.run(
+        ctx,
+        export_rft.ExportRftParams(
+            out_dir=tmp_path / "again", arm=JudgeArm.RANDOM, benchmarks=["gdpval-mini"]
+        ),
+    )
     assert sha(tmp_path / "again" / "rft-random.jsonl") == sha(tmp_path / "rft-random.jsonl")
     assert again.export_id == results[JudgeArm.RANDOM].export_id
     included = {r["export_id"]: r["included"] for r in [e.model_dump() for e in list_exports(graph)]}
     assert included[results[JudgeArm.UNANCHORED].export_id] == ["q1-r0", "q2-r1", "q3-r1"]
 
 
-def test_rubrics_export_serves_the_grpo_reward_without_neo4j(ctx: StageContext, graph: Graph,
-                                                              tmp_path: Path) -> None:
+def test_rubrics_export_serves_the_grpo_reward_without_neo4j(
+    ctx: StageContext, graph: Graph, tmp_path: Path
+) -> None:
     from graphforge import specs_store
     from graphforge.export import rubrics
     from graphforge.export.reward import load_rubric_reward
@@ -203,12 +282,27 @@ def test_rubrics_export_serves_the_grpo_reward_without_neo4j(ctx: StageContext, 
 
     statement = "Total the Q3 ledger and write total.md."
     spec = TaskSpec(
-        spec_id="ledger@v1", base_id="ledger", version=1, workspace_id="w1", statement=statement,
-        statement_hash=statement_hash(statement), compiler="template",
+        spec_id="ledger@v1",
+        base_id="ledger",
+        version=1,
+        workspace_id="w1",
+        statement=statement,
+        statement_hash=statement_hash(statement),
+        compiler="template",
         deliverables=[DeliverableSpec(deliverable_id="ledger@v1/total.md", name="total.md", format="md")],
-        criteria=[CriterionSpec(criterion_id="ledger@v1/c1", polarity=Polarity.POSITIVE, kind=CriterionKind.VALUE,
-                                weight=1.0, requirement="States the Q3 total.", target_deliverable="total.md",
-                                expected_value=4812.5, verification="Recompute from the ledger rows.")])
+        criteria=[
+            CriterionSpec(
+                criterion_id="ledger@v1/c1",
+                polarity=Polarity.POSITIVE,
+                kind=CriterionKind.VALUE,
+                weight=1.0,
+                requirement="States the Q3 total.",
+                target_deliverable="total.md",
+                expected_value=4812.5,
+                verification="Recompute from the ledger rows.",
+            )
+        ],
+    )
     specs_store.save_spec(graph, spec)
     result = rubrics.run(ctx, rubrics.ExportRubricsParams(out_dir=tmp_path))
     assert (result.specs, result.criteria) == (1, 1)
@@ -218,6 +312,8 @@ def test_rubrics_export_serves_the_grpo_reward_without_neo4j(ctx: StageContext, 
     prompts = [json.loads(line) for line in (tmp_path / "grpo_prompts.jsonl").read_text().splitlines()]
     assert prompts == [{"prompt": [{"role": "user", "content": statement}], "spec_id": "ledger@v1"}]
     reward = load_rubric_reward(tmp_path / "rubrics.jsonl")
-    completions = [[{"role": "assistant", "content": "Wrote total.md: the Q3 total is 4,812.50."}],
-                   [{"role": "assistant", "content": "Wrote total.md: the Q3 total is 4,000."}]]
+    completions = [
+        [{"role": "assistant", "content": "Wrote total.md: the Q3 total is 4,812.50."}],
+        [{"role": "assistant", "content": "Wrote total.md: the Q3 total is 4,000."}],
+    ]
     assert reward(completions, spec_id=["ledger@v1"] * 2) == [1.0, 0.0]

@@ -33,8 +33,12 @@ from loaders.workspace import load_workspace
 pytestmark = pytest.mark.neo4j
 
 # K = 4 candidates per spec: one correct, three with injected errors.
-CANDIDATES: list[list[InjectKind]] = [[], [InjectKind.WRONG_NUMBER], [InjectKind.CONFUSER],
-                                      [InjectKind.MISSING_DELIVERABLE]]
+CANDIDATES: list[list[InjectKind]] = [
+    [],
+    [InjectKind.WRONG_NUMBER],
+    [InjectKind.CONFUSER],
+    [InjectKind.MISSING_DELIVERABLE],
+]
 
 
 def test_sample_audits_then_exports_and_a_planted_copy_blocks_it(ctx: StageContext, tmp_path: Path) -> None:
@@ -52,15 +56,21 @@ def test_sample_audits_then_exports_and_a_planted_copy_blocks_it(ctx: StageConte
     assert n_admitted >= 1
 
     bench = write_benchmark_sample(tmp_path / "bench")
-    load_benchmark.run(ctx, load_benchmark.LoadBenchmarkParams(source=read_benchmark(bench.root, SAMPLE_NAME)))
-    audit = audit_contamination.run(ctx, audit_contamination.AuditContaminationParams(benchmarks=[SAMPLE_NAME]))
+    load_benchmark.run(
+        ctx, load_benchmark.LoadBenchmarkParams(source=read_benchmark(bench.root, SAMPLE_NAME))
+    )
+    audit = audit_contamination.run(
+        ctx, audit_contamination.AuditContaminationParams(benchmarks=[SAMPLE_NAME])
+    )
     assert not audit.found_overlaps
 
     out = tmp_path / "export"
     sft = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=out, benchmarks=[SAMPLE_NAME]))
     assert sft.rows == n_admitted and sft.audit_id == audit.audit_id and sft.override == "none"
-    arms = {arm: export_rft.run(ctx, export_rft.ExportRftParams(out_dir=out, arm=arm, benchmarks=[SAMPLE_NAME]))
-            for arm in JudgeArm}
+    arms = {
+        arm: export_rft.run(ctx, export_rft.ExportRftParams(out_dir=out, arm=arm, benchmarks=[SAMPLE_NAME]))
+        for arm in JudgeArm
+    }
     digests = {r.selection["query_set_sha256"] for r in arms.values()}  # type: ignore[index]
     assert len(digests) == 1
     assert arms[JudgeArm.ANCHORED].rows == arms[JudgeArm.UNANCHORED].rows == arms[JudgeArm.RANDOM].rows >= 1
@@ -74,10 +84,18 @@ def test_sample_audits_then_exports_and_a_planted_copy_blocks_it(ctx: StageConte
     planted = tmp_path / "planted"
     plant_near_duplicate(bench.root, planted / "minutes.txt")
     load_workspace(ctx, planted, jobs=1, use_llm_roles=False)
-    dirty = audit_contamination.run(ctx, audit_contamination.AuditContaminationParams(benchmarks=[SAMPLE_NAME]))
+    dirty = audit_contamination.run(
+        ctx, audit_contamination.AuditContaminationParams(benchmarks=[SAMPLE_NAME])
+    )
     assert dirty.found_overlaps
     with pytest.raises(ExportError, match="found overlaps"):
-        export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "refused", benchmarks=[SAMPLE_NAME]))
-    forced = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "forced", benchmarks=[SAMPLE_NAME],
-                                                            allow_contaminated=True))
+        export_sft.run(
+            ctx, export_sft.ExportSftParams(out_dir=tmp_path / "refused", benchmarks=[SAMPLE_NAME])
+        )
+    forced = export_sft.run(
+        ctx,
+        export_sft.ExportSftParams(
+            out_dir=tmp_path / "forced", benchmarks=[SAMPLE_NAME], allow_contaminated=True
+        ),
+    )
     assert forced.override == "allow-contaminated" and forced.audit_id == dirty.audit_id

@@ -9,27 +9,56 @@ import pytest
 
 from graphforge.errors import ExportError
 from graphforge.export.reward import load_rubric_reward, numbers_in, score_completion
-from graphforge.models.spec import CriterionKind, CriterionSpec, DeliverableSpec, Polarity, TaskSpec, statement_hash
+from graphforge.models.spec import (
+    CriterionKind,
+    CriterionSpec,
+    DeliverableSpec,
+    Polarity,
+    TaskSpec,
+    statement_hash,
+)
 
 STATEMENT = "Reconcile Q3 revenue across the ledger and the board deck; write recon.md."
 
 
 def spec() -> TaskSpec:
     def crit(n: int, polarity: Polarity, kind: CriterionKind, weight: float, **kw: object) -> CriterionSpec:
-        return CriterionSpec(criterion_id=f"s@v1/c{n}", polarity=polarity, kind=kind, weight=weight,
-                             requirement="r", target_deliverable="recon.md", verification="v",
-                             anchors=["f1"], **kw)  # type: ignore[arg-type]
+        return CriterionSpec(
+            criterion_id=f"s@v1/c{n}",
+            polarity=polarity,
+            kind=kind,
+            weight=weight,
+            requirement="r",
+            target_deliverable="recon.md",
+            verification="v",
+            anchors=["f1"],
+            **kw,
+        )  # type: ignore[arg-type]
 
     return TaskSpec(
-        spec_id="s@v1", base_id="s", version=1, workspace_id="w", statement=STATEMENT,
-        statement_hash=statement_hash(STATEMENT), compiler="template",
-        deliverables=[DeliverableSpec(deliverable_id="s@v1/recon.md", name="recon.md", format="md",
-                                      required_sections=["Summary", "Variance"])],
-        criteria=[crit(1, Polarity.POSITIVE, CriterionKind.VALUE, 2.0, expected_value=1_234_500.0),
-                  crit(2, Polarity.POSITIVE, CriterionKind.VALUE, 1.0, expected_value=0.125, tolerance=0.01),
-                  crit(3, Polarity.POSITIVE, CriterionKind.STRUCTURE, 1.0),
-                  crit(4, Polarity.POSITIVE, CriterionKind.QUALITATIVE, 5.0),
-                  crit(5, Polarity.NEGATIVE, CriterionKind.VALUE, 1.0, expected_value=1_300_000.0)])
+        spec_id="s@v1",
+        base_id="s",
+        version=1,
+        workspace_id="w",
+        statement=STATEMENT,
+        statement_hash=statement_hash(STATEMENT),
+        compiler="template",
+        deliverables=[
+            DeliverableSpec(
+                deliverable_id="s@v1/recon.md",
+                name="recon.md",
+                format="md",
+                required_sections=["Summary", "Variance"],
+            )
+        ],
+        criteria=[
+            crit(1, Polarity.POSITIVE, CriterionKind.VALUE, 2.0, expected_value=1_234_500.0),
+            crit(2, Polarity.POSITIVE, CriterionKind.VALUE, 1.0, expected_value=0.125, tolerance=0.01),
+            crit(3, Polarity.POSITIVE, CriterionKind.STRUCTURE, 1.0),
+            crit(4, Polarity.POSITIVE, CriterionKind.QUALITATIVE, 5.0),
+            crit(5, Polarity.NEGATIVE, CriterionKind.VALUE, 1.0, expected_value=1_300_000.0),
+        ],
+    )
 
 
 def write_rubrics(tmp_path: Path) -> Path:
@@ -38,11 +67,27 @@ def write_rubrics(tmp_path: Path) -> Path:
     return path
 
 
-GOOD = [{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {
-    "name": "write_file",
-    "arguments": json.dumps({"path": "recon.md",
-                             "content": "# Summary\nRevenue 1,234,500 reconciled.\n# Variance\n12.5% gap"})}}]},
-        {"role": "assistant", "content": "Wrote recon.md."}]
+GOOD = [
+    {
+        "role": "assistant",
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {
+                    "name": "write_file",
+                    "arguments": json.dumps(
+                        {
+                            "path": "recon.md",
+                            "content": "# Summary\nRevenue 1,234,500 reconciled.\n# Variance\n12.5% gap",
+                        }
+                    ),
+                },
+            }
+        ],
+    },
+    {"role": "assistant", "content": "Wrote recon.md."},
+]
 
 
 def test_numbers_read_reports_conventions() -> None:
@@ -64,7 +109,9 @@ def test_partial_credit_negative_penalty_and_missing_deliverable() -> None:
     # positives: value 0/2, percent 0/1, sections 1/2 of weight 1 -> 0.5; negative confuser seen: -1.
     assert result.reward == pytest.approx((0.5 - 1.0) / 4.0)
     assert score_completion(spec(), "Revenue 1,234,500 in the summary").reward == 0.0
-    assert score_completion(spec(), "Revenue 1,234,500", require_deliverables=False).reward == pytest.approx(0.5)
+    assert score_completion(spec(), "Revenue 1,234,500", require_deliverables=False).reward == pytest.approx(
+        0.5
+    )
 
 
 def test_unknown_spec_and_mismatched_lengths_raise(tmp_path: Path) -> None:

@@ -6,21 +6,42 @@ from graphforge.export.rft_select import Candidate, JudgmentView, SelectionOptio
 from graphforge.models.judge import JudgeArm
 
 
-def cand(spec: str, tid: str, anchored: float | None, unanchored: float | None, ok: bool = True,
-         status: str = "judged", rnd: float | None = None) -> Candidate:
-    judgments = [JudgmentView(judgment_id=f"{tid}-{arm}", arm=arm, q=q, deliverables_ok=ok)
-                 for arm, q in (("anchored", anchored), ("unanchored", unanchored), ("random", rnd)) if q is not None]
+def cand(
+    spec: str,
+    tid: str,
+    anchored: float | None,
+    unanchored: float | None,
+    ok: bool = True,
+    status: str = "judged",
+    rnd: float | None = None,
+) -> Candidate:
+    judgments = [
+        JudgmentView(judgment_id=f"{tid}-{arm}", arm=arm, q=q, deliverables_ok=ok)
+        for arm, q in (("anchored", anchored), ("unanchored", unanchored), ("random", rnd))
+        if q is not None
+    ]
     return Candidate(spec_id=spec, trajectory_id=tid, status=status, judgments=judgments)
 
 
 POOL = [
-    cand("a", "a1", 0.96, 0.50), cand("a", "a2", 0.99, 0.60, ok=False), cand("a", "a3", 0.97, 0.90),
+    cand("a", "a1", 0.96, 0.50),
+    cand("a", "a2", 0.99, 0.60, ok=False),
+    cand("a", "a3", 0.97, 0.90),
     cand("a", "a4", 0.10, 0.95, status="discarded"),
-    cand("b", "b1", 0.99, 0.99), cand("b", "b2", 0.98, 0.97), cand("b", "b3", 0.2, 0.2),
-    cand("b", "b4", 0.3, 0.3), cand("b", "b5", 1.0, 1.0),  # five candidates: the first four count
-    cand("c", "c1", 0.99, None), cand("c", "c2", 0.5, 0.5), cand("c", "c3", 0.5, 0.5), cand("c", "c4", 0.5, 0.5),
+    cand("b", "b1", 0.99, 0.99),
+    cand("b", "b2", 0.98, 0.97),
+    cand("b", "b3", 0.2, 0.2),
+    cand("b", "b4", 0.3, 0.3),
+    cand("b", "b5", 1.0, 1.0),  # five candidates: the first four count
+    cand("c", "c1", 0.99, None),
+    cand("c", "c2", 0.5, 0.5),
+    cand("c", "c3", 0.5, 0.5),
+    cand("c", "c4", 0.5, 0.5),
     cand("d", "d1", 0.99, 0.99),
-    cand("e", "e1", 0.95, 0.99), cand("e", "e2", 0.9, 0.99), cand("e", "e3", 0.9, 0.9), cand("e", "e4", 0.9, 0.9),
+    cand("e", "e1", 0.95, 0.99),
+    cand("e", "e2", 0.9, 0.99),
+    cand("e", "e3", 0.9, 0.9),
+    cand("e", "e4", 0.9, 0.9),
 ]
 ARMS = ["anchored", "unanchored"]
 

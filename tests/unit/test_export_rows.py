@@ -1,4 +1,4 @@
-"""Pure export helpers: trl rows, the length estimate, token statistics, the streaming writer, the audit gate."""
+"""Pure export helpers: trl rows, length estimate, token statistics, streaming writer, audit gate."""
 
 from __future__ import annotations
 
@@ -25,17 +25,28 @@ from graphforge.export.rows import (
 )
 from graphforge.export.writer import RowWriter, token_stats
 
-MESSAGES = [{"role": "user", "content": "Sum column B."},
-            {"role": "assistant", "content": None,
-             "tool_calls": [{"id": "c1", "type": "function",
-                             "function": {"name": "read_file", "arguments": "{\"path\": \"a.csv\"}"}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": "b\n1\n2"},
-            {"role": "assistant", "content": "The total is 3."}]
+MESSAGES = [
+    {"role": "user", "content": "Sum column B."},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "read_file", "arguments": '{"path": "a.csv"}'},
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "b\n1\n2"},
+    {"role": "assistant", "content": "The total is 3."},
+]
 
 
 def text(tid: str, messages: Sequence[dict[str, Any]] = MESSAGES, tools: str | None = "[]") -> TrajectoryText:
-    return TrajectoryText(trajectory_id=tid, spec_id="s@v1", messages_json=json.dumps(list(messages)),
-                          tools_json=tools)
+    return TrajectoryText(
+        trajectory_id=tid, spec_id="s@v1", messages_json=json.dumps(list(messages)), tools_json=tools
+    )
 
 
 def test_messages_keep_openai_tool_calls_and_drop_empty_fields() -> None:

@@ -28,8 +28,11 @@ def test_only_hidden_matrices_go_to_muon() -> None:
     groups = split_parameters(model)
     assert [p.shape for p in groups["muon"]] == [model.hidden.weight.shape]
     assert {id(p) for p in groups["adamw_decay"]} == {id(model.embed.weight), id(model.head.weight)}
-    assert {id(p) for p in groups["adamw_no_decay"]} == {id(model.hidden.bias), id(model.norm.weight),
-                                                          id(model.norm.bias)}
+    assert {id(p) for p in groups["adamw_no_decay"]} == {
+        id(model.hidden.bias),
+        id(model.norm.weight),
+        id(model.norm.bias),
+    }
 
 
 def test_scheduler_drives_both_and_training_reduces_loss() -> None:
@@ -51,5 +54,6 @@ def test_scheduler_drives_both_and_training_reduces_loss() -> None:
     state = opt.state_dict()
     fresh = build_optimizer(model, lr=0.02, weight_decay=0.05)
     fresh.load_state_dict(state)
-    assert torch.equal(fresh.muon.state_dict()["state"][0]["momentum_buffer"],
-                       state["muon"]["state"][0]["momentum_buffer"])
+    assert torch.equal(
+        fresh.muon.state_dict()["state"][0]["momentum_buffer"], state["muon"]["state"][0]["momentum_buffer"]
+    )
