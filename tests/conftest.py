@@ -19,6 +19,9 @@ from graphforge.context import StageContext
 from graphforge.graph import Graph
 from graphforge.settings import GraphforgeSettings
 
+# Scripted OpenAI-compatible chat server fixtures (a real local HTTP server, not a mock).
+pytest_plugins = ["tests.support.llm_fixtures"]
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
