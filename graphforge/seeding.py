@@ -99,28 +99,46 @@ def greedy_lazy(candidates: Sequence[Candidate], n: int,
     """CELF lazy greedy: re-evaluates only the heap top; returns exactly greedy_naive's order.
 
     Gains only shrink as seeds are selected (each term 1/(1+n) falls as n grows), so a stale gain is
-    an upper bound. The heap orders by (-bound, tie key); a fresh top therefore beats every other
+    an upper bound. The heap orders by (-bound, tie rank); a fresh top therefore beats every other
     candidate's true gain, and among equal gains it has the smallest tie key, as naive greedy picks.
+    Candidates with identical values always have equal gains, so only the one with the smallest tie
+    key of each such group is in the heap; the next member enters when it is picked.
     """
     dims = len(candidates[0].values) if candidates else len(DIMENSIONS)
     enc = _encode(candidates, initial, dims)
     selection = Selection([], [], 0)
-    heap: list[tuple[float, str, int, int]] = []
-    for i, code in enumerate(enc.codes):
-        heap.append((-_gain(code, enc.counts), enc.ties[i], i, 0))
-        selection.evaluations += 1
+    codes, counts = enc.codes, enc.counts
+    # Groups of identical value tuples, each member list in tie-key order.
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i in sorted(range(len(candidates)), key=lambda i: enc.ties[i]):
+        groups.setdefault(codes[i], []).append(i)
+    members = list(groups.values())
+    # Integer tie ranks compare much faster than the 80-character keys inside heap tuples.
+    tie_rank = {i: r for r, i in enumerate(sorted(range(len(candidates)), key=lambda i: enc.ties[i]))}
+    head = [0] * len(members)
+    heap: list[tuple[float, int, int, int]] = [(-_gain(codes[m[0]], counts), tie_rank[m[0]], g, 0)
+                                               for g, m in enumerate(members)]
+    selection.evaluations += len(heap)
     heapq.heapify(heap)
     for round_ in range(_limit(n, len(candidates))):
         while True:
-            neg, tie, i, stamp = heapq.heappop(heap)
+            neg, tie, g, stamp = heap[0]
             if stamp == round_:
                 break
-            g = _gain(enc.codes[i], enc.counts)
+            # Re-evaluate in place: one sift instead of a pop and a push.
+            heapq.heapreplace(heap, (-_gain(codes[members[g][head[g]]], counts), tie, g, round_))
             selection.evaluations += 1
-            heapq.heappush(heap, (-g, tie, i, round_))
+        i = members[g][head[g]]
         _take(enc, i)
         selection.order.append(i)
         selection.gains.append(-neg)
+        head[g] += 1
+        if head[g] < len(members[g]):
+            nxt = members[g][head[g]]
+            heapq.heapreplace(heap, (-_gain(codes[nxt], counts), tie_rank[nxt], g, round_ + 1))
+            selection.evaluations += 1
+        else:
+            heapq.heappop(heap)
     return selection
 
 

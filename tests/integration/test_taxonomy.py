@@ -10,9 +10,12 @@ from graphforge import db
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError, SourceFormatError
 from graphforge.sample import taxonomy
+from graphforge.settings import GraphforgeSettings
 from graphforge.stages import load_digital
 from loaders import onet
 from loaders.labels import read_digital_labels
+from tests.support.llm_fixtures import llm_settings, scripted_llm  # noqa: F401 - fixtures
+from tests.support.llm_server import ScriptedLLMServer, json_answer
 
 pytestmark = pytest.mark.neo4j
 
@@ -112,3 +115,19 @@ def test_classification_without_a_chat_model_is_refused(ctx: StageContext) -> No
     bare = StageContext(settings=settings, graph=ctx.graph, run_id="t", out_dir=ctx.out_dir)
     with pytest.raises(ConfigError, match="GRAPHFORGE_LLM_BASE_URL"):
         load_digital.run(bare, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LLM))
+
+
+def test_llm_classification_stores_the_model(ctx: StageContext, scripted_llm: ScriptedLLMServer,
+                                             llm_settings: GraphforgeSettings) -> None:
+    onet.load(ctx, FIXTURE)
+    # The scripted model calls a task digital unless it mentions physical work at a site.
+    scripted_llm.responder = lambda req: json_answer(
+        {"digital": "site" not in str(req.last_message.get("content", "")), "reason": "scripted"})
+    llm_ctx = StageContext(settings=llm_settings, graph=ctx.graph, run_id="llm", out_dir=ctx.out_dir)
+    result = load_digital.run(llm_ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LLM))
+    sites = sum("site" in s for *_, tasks in taxonomy.OCCUPATIONS for s, _, _ in tasks)
+    assert result.llm_calls == result.tasks == len(scripted_llm.chat_requests)
+    assert result.not_digital == sites and result.model == llm_settings.llm_model
+    models = ctx.graph.driver.execute_query("MATCH (t:Task) RETURN collect(DISTINCT t.digital_model) AS m",
+                                            database_=ctx.graph.database).records[0]["m"]
+    assert models == [llm_settings.llm_model]
