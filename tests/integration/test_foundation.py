@@ -176,6 +176,27 @@ def test_browser_is_served(settings: GraphforgeSettings, neo4j_info: server.Serv
 
     if not settings.managed:
         pytest.fail("this test needs the managed server; unset NEO4J_URI")
-    page = httpx.get(server.ManagedServer(settings).browser_url, timeout=10)
+    managed = server.ManagedServer(settings)
+    page = httpx.get(managed.browser_url, timeout=10)
     assert page.status_code == 200
     assert "neo4j" in page.text.lower()
+    # The login Browser offers works with the generated password (checked over the HTTP query API,
+    # which authenticates exactly like Browser's login form), and is refused with the default one.
+    query = {"statement": "RETURN 1 AS one"}
+    ok = httpx.post(f"{managed.http_url}/db/neo4j/query/v2", json=query, auth=("neo4j", managed.password()),
+                    timeout=10)
+    assert ok.status_code in (200, 202) and ok.json()["data"]["values"] == [[1]]
+    default = httpx.post(f"{managed.http_url}/db/neo4j/query/v2", json=query, auth=("neo4j", "neo4j"),
+                         timeout=10)
+    assert default.status_code == 401
+
+
+def test_managed_config_binds_loopback_only(settings: GraphforgeSettings, neo4j_info: server.ServerInfo) -> None:
+    if not settings.managed:
+        pytest.fail("this test needs the managed server; unset NEO4J_URI")
+    conf = (server.ManagedServer(settings).home / "conf" / "neo4j.conf").read_text()
+    lines = dict(line.split("=", 1) for line in conf.splitlines() if "=" in line and "jvm" not in line)
+    for key in ("server.default_listen_address", "server.bolt.listen_address", "server.http.listen_address"):
+        assert lines[key].split(":")[0] == "127.0.0.1", key
+    assert lines["dbms.security.auth_enabled"] == "true"
+    assert lines["server.https.enabled"] == "false"
