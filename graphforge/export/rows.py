@@ -6,10 +6,11 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NotRequired
 
 import pyarrow as pa  # type: ignore[import-untyped]
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
+from typing_extensions import TypedDict  # pydantic needs this TypedDict before Python 3.12
 
 from graphforge.errors import ConfigError, SourceFormatError
 from graphforge.models.trajectory import Message
@@ -27,6 +28,36 @@ MESSAGE_OVERHEAD_TOKENS = 4
 ESTIMATE_NAME = "estimate: ceil(utf8_bytes/3) + 4 per message"
 
 _MESSAGES = TypeAdapter(list[Message])
+
+
+# The canonical stored form (graphforge.store writes messages with exclude_none and every ToolCall
+# field) checked as TypedDicts: pydantic-core validates while it parses and hands back plain dicts in
+# schema-field order, so the common case never builds a model instance or dumps one again. It accepts
+# a strict subset of what Message accepts (no nulls, "type" present) and, on that subset, yields
+# exactly what Message + dump_python(exclude_none=True) yields; anything else takes the model path.
+@with_config(ConfigDict(extra="forbid"))
+class _FunctionCallDict(TypedDict):
+    name: str
+    arguments: str
+
+
+@with_config(ConfigDict(extra="forbid"))
+class _ToolCallDict(TypedDict):
+    id: str
+    type: Literal["function"]
+    function: _FunctionCallDict
+
+
+@with_config(ConfigDict(extra="forbid"))
+class _MessageDict(TypedDict):
+    role: Literal["system", "user", "assistant", "tool"]
+    content: NotRequired[str]
+    tool_calls: NotRequired[list[_ToolCallDict]]
+    tool_call_id: NotRequired[str]
+    name: NotRequired[str]
+
+
+_CANONICAL_MESSAGES = TypeAdapter(list[_MessageDict])
 
 TokenCounter = Callable[[Sequence[dict[str, Any]], str], int]
 
@@ -70,9 +101,15 @@ def row_schema(extra: Sequence[tuple[str, pa.DataType]] = ()) -> pa.Schema:
 def conversational_messages(messages_json: str, trajectory_id: str) -> list[dict[str, Any]]:
     """Stored messages -> OpenAI/trl message dicts (validated, None fields dropped, fixed key order).
 
-    Parsing, validation and dumping all run in pydantic-core, straight from the stored JSON text; the
-    key order is the Message field order (role, content, tool_calls, tool_call_id, name).
+    Parsing and validation run in pydantic-core, straight from the stored JSON text; the key order is
+    the Message field order (role, content, tool_calls, tool_call_id, name). Stored text in the
+    canonical form goes through the TypedDict fast path; the rest is validated against Message.
     """
+    try:
+        fast: list[dict[str, Any]] = _CANONICAL_MESSAGES.validate_json(messages_json)  # type: ignore[assignment]
+        return fast
+    except ValidationError:
+        pass  # nulls, a missing ToolCall.type or invalid data: let the Message model decide
     try:
         messages = _MESSAGES.validate_json(messages_json)
     except ValueError as exc:
@@ -91,13 +128,24 @@ def canonical_tools(tools_json: str | None) -> str:
 
 def estimate_tokens(messages: Sequence[dict[str, Any]], tools: str) -> int:
     """Tokenizer-free length estimate of a rendered conversation (see BYTES_PER_TOKEN)."""
-    size = len(tools.encode("utf-8")) if tools != "[]" else 0
+    size = _utf8_len(tools) if tools != "[]" else 0
     for m in messages:
-        size += len(m["role"]) + len((m.get("content") or "").encode("utf-8"))
-        for call in m.get("tool_calls") or ():
-            size += len(call["function"]["name"]) + len(call["function"]["arguments"].encode("utf-8"))
+        size += len(m["role"])
+        content = m.get("content")
+        if content:
+            size += _utf8_len(content)
+        calls = m.get("tool_calls")
+        if calls:
+            for call in calls:
+                function = call["function"]
+                size += len(function["name"]) + _utf8_len(function["arguments"])
         size += len(m.get("tool_call_id") or "") + len(m.get("name") or "")
     return math.ceil(size / BYTES_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS * len(messages)
+
+
+def _utf8_len(text: str) -> int:
+    # str.isascii() reads a flag CPython keeps on every string (O(1)); only non-ASCII text is encoded.
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def has_assistant_turn(messages: Sequence[dict[str, Any]]) -> bool:

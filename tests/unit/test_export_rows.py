@@ -128,3 +128,43 @@ def test_audit_gate_refuses_then_records_overrides() -> None:
     assert check_audit(graph, [], skip_audit=True).override is Override.SKIP_AUDIT
     ok = check_audit(graph, ["b1", "b1"], lookup=lambda g, n: Summary("a3", ["b1", "b9"], False))
     assert ok.override is Override.NONE and ok.benchmarks == ["b1"] and not ok.found_overlaps
+
+
+def test_canonical_stored_messages_take_the_fast_path_with_the_model_paths_output() -> None:
+    from graphforge.models.trajectory import Message
+
+    # The form graphforge.store writes: exclude_none, sorted keys, compact; ToolCall.type present.
+    stored = json.dumps(
+        [Message.model_validate(m).model_dump(mode="json", exclude_none=True) for m in MESSAGES],
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    fast = conversational_messages(stored, "t1")  # TypedDict path (no nulls)
+    slow = conversational_messages(json.dumps(MESSAGES), "t1")  # nulls: Message model path
+    assert fast == slow and [list(m) for m in fast] == [list(m) for m in slow]
+    assert list(fast[2]) == ["role", "content", "tool_call_id"]
+    # A call without "type" is valid for Message (default "function"); both paths fill it the same way.
+    call = {"id": "c", "function": {"name": "f", "arguments": "{}"}}
+    untyped = [{"role": "assistant", "tool_calls": [call]}]
+    assert conversational_messages(json.dumps(untyped), "t2")[0]["tool_calls"][0]["type"] == "function"
+    with pytest.raises(SourceFormatError, match="Trajectory t3"):
+        conversational_messages('[{"role": "user", "content": 7}]', "t3")
+
+
+def test_parquet_row_groups_hold_exactly_the_jsonl_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import graphforge.export.writer as writer
+
+    monkeypatch.setattr(writer, "ROW_GROUP_ROWS", 2)  # force several row groups from five rows
+    user = {"role": "user", "content": "Sum column B."}
+    rows = [text(f"t{i}", [user, {"role": "assistant", "content": f"done é {i}"}]) for i in range(5)]
+    out = write_dataset(rows, tmp_path, "sft", estimate_tokens, max_tokens=500)
+    assert out.trajectory_ids == [f"t{i}" for i in range(5)]
+    parquet = pq.ParquetFile(tmp_path / "sft.parquet")
+    assert parquet.metadata.num_row_groups == 3
+    lines = [json.loads(line) for line in (tmp_path / "sft.jsonl").read_text(encoding="utf-8").splitlines()]
+    table = parquet.read().to_pylist()
+    for line, row in zip(lines, table, strict=True):
+        assert row["trajectory_id"] == line["trajectory_id"] and row["tools"] == line["tools"]
+        assert [{k: v for k, v in m.items() if v is not None} for m in row["messages"]] == line["messages"]
