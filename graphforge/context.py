@@ -29,7 +29,7 @@ def open_context(settings: GraphforgeSettings | None = None, *, migrate: bool = 
     info = server.resolve(settings, start=True)
     driver = server.open_driver(info)
     try:
-        graph = Graph(driver, info.database, settings.batch_size)
+        graph = Graph(driver, info.database, settings.batch_size, settings.fetch_size)
         if migrate:
             migrations.migrate(graph)
         yield StageContext(settings, graph, out_dir=out_dir or Path("out"))

@@ -31,10 +31,14 @@ def _check_params(query: CypherQuery, given: Iterable[str]) -> None:
 class Graph:
     """Runs named queries against one database. Values always travel as parameters."""
 
-    def __init__(self, driver: neo4j.Driver, database: str = "neo4j", batch_size: int = 2000) -> None:
+    def __init__(self, driver: neo4j.Driver, database: str = "neo4j", batch_size: int = 2000,
+                 fetch_size: int = 100) -> None:
         self.driver = driver
         self.database = database
         self.batch_size = batch_size
+        # Records pulled per round trip by stream(): small enough that large rows (a trajectory can be
+        # hundreds of KB) never pile up in the driver's buffer, large enough to keep round trips rare.
+        self.fetch_size = fetch_size
 
     def write(self, query: CypherQuery, rows: Iterable[Row], **params: Any) -> int:
         """Send rows in batches of ``batch_size`` as ``$rows``, one managed transaction per batch.
@@ -83,7 +87,8 @@ class Graph:
         """Yield records lazily from one read transaction; memory stays flat for large results."""
         _check_params(query, params)
         try:
-            with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as s:
+            with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS,
+                                     fetch_size=self.fetch_size) as s:
                 with s.begin_transaction() as tx:
                     for record in tx.run(query.text, params):
                         yield model.model_validate(record.data())

@@ -43,7 +43,8 @@ class GraphforgeSettings(BaseSettings):
     start_timeout_s: float = Field(120.0, gt=0)
 
     # Graph access.
-    batch_size: int = Field(2000, ge=1)
+    batch_size: int = Field(2000, ge=1)  # rows per UNWIND write transaction
+    fetch_size: int = Field(100, ge=1)  # records per round trip when streaming large reads
 
     # Chat model (OpenAI-compatible HTTP). Unset base URL: the rule-based backends are used.
     llm_base_url: str | None = None
