@@ -1,9 +1,11 @@
-"""Coverage-gain seed selection: naive and lazy (CELF) greedy with identical output, and rebalancing.
+"""Coverage-gain seed selection: naive, lazy and numpy greedy with identical output, and rebalancing.
 
 The gain of candidate s given the selected set S is ``Δ(s|S) = Σ_d 1/(1 + n_d(v_d(s)))`` over the
 dimensions d (occupation, task type, execution pattern, input family), where ``n_d(v)`` counts the
-selected seeds whose value on d is v. Ties break by a stable hash of the task id (then the seed id),
-so the order never depends on input order or on Python's hash seed.
+selected seeds whose value on d is v. Gains are compared as exact rationals, so two gains tie exactly
+when they are mathematically equal (1/2 + 1/6 ties 1/3 + 1/3, whatever the float rounding); ties break
+by a stable hash of the task id (then the seed id), so the order never depends on input order or on
+Python's hash seed. The reported gain is the exact rational rounded once to the nearest double.
 """
 
 from __future__ import annotations
@@ -14,10 +16,16 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
 DIMENSIONS = ("occupation", "task_type", "pattern", "input_family")
+METHODS = ("lazy", "naive", "numpy")
+# Float sums of reciprocals are off by a few ulps at most; closer than this, the naive greedy decides
+# exactly with integers.
+_NEAR = 1e-9
+_EXACT_DOUBLE = 2 ** 53  # integers below this convert to float64 exactly
 
 
 def tie_key(task_id: str, seed_id: str = "") -> str:
@@ -35,8 +43,9 @@ class Candidate:
 @dataclass
 class Selection:
     order: list[int]  # indices into the candidate list, in selection order
-    gains: list[float]  # the gain each pick had when it was picked
+    gains: list[float]  # the gain each pick had when it was picked (exact rational, rounded once)
     evaluations: int  # gain evaluations spent (the cost lazy evaluation saves)
+    method: str = ""
 
 
 @dataclass
@@ -48,23 +57,32 @@ class _Encoded:
 
 def _encode(candidates: Sequence[Candidate], initial: Mapping[str, Mapping[str, int]] | None,
             dims: int) -> _Encoded:
-    vocab: list[dict[str, int]] = [{} for _ in range(dims)]
-    codes = [tuple(vocab[d].setdefault(c.values[d], len(vocab[d])) for d in range(dims)) for c in candidates]
-    counts = [[0] * len(vocab[d]) for d in range(dims)]
-    for d, name in enumerate(DIMENSIONS[:dims]):
+    # Column by column with C-level map/zip: at 100x paper scale this was most of the lazy run time.
+    columns: list[list[int]] = []
+    counts: list[list[int]] = []
+    raw = list(zip(*[c.values[:dims] for c in candidates], strict=True)) if candidates else [()] * dims
+    for d in range(dims):
+        column = raw[d]
+        vocab = {value: code for code, value in enumerate(dict.fromkeys(column))}
+        columns.append(list(map(vocab.__getitem__, column)))
+        per_value = [0] * len(vocab)
+        name = DIMENSIONS[d] if d < len(DIMENSIONS) else ""
         for value, n in (initial or {}).get(name, {}).items():
-            if value in vocab[d]:
-                counts[d][vocab[d][value]] = n
+            if value in vocab:
+                per_value[vocab[value]] = n
+        counts.append(per_value)
+    codes: list[tuple[int, ...]] = list(zip(*columns, strict=True)) if dims else [() for _ in candidates]
     return _Encoded(codes, counts, [c.tie for c in candidates])
 
 
-def _gain(code: tuple[int, ...], counts: list[list[int]]) -> float:
-    # Summed in a fixed dimension order: float rounding is monotone, so a stale gain computed with
-    # smaller counts is always >= the fresh one, which is what makes the lazy bound sound.
-    total = 0.0
-    for d, v in enumerate(code):
-        total += 1.0 / (1 + counts[d][v])
-    return total
+def _exact(code: tuple[int, ...], counts: list[list[int]], dims: Sequence[int]) -> tuple[int, int]:
+    """The gain over ``dims`` as an exact fraction (numerator, denominator), not reduced."""
+    num, den = 0, 1
+    for d in dims:
+        c1 = 1 + counts[d][code[d]]
+        num = num * c1 + den
+        den *= c1
+    return num, den
 
 
 def _limit(n: int, total: int) -> int:
@@ -73,72 +91,208 @@ def _limit(n: int, total: int) -> int:
     return min(n, total)
 
 
+def _dims_of(candidates: Sequence[Candidate]) -> int:
+    return len(candidates[0].values) if candidates else len(DIMENSIONS)
+
+
+def greedy(candidates: Sequence[Candidate], n: int, initial: Mapping[str, Mapping[str, int]] | None = None,
+           method: str = "lazy") -> Selection:
+    """Run the greedy with ``method`` (one of METHODS); every method returns the same picks and gains."""
+    if method not in METHODS:
+        raise ValueError(f"unknown greedy method {method!r}; expected one of {', '.join(METHODS)}")
+    return {"lazy": greedy_lazy, "naive": greedy_naive, "numpy": greedy_numpy}[method](candidates, n, initial)
+
+
 def greedy_naive(candidates: Sequence[Candidate], n: int,
                  initial: Mapping[str, Mapping[str, int]] | None = None) -> Selection:
-    """Reference greedy: every round evaluates every remaining candidate."""
-    dims = len(candidates[0].values) if candidates else len(DIMENSIONS)
+    """Reference greedy: every round evaluates every remaining candidate.
+
+    A float sum of cached reciprocals ranks candidates; when two sums are within _NEAR of each other
+    the comparison is redone exactly with integer cross-multiplication, then by tie key.
+    """
+    dims = _dims_of(candidates)
     enc = _encode(candidates, initial, dims)
+    codes, counts, ties = enc.codes, enc.counts, enc.ties
+    every = range(dims)
+    recip = [[1.0 / (1 + c) for c in per_dim] for per_dim in counts]
     remaining = set(range(len(candidates)))
-    selection = Selection([], [], 0)
+    selection = Selection([], [], 0, "naive")
     for _ in range(_limit(n, len(candidates))):
-        best, best_gain, best_tie = -1, -math.inf, ""
+        best, best_g, best_tie = -1, -math.inf, ""
+        best_exact: tuple[int, int] | None = None
         for i in remaining:
-            g = _gain(enc.codes[i], enc.counts)
-            selection.evaluations += 1
-            if g > best_gain or (g == best_gain and enc.ties[i] < best_tie):
-                best, best_gain, best_tie = i, g, enc.ties[i]
+            code = codes[i]
+            g = 0.0
+            for d, v in enumerate(code):
+                g += recip[d][v]
+            if g < best_g - _NEAR:
+                continue
+            if g > best_g + _NEAR:
+                best, best_g, best_tie, best_exact = i, g, ties[i], None
+                continue
+            if best_exact is None:
+                best_exact = _exact(codes[best], counts, every)
+            num, den = _exact(code, counts, every)
+            lhs, rhs = num * best_exact[1], best_exact[0] * den
+            if lhs > rhs or (lhs == rhs and ties[i] < best_tie):
+                best, best_g, best_tie, best_exact = i, g, ties[i], (num, den)
+        selection.evaluations += len(remaining)
+        num, den = _exact(codes[best], counts, every)
         remaining.discard(best)
-        _take(enc, best)
+        for d, v in enumerate(codes[best]):
+            counts[d][v] += 1
+            recip[d][v] = 1.0 / (1 + counts[d][v])
         selection.order.append(best)
-        selection.gains.append(best_gain)
+        selection.gains.append(num / den)
     return selection
 
 
-def greedy_lazy(candidates: Sequence[Candidate], n: int,
-                initial: Mapping[str, Mapping[str, int]] | None = None) -> Selection:
-    """CELF lazy greedy: re-evaluates only the heap top; returns exactly greedy_naive's order.
+class _Descending:
+    """An exact gain num/den that sorts larger first; heap keys reach it only when their floats tie."""
 
-    Gains only shrink as seeds are selected (each term 1/(1+n) falls as n grows), so a stale gain is
-    an upper bound. The heap orders by (-bound, tie rank); a fresh top therefore beats every other
-    candidate's true gain, and among equal gains it has the smallest tie key, as naive greedy picks.
-    Candidates with identical values always have equal gains, so only the one with the smallest tie
-    key of each such group is in the heap; the next member enters when it is picked.
+    __slots__ = ("den", "num")
+
+    def __init__(self, num: int, den: int) -> None:
+        self.num, self.den = num, den
+
+    def __lt__(self, other: _Descending) -> bool:
+        return self.num * other.den > other.num * self.den
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Descending) and self.num * other.den == other.num * self.den
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-free but compared by value, never hashed
+
+
+def _combine(code_arr: np.ndarray, dims: Sequence[int], sizes: Sequence[int]) -> tuple[np.ndarray, int]:
+    """Dense ids 0..k-1 of each candidate's value combination on ``dims``, and k."""
+    key = np.zeros(code_arr.shape[0], dtype=np.int64)
+    span = 1
+    for d in dims:
+        key = key * max(1, sizes[d]) + code_arr[:, d]
+        span *= max(1, sizes[d])
+        if span > 1 << 24:  # keep the key range small enough to count with bincount
+            _, key = np.unique(key, return_inverse=True)
+            key = key.reshape(-1).astype(np.int64)
+            span = int(key.max()) + 1 if key.size else 1
+    present = np.bincount(key, minlength=span) > 0
+    dense = np.cumsum(present) - 1
+    return dense[key], int(present.sum())
+
+
+def _outer_dims(code_arr: np.ndarray, sizes: Sequence[int]) -> tuple[int, ...]:
+    """Dimensions with few values, as many as keep the number of distinct value combinations small.
+
+    Every pick lowers the gain of every candidate that shares its pattern or input family, a large
+    share of the pool; grouping candidates by those values lets one refresh per group replace
+    thousands of per-candidate refreshes.
     """
-    dims = len(candidates[0].values) if candidates else len(DIMENSIONS)
+    cap = max(256, math.isqrt(code_arr.shape[0]))
+    chosen: list[int] = []
+    for d in sorted(range(len(sizes)), key=lambda d: (sizes[d], d)):
+        if _combine(code_arr, [*chosen, d], sizes)[1] > cap:
+            break
+        chosen.append(d)
+    return tuple(sorted(chosen))
+
+
+def greedy_lazy(candidates: Sequence[Candidate], n: int,
+                initial: Mapping[str, Mapping[str, int]] | None = None,
+                outer: Sequence[int] | None = None) -> Selection:
+    """Two-level lazy (CELF) greedy; returns exactly greedy_naive's picks and gains.
+
+    Candidates are grouped by their values on the few-valued ``outer`` dimensions (by default chosen
+    from the data: pattern and input family). Within a group every member shares the outer part of
+    the gain, so members rank by the exact inner part (occupation, task type) alone: a per-group
+    CELF heap keyed by the inner gain only goes stale for members sharing the picked occupation or
+    task type. A second CELF heap ranks groups by their best member's full gain. Gains only shrink as
+    seeds are selected and a group's best only worsens, so every stored key is a bound and a fresh
+    heap top is the naive pick, ties included (keys are (-gain, tie rank), compared exactly).
+    """
+    total = len(candidates)
+    dims = _dims_of(candidates)
+    limit = _limit(n, total)
+    selection = Selection([], [], 0, "lazy")
+    if limit == 0:
+        return selection
     enc = _encode(candidates, initial, dims)
-    selection = Selection([], [], 0)
     codes, counts = enc.codes, enc.counts
-    # Groups of identical value tuples, each member list in tie-key order.
-    groups: dict[tuple[int, ...], list[int]] = {}
-    for i in sorted(range(len(candidates)), key=lambda i: enc.ties[i]):
-        groups.setdefault(codes[i], []).append(i)
-    members = list(groups.values())
-    # Integer tie ranks compare much faster than the 80-character keys inside heap tuples.
-    tie_rank = {i: r for r, i in enumerate(sorted(range(len(candidates)), key=lambda i: enc.ties[i]))}
-    head = [0] * len(members)
-    heap: list[tuple[float, int, int, int]] = [(-_gain(codes[m[0]], counts), tie_rank[m[0]], g, 0)
-                                               for g, m in enumerate(members)]
-    selection.evaluations += len(heap)
-    heapq.heapify(heap)
-    for round_ in range(_limit(n, len(candidates))):
-        while True:
-            neg, tie, g, stamp = heap[0]
-            if stamp == round_:
+    by_tie = sorted(range(total), key=enc.ties.__getitem__)  # rank -> candidate
+    code_arr = np.array(codes, dtype=np.int64).reshape(total, dims)
+    sizes = [len(c) for c in counts]
+    outer_dims = _outer_dims(code_arr, sizes) if outer is None else tuple(sorted(set(outer)))
+    inner_dims = tuple(d for d in range(dims) if d not in outer_dims)
+    every = range(dims)
+    # Inner keys are the exact inner gain rounded once to a double. Two different inner gains differ
+    # by at least 1/(den1*den2); while that exceeds the double spacing the rounded keys keep their
+    # exact order and equal gains get equal keys. Beyond it (huge counts) keys are exact Fractions.
+    inner_den = math.prod(1 + max(counts[d], default=0) + limit for d in inner_dims)
+    exact_keys = inner_den * inner_den * max(1, len(inner_dims)) >= 2 ** 50
+
+    def inner_key(i: int) -> float | Fraction:
+        num, den = _exact(codes[i], counts, inner_dims)
+        return Fraction(-num, den) if exact_keys else -(num / den)
+
+    rank_arr = np.empty(total, dtype=np.int64)
+    rank_arr[np.asarray(by_tie, dtype=np.int64)] = np.arange(total)
+    combo_arr, n_groups = _combine(code_arr, outer_dims, sizes)
+    # Each group's list sorted by (key, tie rank) is already a heap.
+    if exact_keys:
+        order = np.lexsort((rank_arr, combo_arr))
+        entries = [(inner_key(i), r) for i, r in zip(order.tolist(), rank_arr[order].tolist(), strict=True)]
+    else:  # the same correctly rounded division as inner_key, for the whole pool at once
+        num_a, den_a = np.zeros(total, dtype=np.int64), np.ones(total, dtype=np.int64)
+        for d in inner_dims:
+            c1 = np.asarray(counts[d], dtype=np.int64)[code_arr[:, d]] + 1
+            num_a, den_a = num_a * c1 + den_a, den_a * c1
+        key_arr = -(num_a / den_a)
+        order = np.lexsort((rank_arr, key_arr, combo_arr))
+        entries = list(zip(key_arr[order].tolist(), rank_arr[order].tolist(), strict=True))
+    selection.evaluations += total
+    cuts = [0, *np.cumsum(np.bincount(combo_arr, minlength=n_groups)).tolist()]
+    heaps = [entries[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+    if exact_keys:
+        for h in heaps:
+            heapq.heapify(h)
+
+    def group_best(g: int, stamp: int, check: bool = True) -> tuple[float, _Descending, int, int, int]:
+        # Key of group g's best member with the counts as of pick ``stamp``; ``check=False`` when
+        # its heap top is known fresh (nothing was picked since the inner keys were computed).
+        h = heaps[g]
+        while check:
+            key, rank = h[0]
+            fresh = inner_key(by_tie[rank])
+            selection.evaluations += 1
+            if fresh == key:
                 break
-            # Re-evaluate in place: one sift instead of a pop and a push.
-            heapq.heapreplace(heap, (-_gain(codes[members[g][head[g]]], counts), tie, g, round_))
-            selection.evaluations += 1
-        i = members[g][head[g]]
-        _take(enc, i)
+            heapq.heapreplace(h, (fresh, rank))
+        rank = h[0][1]
+        num, den = _exact(codes[by_tie[rank]], counts, every)
+        selection.evaluations += 1
+        return -(num / den), _Descending(num, den), rank, g, stamp
+
+    groups = [group_best(g, 0, check=False) for g in range(len(heaps))]
+    heapq.heapify(groups)
+    for round_ in range(limit):
+        while True:
+            stored = groups[0]
+            if stored[4] == round_:  # evaluated since the last pick: no count has changed
+                current = stored
+                break
+            current = group_best(stored[3], round_)
+            if current[2] == stored[2] and current[1] == stored[1]:
+                break
+            heapq.heapreplace(groups, current)
+        g, i = current[3], by_tie[current[2]]
+        heapq.heappop(heaps[g])
+        for d, v in enumerate(codes[i]):
+            counts[d][v] += 1
         selection.order.append(i)
-        selection.gains.append(-neg)
-        head[g] += 1
-        if head[g] < len(members[g]):
-            nxt = members[g][head[g]]
-            heapq.heapreplace(heap, (-_gain(codes[nxt], counts), tie_rank[nxt], g, round_ + 1))
-            selection.evaluations += 1
-        else:
-            heapq.heappop(heap)
+        selection.gains.append(-current[0])
+        if not heaps[g]:
+            heapq.heappop(groups)
+        elif round_ + 1 < limit:
+            heapq.heapreplace(groups, group_best(g, round_ + 1))
     return selection
 
 
@@ -146,34 +300,46 @@ def greedy_numpy(candidates: Sequence[Candidate], n: int,
                  initial: Mapping[str, Mapping[str, int]] | None = None) -> Selection:
     """Naive greedy vectorised with numpy (each round is one pass over all candidates).
 
-    Same order as greedy_naive: elementwise float64 adds happen in the same dimension order, and
-    candidates are pre-sorted by tie key so argmax's first maximum is the smallest tie key.
+    Gains are exact int64 fractions num/den; their float64 quotient is correctly rounded, so float
+    order is exact order except where two different gains round to the same double, which the tie
+    check below resolves exactly. Candidates are pre-sorted by tie key, so the first maximum wins.
+    Falls back to greedy_naive when counts could grow past exact int64/float64 range.
     """
-    dims = len(candidates[0].values) if candidates else len(DIMENSIONS)
+    dims = _dims_of(candidates)
     enc = _encode(candidates, initial, dims)
-    by_tie = sorted(range(len(candidates)), key=lambda i: enc.ties[i])
+    limit = _limit(n, len(candidates))
+    if dims * math.prod(1 + max(c, default=0) + limit for c in enc.counts) >= _EXACT_DOUBLE:
+        fallback = greedy_naive(candidates, n, initial)
+        fallback.method = "naive (numpy range exceeded)"
+        return fallback
+    by_tie = sorted(range(len(candidates)), key=enc.ties.__getitem__)
     codes = np.array([enc.codes[i] for i in by_tie], dtype=np.int64).reshape(len(by_tie), dims)
     counts = [np.array(c, dtype=np.int64) for c in enc.counts]
     alive = np.ones(len(by_tie), dtype=bool)
-    selection = Selection([], [], 0)
-    for _ in range(_limit(n, len(candidates))):
-        gains = np.zeros(len(by_tie))
+    selection = Selection([], [], 0, "numpy")
+    for _ in range(limit):
+        num = np.zeros(len(by_tie), dtype=np.int64)
+        den = np.ones(len(by_tie), dtype=np.int64)
         for d in range(dims):
-            gains += 1.0 / (1 + counts[d][codes[:, d]])
-        selection.evaluations += int(alive.sum())
+            c1 = counts[d][codes[:, d]] + 1
+            num = num * c1 + den
+            den *= c1
+        gains = num / den
         gains[~alive] = -np.inf
-        j = int(np.argmax(gains))
+        selection.evaluations += len(by_tie) - len(selection.order)
+        top = np.flatnonzero(gains == gains.max())
+        j = int(top[0])
+        if len(top) > 1:
+            q = np.gcd(num[top], den[top])
+            rn, rd = num[top] // q, den[top] // q
+            if (rn != rn[0]).any() or (rd != rd[0]).any():  # distinct gains rounded to one double
+                j = int(max(top.tolist(), key=lambda t: (Fraction(int(num[t]), int(den[t])), -t)))
         alive[j] = False
         for d in range(dims):
             counts[d][codes[j, d]] += 1
         selection.order.append(by_tie[j])
         selection.gains.append(float(gains[j]))
     return selection
-
-
-def _take(enc: _Encoded, i: int) -> None:
-    for d, v in enumerate(enc.codes[i]):
-        enc.counts[d][v] += 1
 
 
 def selected_counts(candidates: Sequence[Candidate], order: Sequence[int]) -> dict[str, Counter[str]]:

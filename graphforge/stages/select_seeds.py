@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from enum import StrEnum
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graphforge import cypher, seeding
 from graphforge.context import StageContext
@@ -17,15 +19,32 @@ DELETE_SEED_SELECTION = cypher.load("seeds/delete_seed_selection")
 MERGE_SEED_SELECTION = cypher.load("seeds/merge_seed_selection")
 
 
+class GreedyMethod(StrEnum):
+    LAZY = "lazy"  # grouped two-level CELF: same picks as naive, far fewer gain evaluations
+    NAIVE = "naive"  # reference: every remaining candidate evaluated every round
+    NUMPY = "numpy"  # naive, vectorised; same picks
+
+
 class SelectSeedsParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     n: int = Field(ge=1)
-    lazy: bool = True  # CELF lazy evaluation (same order as naive, far fewer gain evaluations)
+    method: GreedyMethod = GreedyMethod.LAZY
+    lazy: bool = True  # older flag, kept for callers: False means method="naive"
     rebalance: bool = True
     # The greedy ranks n * pool_factor candidates; rebalancing picks n of them.
     pool_factor: int = Field(3, ge=1)
     demand_cap: int = Field(1, ge=1)  # at most this many selected seeds per normalised demand
     extend: bool = False  # keep the current selection and add n more (counts start from the graph)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lazy_flag_means_naive(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("lazy") is False:
+            if data.get("method", GreedyMethod.NAIVE) != GreedyMethod.NAIVE:
+                raise ValueError("lazy=False asks for the naive greedy; it conflicts with method="
+                                 f"{data['method']!r}")
+            data = {**data, "method": GreedyMethod.NAIVE}
+        return data
 
 
 class SelectSeedsResult(BaseModel):
@@ -60,9 +79,8 @@ def plan_selection(pool: list[SeedCandidate], params: SelectSeedsParams,
                                                                  seeding.Rebalanced | None]:
     """(pool index, greedy rank, gain) per pick in final order, with the greedy and rebalance details (pure)."""
     candidates = to_candidates(pool)
-    greedy = seeding.greedy_lazy if params.lazy else seeding.greedy_naive
     depth = min(len(pool), params.n * params.pool_factor) if params.rebalance else params.n
-    selection = greedy(candidates, depth, initial)
+    selection = seeding.greedy(candidates, depth, initial, method=params.method.value)
     rank_of = {idx: r for r, idx in enumerate(selection.order, start=1)}
     gain_of = dict(zip(selection.order, selection.gains, strict=True))
     if not params.rebalance:
@@ -96,7 +114,7 @@ def run(ctx: StageContext, params: SelectSeedsParams) -> SelectSeedsResult:
                    "pattern": {s.pattern for s in seeds}, "input_family": {s.input_family for s in seeds}}
     return SelectSeedsResult(
         candidates=len(seeds), already_selected=len(already), selected=len(rows),
-        method="lazy (CELF)" if params.lazy else "naive", gain_evaluations=selection.evaluations,
+        method=selection.method, gain_evaluations=selection.evaluations,
         rebalanced=balanced is not None, pattern_quota=balanced.pattern_quota if balanced else 0,
         relaxed_picks=balanced.relaxed_picks if balanced else 0,
         skipped_repeated_demand=balanced.skipped_repeated_demand if balanced else 0,

@@ -114,8 +114,11 @@ def test_selection_ranks_are_stored_and_lazy_matches_naive(ctx: StageContext) ->
     lazy_rows = _selected(ctx)
     naive = select_seeds.run(ctx, select_seeds.SelectSeedsParams(n=20, lazy=False))
     assert _selected(ctx) == lazy_rows
+    vectorised = select_seeds.run(ctx, select_seeds.SelectSeedsParams(n=20, method="numpy"))
+    assert _selected(ctx) == lazy_rows
+    assert (lazy.method, naive.method, vectorised.method) == ("lazy", "naive", "numpy")
     assert [r["rank"] for r in lazy_rows] == list(range(1, 21))
-    assert lazy.gain_evaluations < naive.gain_evaluations
+    assert lazy.gain_evaluations < naive.gain_evaluations == vectorised.gain_evaluations
     assert lazy.distinct_selected == naive.distinct_selected
     # The reported distinct counts are the graph's.
     assert lazy.distinct_selected["occupation"] == len({r["soc_code"] for r in lazy_rows})

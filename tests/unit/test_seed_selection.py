@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +21,7 @@ from graphforge.stages.build_seeds import (
     rule_based_proposals,
     seed_rows,
 )
+from graphforge.stages.select_seeds import GreedyMethod, SelectSeedsParams
 from graphforge.vocab import load_vocabulary
 
 
@@ -28,25 +31,80 @@ def _candidates(rows: list[tuple[int, int, int, int, int]]) -> list[seeding.Cand
             for i, (task, o, d, p, f) in enumerate(rows)]
 
 
+# Few values per dimension and small initial counts: most rounds have many exact ties, and counts
+# such as (1, 5) and (2, 2) give equal gains (1/2 + 1/6 = 1/3 + 1/3) whose float sums differ.
 instances = st.lists(st.tuples(st.integers(0, 12), st.integers(0, 6), st.integers(0, 9), st.integers(0, 4),
                                st.integers(0, 3)), min_size=1, max_size=60)
+initial_counts = st.dictionaries(
+    st.sampled_from(["o0", "o1", "o2", "d0", "d3", "p0", "p1", "p2", "f0", "f1"]), st.integers(0, 6), max_size=8)
+# Every way of splitting the dimensions into grouped (outer) and per-candidate (inner) parts, plus the
+# automatic choice, must give the same order.
+splits = st.sampled_from([None, (), (0,), (3,), (2, 3), (0, 2), (1, 3), (0, 1, 2), (0, 1, 2, 3)])
+_DIMENSION_OF = {"o": "occupation", "d": "task_type", "p": "pattern", "f": "input_family"}
 
 
-@settings(max_examples=150, deadline=None)
-@given(rows=instances, n=st.integers(0, 70),
-       initial=st.dictionaries(st.sampled_from(["o1", "o2", "d3"]), st.integers(1, 4), max_size=3))
-def test_lazy_and_numpy_greedy_equal_naive_exactly(rows: list[tuple[int, int, int, int, int]], n: int,
-                                                   initial: dict[str, int]) -> None:
-    candidates = _candidates(rows)
-    counts = {"occupation": {k: v for k, v in initial.items() if k[0] == "o"},
-              "task_type": {k: v for k, v in initial.items() if k[0] == "d"}}
-    naive = seeding.greedy_naive(candidates, n, counts)
-    lazy = seeding.greedy_lazy(candidates, n, counts)
-    vectorised = seeding.greedy_numpy(candidates, n, counts)
+def _initial(flat: dict[str, int]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for value, n in flat.items():
+        out.setdefault(_DIMENSION_OF[value[0]], {})[value] = n
+    return out
+
+
+def _assert_all_equal(candidates: list[seeding.Candidate], n: int, initial: dict[str, dict[str, int]],
+                      outer: tuple[int, ...] | None) -> None:
+    naive = seeding.greedy_naive(candidates, n, initial)
+    lazy = seeding.greedy_lazy(candidates, n, initial, outer=outer)
+    vectorised = seeding.greedy_numpy(candidates, n, initial)
     assert lazy.order == naive.order == vectorised.order
     assert lazy.gains == naive.gains == vectorised.gains
     assert len(naive.order) == min(n, len(candidates))
-    assert lazy.evaluations <= naive.evaluations + len(candidates)
+    assert len(set(naive.order)) == len(naive.order)
+    # The gains are the exact coverage gains of each pick, rounded once.
+    taken = _initial({})
+    for i, gain in zip(naive.order, naive.gains, strict=True):
+        values = candidates[i].values
+        exact = sum(Fraction(1, 1 + taken.get(d, {}).get(v, 0) + initial.get(d, {}).get(v, 0))
+                    for d, v in zip(seeding.DIMENSIONS, values, strict=True))
+        assert gain == float(exact)
+        for d, v in zip(seeding.DIMENSIONS, values, strict=True):
+            taken.setdefault(d, {})[v] = taken.get(d, {}).get(v, 0) + 1
+
+
+@settings(max_examples=250, deadline=None)
+@given(rows=instances, n=st.integers(0, 70), initial=initial_counts, outer=splits)
+def test_lazy_and_numpy_greedy_equal_naive_exactly(rows: list[tuple[int, int, int, int, int]], n: int,
+                                                   initial: dict[str, int],
+                                                   outer: tuple[int, ...] | None) -> None:
+    _assert_all_equal(_candidates(rows), n, _initial(initial), outer)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=instances, n=st.integers(1, 70),
+       initial=st.dictionaries(st.sampled_from(["o0", "o1", "d0", "p0", "p1", "f0"]),
+                               st.integers(10 ** 4, 10 ** 6), min_size=1, max_size=6), outer=splits)
+def test_greedy_stays_exact_with_huge_initial_counts(rows: list[tuple[int, int, int, int, int]], n: int,
+                                                     initial: dict[str, int],
+                                                   outer: tuple[int, ...] | None) -> None:
+    # Counts this large leave the float-keyed fast paths' exact range: lazy switches to Fraction keys
+    # and numpy falls back to the naive loop, with the same result.
+    _assert_all_equal(_candidates(rows), n, _initial(initial), outer)
+
+
+def test_equal_rational_gains_tie_even_when_their_float_sums_differ() -> None:
+    # Pattern/family counts (1, 5) and (2, 2) both give 1/2 + 1/6 = 1/3 + 1/3, but summed in floats
+    # the second is one ulp larger. The tie must go to the smaller task hash (t0 < t2), in every method.
+    candidates = _candidates([(2, 2, 2, 2, 2), (0, 0, 0, 1, 1)])
+    initial = {"pattern": {"p1": 1, "p2": 2}, "input_family": {"f1": 5, "f2": 2}}
+    assert 1 + 1 + 1 / 2 + 1 / 6 < 1 + 1 + 1 / 3 + 1 / 3
+    for method in seeding.METHODS:
+        picked = seeding.greedy(candidates, 2, initial, method=method)
+        assert picked.order == [1, 0]
+        assert picked.gains == [8 / 3, 8 / 3]
+
+
+def test_greedy_rejects_unknown_methods() -> None:
+    with pytest.raises(ValueError, match="unknown greedy method"):
+        seeding.greedy(_candidates([(0, 0, 0, 0, 0)]), 1, method="celf")
 
 
 def test_gain_is_the_sum_of_inverse_counts() -> None:
@@ -72,6 +130,19 @@ def test_lazy_saves_gain_evaluations() -> None:
     lazy = seeding.greedy_lazy(_candidates(rows), 200)
     assert lazy.order == naive.order
     assert lazy.evaluations < naive.evaluations / 5
+
+
+def test_lazy_stays_cheap_when_few_valued_dimensions_tie_most_of_the_pool() -> None:
+    # 4 patterns and 3 input families: every pick lowers the gain of a third of the pool, the case
+    # where one-level CELF re-evaluated most stale candidates on every pick.
+    rows = [(i, (i * 7) % 150, (i * 13) % 400, i % 4, (i // 4) % 3) for i in range(6000)]
+    candidates = _candidates(rows)
+    naive = seeding.greedy_numpy(candidates, 150)
+    grouped = seeding.greedy_lazy(candidates, 150)
+    flat = seeding.greedy_lazy(candidates, 150, outer=())
+    assert grouped.order == flat.order == naive.order and grouped.gains == naive.gains
+    assert grouped.evaluations < flat.evaluations / 3
+    assert grouped.evaluations < naive.evaluations / 30
 
 
 def _items(spec: list[tuple[str, str, str]]) -> list[seeding.RebalanceItem]:
@@ -149,3 +220,11 @@ def test_unsupported_and_out_of_vocabulary_demands_are_dropped_and_counted() -> 
     assert [r.demand for r in rows] == ["Reconcile ledger accounts with bank statements"]
     assert (unsupported, invalid) == (2, 1)
     assert not is_supported(proposals[1], task.statement, 0.6)
+
+
+def test_select_params_map_the_old_lazy_flag_to_the_naive_method() -> None:
+    assert SelectSeedsParams(n=3).method is GreedyMethod.LAZY
+    assert SelectSeedsParams(n=3, lazy=False).method is GreedyMethod.NAIVE
+    assert SelectSeedsParams(n=3, method="numpy").method is GreedyMethod.NUMPY
+    with pytest.raises(ValueError, match="conflicts"):
+        SelectSeedsParams(n=3, lazy=False, method="numpy")
