@@ -88,7 +88,8 @@ def verify(criterion: CriterionSpec, arm: JudgeArm, view: JudgeView, doc: Docume
     negative = criterion.polarity is Polarity.NEGATIVE
     if criterion.kind is CriterionKind.VALUE:
         if arm is JudgeArm.ANCHORED:
-            return _value_anchored(criterion, anchors, doc, loc, negative)
+            legit = _legitimate_values(criterion, view) if negative else []
+            return _value_anchored(criterion, anchors, doc, loc, negative, legit)
         return _value_unanchored(criterion, doc, loc, negative)
     if criterion.kind is CriterionKind.CITATION:
         return _citation(criterion, anchors, view, doc, loc, negative, arm is JudgeArm.ANCHORED)
@@ -97,8 +98,29 @@ def verify(criterion: CriterionSpec, arm: JudgeArm, view: JudgeView, doc: Docume
     return qualitative_proxy(criterion, anchors, doc, loc, negative)
 
 
+def _legitimate_values(negative: CriterionSpec, view: JudgeView) -> list[tuple[float, float, bool]]:
+    """Values a negative criterion must not count: what the positive VALUE criteria at its location expect.
+
+    A located negative mirrors the positive at the same cell; without a location every positive VALUE
+    criterion of the deliverable counts, so a superseded figure that equals some other legitimate figure is
+    never taken for a violation. Each item is (value recomputed from the positive's anchors, tolerance,
+    percent).
+    """
+    out: list[tuple[float, float, bool]] = []
+    for c in view.spec.criteria:
+        if (c.polarity is not Polarity.POSITIVE or c.kind is not CriterionKind.VALUE
+                or c.target_deliverable != negative.target_deliverable
+                or (negative.target_location and c.target_location != negative.target_location)):
+            continue
+        anchors = view.anchors_of(c)
+        exp = expected_value(c, anchors)
+        if exp.value is not None:
+            out.append((exp.value, c.tolerance, is_percent(c, anchors)))
+    return out
+
+
 def _value_anchored(criterion: CriterionSpec, anchors: list[Anchor], doc: Document, loc: Location,
-                    negative: bool) -> Verdict:
+                    negative: bool, legit: list[tuple[float, float, bool]] | None = None) -> Verdict:
     name = criterion.target_deliverable
     exp = expected_value(criterion, anchors)
     found = find_values(doc, loc, name, criterion.requirement)
@@ -109,9 +131,18 @@ def _value_anchored(criterion: CriterionSpec, anchors: list[Anchor], doc: Docume
     hits = [f for f in found if f.value is not None and matches_value(f.value, exp.value, criterion.tolerance,
                                                                        percent)]
     if negative:
+        # Evidenced only by the superseded value itself, and never by a value that is also a legitimate one.
+        real = [h for h in hits
+                if not any(matches_value(h.value or 0.0, v, tol, pct) for v, tol, pct in legit or [])]
+        if real:
+            sources = sorted({a.path for a in anchors if a.role == "confuser" and a.path})
+            origin = f" from the superseded {', '.join(sources)}" if sources else ""
+            shown = real[0].text or _fmt(real[0].value or 0)
+            return Verdict(1.0, f"violation: {real[0].where} holds {shown}, the value of the anchored facts"
+                                f"{origin} ({exp.note})", real[0].footprint)
         if hits:
-            return Verdict(1.0, f"violation: {hits[0].where} holds {hits[0].text or _fmt(hits[0].value or 0)}, the "
-                                f"value of the anchored facts ({exp.note})", hits[0].footprint)
+            return Verdict(0.0, f"no violation: {hits[0].where} holds {_fmt(hits[0].value or 0)}, which is "
+                                f"also a legitimate value there (a coincidence, not evidence)", _union(found))
         return Verdict(0.0, f"no violation: the anchored value {_fmt(exp.value)} is not at {where}", _union(found))
     if hits:
         return Verdict(1.0, f"{hits[0].where} = {_fmt(hits[0].value or 0)} matches expected {_fmt(exp.value)} "

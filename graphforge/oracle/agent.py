@@ -17,7 +17,7 @@ from graphforge.judge.compute import compute
 from graphforge.judge.documents import normalise_format
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.base import stable_hash
-from graphforge.models.spec import CriterionKind, Polarity
+from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 from graphforge.models.trajectory import DeliverableFile, FunctionCall, Message, ToolCall, Trajectory
 from graphforge.oracle.solve import Answer, input_of, solve
 from graphforge.oracle.writers import Plan, fmt_number, short, write_report, write_workbook
@@ -47,7 +47,7 @@ class InjectKind(StrEnum):
     MISSING_DELIVERABLE = "missing_deliverable"  # the first deliverable is not written
     MISSING_SHEET = "missing_sheet"            # the first required sheet is left out
     BROKEN_CITATION = "broken_citation"        # citations name a file that is not in the workspace
-    CONFUSER = "confuser"                      # the first value criterion uses a confuser file's figure
+    CONFUSER = "confuser"                      # a reported figure is taken from a superseded (confuser) file
     PROMPT_INJECTION = "prompt_injection"      # a line asking the grader for full marks
     REPEATED_CALLS = "repeated_calls"          # the same read_file call repeated (degenerate tool use)
     TOOL_FAILURES = "tool_failures"            # many failing tool calls
@@ -90,21 +90,12 @@ def plan(view: JudgeView, inject: list[InjectKind], confusers: list[Anchor]) -> 
                     notes.append(f"wrong number for {a.criterion.criterion_id}: {fmt_number(wrong.value)} "
                                  f"instead of {fmt_number(a.value)}")
     if InjectKind.CONFUSER in inject and answers:
-        # Prefer the criterion a negative "do not use the confuser" criterion watches.
-        negatives = [c for c in view.spec.criteria if c.polarity is Polarity.NEGATIVE and c.kind is CriterionKind.VALUE]
-        watched = {(c.target_deliverable, c.target_location): c for c in negatives}
-        k = next((i for i, a in enumerate(answers)
-                  if (a.criterion.target_deliverable, a.criterion.target_location) in watched), 0)
-        a = answers[k]
-        neg = watched.get((a.criterion.target_deliverable, a.criterion.target_location))
-        candidates = (view.anchors_of(neg) if neg else []) + confusers
-        if candidates:
-            decoy = input_of(candidates[0])
-            answers[k] = replace(a, inputs=[decoy], computation="copy", value=decoy.value)
-            notes.append(f"confuser figure for {a.criterion.criterion_id}: {fmt_number(decoy.value)} from "
-                         f"{decoy.path}")
+        k, decoy, note = _confuse(view, answers, confusers)
+        if decoy is not None:
+            notes.append(f"confuser figure for {answers[k].criterion.criterion_id}: {note}")
+            answers[k] = decoy
         else:
-            notes.append("confuser requested but the workspace has no confuser figure")
+            notes.append(note)
     if InjectKind.BROKEN_CITATION in inject:
         cited = [c.criterion_id for c in view.spec.criteria if c.kind is CriterionKind.CITATION
                  and c.polarity is Polarity.POSITIVE]
@@ -118,6 +109,54 @@ def plan(view: JudgeView, inject: list[InjectKind], confusers: list[Anchor]) -> 
         result.injection_line = True
         notes.append("a line asking the grader for full marks")
     return result, notes
+
+
+def _confuse(view: JudgeView, answers: list[Answer],
+             confusers: list[Anchor]) -> tuple[int, Answer | None, str]:
+    """The realistic confuser mistake: a reported figure taken from the superseded file, not the final one.
+
+    The first answer whose cell a negative VALUE criterion watches, preferring a figure copied verbatim, is
+    recomputed from that criterion's anchors (the superseded figures swapped in). Without one, the
+    first answer whose first input has a confuser figure for the same metric and period with another value
+    copies that figure. Returns (answer index, the wrong answer or None, a note).
+    """
+    from graphforge.judge.compute import parse_computation
+
+    watched: dict[tuple[str, str | None], CriterionSpec] = {
+        (c.target_deliverable, c.target_location): c for c in view.spec.criteria
+        if c.polarity is Polarity.NEGATIVE and c.kind is CriterionKind.VALUE and c.target_location}
+    order = sorted(range(len(answers)), key=lambda i: (answers[i].computation != "copy", i))
+    for i in order:
+        a = answers[i]
+        neg = watched.get((a.criterion.target_deliverable, a.criterion.target_location))
+        parsed = parse_computation(neg.computation, len(view.anchors_of(neg))) if neg else None
+        if neg is None or parsed is None:
+            continue
+        anchors = view.anchors_of(neg)
+        used = parsed.first or (1 if parsed.op == "copy" else 2 if parsed.op == "change" else len(anchors))
+        inputs = [input_of(x) for x in anchors[:used]]
+        value = compute(neg.computation, [x.value for x in inputs])
+        if value is None:
+            continue
+        paths = sorted({x.path for x in anchors if x.role == "confuser" and x.path})
+        return i, replace(a, inputs=inputs, value=value, spec_computation=neg.computation,
+                          computation=parsed.op), f"{fmt_number(value)} from {', '.join(paths)}"
+    for i in order:
+        a = answers[i]
+        first = a.inputs[0] if a.inputs and a.computation == "copy" else None
+        source = next((x for x in view.anchors_of(a.criterion) if first and x.fact_id == first.fact_id), None)
+        if first is None or source is None:
+            continue
+        for x in confusers:
+            decoy = input_of(x)
+            # the same metric, period and subject (statements read "<metric> of <entity> for <period> is ...")
+            same = (x.metric, x.period, x.statement.split(" is ")[0]) == (source.metric, source.period,
+                                                                       source.statement.split(" is ")[0])
+            value = compute(a.spec_computation, [decoy.value])
+            differs = abs(decoy.value - first.value) > 1e-9 * max(1.0, abs(first.value))
+            if same and value is not None and differs:
+                return i, replace(a, inputs=[decoy], value=value), f"{fmt_number(value)} from {decoy.path}"
+    return 0, None, "confuser requested but no reported figure has a differing confuser figure"
 
 
 def run_oracle(view: JudgeView, files: list[str], out_dir: Path, *, inject: list[InjectKind] | None = None,

@@ -3,8 +3,12 @@
 Each edge kind has a template. derive: a "Totals" row whose total is the sum of the anchored parts, as a
 formula. reconcile (two trusted files disagree): a "Reconciliation" row with both figures and their difference
 as a formula. compare (files agree): a "Summary" row with the confirmed figure and, when the earlier period is
-in the graph, the change against it. A confuser file that disagrees with a trusted one gives a negative
-criterion: reporting its figure is penalised. The memo deliverable carries citation and qualitative criteria.
+in the graph, the change against it. Negative criteria: every reported figure (a cell a positive VALUE
+criterion checks) that a confuser file's differing figure would change gets one, at the same cell, anchored to
+the superseded fact(s) first and the trusted fact(s) they replace last; its weight lambda is the mirrored
+positive's weight, at least NEGATIVE_SHARE of the total positive weight. A confuser figure that no deliverable
+reports gets none: nothing locates it, and the memo may rightly quote it when explaining the discrepancy.
+The memo deliverable carries citation and qualitative criteria.
 The statement names files, metrics, periods and cells, never values, roles or fact ids.
 """
 
@@ -25,10 +29,16 @@ from graphforge.models.spec import (
     TaskSpec,
     statement_hash,
 )
+from graphforge.specs.checks import recompute
 
 COMPILER = "template"
 TRUSTED = {"core", "supporting", None}
 MAX_ROWS = 3  # rows per sheet: enough to check, small enough to finish in one rollout
+# A violated negative criterion costs at least this share of the total positive weight (lambda_j in Q).
+# With its mirrored positive failing too, one superseded figure keeps Q <= 1 - 0.15 - w/sum(w), below any
+# admission threshold above 0.85 (the paper admits SFT at Q > 0.90 and keeps RFT candidates at Q > 0.95).
+NEGATIVE_SHARE = 0.15
+_OPERATION_RE = re.compile(r"^(copy|sum|difference|change)(?::(\d+))?(?:/[0-9.e+]+)?$")
 
 
 class GraphFact(BaseModel):
@@ -115,6 +125,96 @@ def _rank(f: GraphFact) -> tuple[int, str, int]:
     """Core files first, then tables (structured) before prose, then path order: stable choices."""
     table = 0 if f.locator.startswith(("sheet=", "row=", "table=")) else 1
     return (0 if f.role == "core" else 1, f"{table}{f.path}", f.ordinal)
+
+
+def negative_weight(mirror_weight: float, total_positive_weight: float) -> float:
+    """lambda_j of a negative criterion: the mirrored weight, at least NEGATIVE_SHARE of the total weight."""
+    return round(max(mirror_weight, NEGATIVE_SHARE * total_positive_weight), 4)
+
+
+class _Mirror(BaseModel):
+    """A reported figure as a superseded file would make it: the negative criterion's content."""
+
+    mirror: CriterionSpec  # the positive VALUE criterion at the same location
+    anchors: list[str]  # the computation's inputs with superseded facts swapped in, a superseded fact first
+    replaced: list[str]  # the trusted facts swapped out
+    computation: str  # over ``anchors``; the mirror's own, or a copy when only a superseded total is stated
+    value: float
+    what: str
+
+
+def _confuser_mirrors(criteria: Sequence[CriterionSpec], facts: dict[str, GraphFact],
+                      numeric: Sequence[GraphFact]) -> list[_Mirror]:
+    """Every reported figure that a confuser file's differing figure would change, in criterion order.
+
+    A confuser figure counts when a trusted file states the same metric, entity and period with another value
+    and no trusted file states the confuser's value (then using it would be no mistake). Each positive VALUE
+    criterion with a target location is recomputed with such figures swapped in for its inputs: a sum over
+    components, a copy, or a change whose reported (first) figure is superseded. Differences between two
+    files that state the same key are skipped: which side a confuser figure would replace is undecidable.
+    The mirror is kept only when its value differs from the criterion's expected value beyond the tolerance,
+    so a coincidence can never be penalised.
+    """
+    trusted_values: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for f in numeric:
+        if f.role in TRUSTED and f.value_num is not None:
+            trusted_values[_key(f)].append(f.value_num)
+    superseded: dict[tuple[str, str, str], GraphFact] = {}
+    for f in sorted(numeric, key=_rank):
+        values = trusted_values.get(_key(f), [])
+        if (f.role != "confuser" or f.value_num is None or f.unit == "%" or not f.metric or not f.period
+                or not values or any(abs(v - f.value_num) <= 1e-9 * max(1.0, abs(v)) for v in values)):
+            continue
+        superseded.setdefault(_key(f), f)
+    if not superseded:
+        return []
+    out: list[_Mirror] = []
+    for c in criteria:
+        if (c.polarity is not Polarity.POSITIVE or c.kind is not CriterionKind.VALUE or not c.target_location
+                or c.expected_value is None or not c.computation):
+            continue
+        m = _OPERATION_RE.match(c.computation)
+        if m is None or m.group(1) == "difference":
+            continue
+        op = m.group(1)
+        used_n = 1 if op == "copy" else 2 if op == "change" else int(m.group(2) or len(c.anchors))
+        used = [facts[a] for a in c.anchors[:used_n]]
+        if len(used) < used_n or len({_key(f) for f in used}) < len(used):
+            continue
+        swapped = [superseded.get(_key(f)) for f in used]
+        anchors = [s or f for s, f in zip(swapped, used, strict=True)]
+        replaced = [f for s, f in zip(swapped, used, strict=True) if s is not None]
+        if op == "sum":
+            total = facts[c.anchors[used_n]] if len(c.anchors) > used_n else None
+            if not replaced and total is not None and _key(total) in superseded:
+                # the superseded file states only the total: copying it is the mistake to watch for
+                anchors, replaced = [superseded[_key(total)]], [total]
+                computation = "copy" + _divisor(c.computation)
+            else:
+                # a superseded component first (the sum does not depend on the order)
+                anchors = sorted(anchors, key=lambda f: f.role != "confuser")
+                computation = c.computation
+            what = f"the total {_label(total or used[0])}"
+        else:
+            if swapped[0] is None:
+                continue  # only an earlier period is superseded: the reported figure itself is not
+            computation = c.computation
+            what = _label(used[0]) if op == "copy" else f"the change of {_label(used[0])}"
+        if not replaced:
+            continue
+        numbers = [f.value_num or 0.0 for f in anchors]
+        value = recompute(computation, numbers)
+        if abs(value - c.expected_value) <= max(c.tolerance * abs(c.expected_value), 0.005):
+            continue
+        out.append(_Mirror(mirror=c, anchors=[f.fact_id for f in anchors],
+                           replaced=[f.fact_id for f in replaced], computation=computation, value=value,
+                           what=what))
+    return out
+
+
+def _divisor(computation: str | None) -> str:
+    m = re.search(r"/[0-9.e+]+$", computation or "")
+    return m.group(0) if m else ""
 
 
 def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None:
@@ -264,38 +364,7 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
     if not criteria:
         return None
 
-    # negative: a confuser's figure that disagrees with a trusted one
-    reported = {c.target_location: c for c in criteria if c.kind is CriterionKind.VALUE}
-    located = {}
-    for c in reported.values():
-        if not (c.computation or "").startswith(("copy", "sum")):
-            continue  # differences and changes are not where a source figure is written
-        first = facts[c.anchors[-1] if c.computation and c.computation.startswith("sum") else c.anchors[0]]
-        located.setdefault(_key(first), c.target_location)
-    confused: set[tuple[str, str, str]] = set()
-    for e in sorted(by_kind["reconcile"], key=lambda e: (e.src_fact_id, e.dst_fact_id)):
-        pair = (facts[e.src_fact_id], facts[e.dst_fact_id])
-        bad = [f for f in pair if f.role == "confuser"]
-        good = [f for f in pair if trusted(f)]
-        if not bad or not good or _key(bad[0]) in confused or bad[0].unit == "%":
-            continue
-        wrong, right = bad[0], good[0]
-        if any(f.value_num is not None and abs(f.value_num - (wrong.value_num or 0.0)) < 1e-9
-               for f in numeric if trusted(f) and _key(f) == _key(wrong)):
-            continue  # a trusted file states the same figure: using it cannot be a penalised mistake
-        confused.add(_key(wrong))
-        where = located.get(_key(wrong))
-        value = (wrong.value_num or 0.0) / scale
-        add(polarity=Polarity.NEGATIVE, kind=CriterionKind.VALUE, weight=1.0,
-            requirement=f"Does not report the superseded figure for {_label(wrong)} from {_base(wrong.path)}",
-            target_deliverable=book.name if where else memo.name, target_location=where, expected=_fmt(value),
-            expected_value=value, computation=f"copy{divisor}",
-            verification=("Violated (1) when " + (f"{where} of {book.name}" if where else "the deliverables")
-                          + f" states the first anchor's figure (from {wrong.path}) instead of the second "
-                            f"anchor's (from {right.path}) within the tolerance; else 0."),
-            anchors=[wrong.fact_id, right.fact_id])
-        if len(confused) == MAX_ROWS:
-            break
+    mirrors = _confuser_mirrors(criteria, facts, numeric)
 
     # citations: the memo names every source file it drew on
     for path in sorted(used):
@@ -315,15 +384,35 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
         requirement=f"{memo.name} has the sections Summary, Discrepancies and Sources",
         target_deliverable=memo.name, target_location=None, expected="Summary, Discrepancies, Sources",
         verification="Find a heading for each required section in the memo.", anchors=all_anchors[:3])
-    if confused:
-        neg = [c for c in criteria if c.polarity is Polarity.NEGATIVE]
+    if mirrors:
+        superseded = sorted({m.anchors[0] for m in mirrors} | {a for m in mirrors for a in m.replaced})
         add(polarity=Polarity.POSITIVE, kind=CriterionKind.QUALITATIVE, weight=1.0,
             requirement=f"The Discrepancies section of {memo.name} explains which document version was used and "
                         f"why figures from the superseded version were set aside",
             target_deliverable=memo.name, target_location="section=Discrepancies",
             verification="A judge reads the section: it must name the superseded document and the figures that "
                          "differ, and say the final version's figures were used.",
-            anchors=sorted({a for c in neg for a in c.anchors})[:6])
+            anchors=superseded[:6])
+
+    # negative: one per reported figure a superseded (confuser) file would change; added last, priced from the
+    # total positive weight so one violation alone keeps the attempt below admission.
+    total_weight = sum(c.weight for c in criteria if c.polarity is Polarity.POSITIVE)
+    for m in mirrors:
+        c = m.mirror
+        where = f"{c.target_location} of {c.target_deliverable}"
+        source = facts[m.anchors[0]]
+        add(polarity=Polarity.NEGATIVE, kind=CriterionKind.VALUE,
+            weight=negative_weight(c.weight, total_weight),
+            requirement=f"{c.target_location} does not hold {m.what} as the superseded {_base(source.path)} "
+                        f"would give it",
+            target_deliverable=c.target_deliverable, target_location=c.target_location,
+            expected=_fmt(m.value), expected_value=m.value, tolerance=c.tolerance, computation=m.computation,
+            verification=(f"Violated (1) only when {where} holds the value that the computation gives over "
+                          f"the first anchors (the superseded figures, from {source.path}) within the "
+                          f"tolerance, and that value is not also the value the positive criterion "
+                          f"{c.criterion_id} at the same location expects; the last anchors are the trusted "
+                          f"figures it replaces. Else 0."),
+            anchors=[*m.anchors, *m.replaced])
 
     book = book.model_copy(update={"deliverable_id": f"{spec_id}/{book.name}", "required_sheets": sheets,
                                    "required_formulas": formulas})

@@ -30,6 +30,12 @@ pytestmark = pytest.mark.neo4j
 COUNT_JUDGMENT_EDGES = cypher.CypherQuery(
     "test/count_rates", "MATCH (:Judgment {judgment_id: $judgment_id})-[r:RATES]->(:Criterion) RETURN count(r) AS n",
     frozenset({"judgment_id"}))
+GET_RATINGS = cypher.CypherQuery(
+    "test/get_ratings",
+    "MATCH (j:Judgment {arm: 'anchored'})-[:SCORES]->(:Trajectory {trajectory_id: $trajectory_id}) "
+    "MATCH (j)-[r:RATES]->(c:Criterion) RETURN c.criterion_id AS criterion_id, c.polarity AS polarity, "
+    "c.target_location AS target_location, r.score AS score, r.evidence AS evidence, r.weight AS weight",
+    frozenset({"trajectory_id"}))
 
 
 def _sample(ctx: StageContext, tmp_path: Path) -> tuple[str, Path]:
@@ -153,3 +159,69 @@ def test_revision_reuses_the_rollout_when_the_statement_is_unchanged_and_reruns_
     v3 = specs_store.load_spec(ctx.graph, third.revised_spec_id or "")
     assert first.anchors[0] not in v3.statement and "confuser" not in v3.statement
     assert v3.statement_hash != leaky.statement_hash and again.reuse_rate == 0.0
+
+
+def test_a_superseded_figure_is_never_admitted_and_a_correct_rollout_fires_no_negative(
+        ctx: StageContext, tmp_path: Path) -> None:
+    spec_id, _ = _sample(ctx, tmp_path)
+    spec = specs_store.load_spec(ctx.graph, spec_id)
+    view = load_view(ctx.graph, spec_id)
+    # Every negative criterion sits at a cell a positive VALUE criterion checks, first anchored to a
+    # superseded (confuser) fact, with a value that differs from the positive's and a weight of at least
+    # 15% of the total positive weight.
+    total = sum(c.weight for c in spec.positive)
+    located = {c.target_location: c for c in spec.positive if c.kind.value == "value"}
+    assert spec.negative
+    for c in spec.negative:
+        anchors = view.anchors_of(c)
+        assert c.target_location in located
+        assert anchors[0].role == "confuser" and anchors[-1].role != "confuser"
+        assert c.expected_value != pytest.approx(located[c.target_location].expected_value, rel=1e-3)
+        assert c.weight >= 0.15 * total - 1e-6
+    good = _oracle(ctx, spec_id)
+    confused = _oracle(ctx, spec_id, InjectKind.CONFUSER)
+    judged = judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(use_llm=False))
+    by_id = {j.trajectory_id: j for j in judged.judgments}
+    assert by_id[good].q == pytest.approx(1.0), by_id[good].reason
+    assert by_id[confused].q < 0.9, by_id[confused].reason
+
+    ratings = {tid: ctx.graph.read_dicts(GET_RATINGS, trajectory_id=tid) for tid in (good, confused)}
+    assert all(r["score"] == 0 for r in ratings[good] if r["polarity"] == "negative")
+    fired = [r for r in ratings[confused] if r["polarity"] == "negative" and r["score"] == 1]
+    assert len(fired) == 1, fired
+    hit = fired[0]
+    # The evidence names the cell, the superseded file and the value found there.
+    neg = next(c for c in spec.negative if c.criterion_id == hit["criterion_id"])
+    assert hit["evidence"].startswith(f"violation: {neg.target_location} holds")
+    assert "superseded" in hit["evidence"] and "draft" in hit["evidence"]
+    mirror = located[neg.target_location]
+    assert any(r["criterion_id"] == mirror.criterion_id and r["score"] == 0 for r in ratings[confused])
+
+    admitted = admit_trajectories.run(ctx, admit_trajectories.AdmitTrajectoriesParams())
+    decisions = {d.trajectory_id: d for d in admitted.decisions}
+    assert decisions[good].status is TrajectoryStatus.ADMITTED
+    assert decisions[confused].status is TrajectoryStatus.REJECTED
+
+
+def test_a_negative_criterion_does_not_fire_on_a_coincidence(ctx: StageContext, tmp_path: Path) -> None:
+    # A spec whose correct figure at a cell equals the superseded one (e.g. after a revision): the value found
+    # there is legitimate, so the negative criterion must not count it as a violation.
+    spec_id, _ = _sample(ctx, tmp_path)
+    view = load_view(ctx.graph, spec_id)
+    neg = view.spec.negative[0]
+    good = _oracle(ctx, spec_id)
+    t = store.get_trajectories(ctx.graph, [good])[0]
+    files = {d.name: Path(d.path) for d in t.deliverables}
+    clean, _ = judge_attempt(view, files, JudgeArm.ANCHORED, trajectory_id=good)
+    found = next(r for r in clean.ratings if r.criterion_id == neg.criterion_id)
+    assert found.score == 0 and "not at" in found.evidence
+    # Point the negative's superseded figure at the mirrored positive's own anchors: same value, no evidence.
+    mirror = next(c for c in view.spec.positive if c.target_location == neg.target_location)
+    criteria = [c.model_copy(update={"computation": mirror.computation}) if c.criterion_id == neg.criterion_id
+                else c for c in view.spec.criteria]
+    same = view.model_copy(update={"anchors": {**view.anchors, neg.criterion_id: view.anchors_of(mirror)},
+                                   "spec": view.spec.model_copy(update={"criteria": criteria})})
+    coincident, _ = judge_attempt(same, files, JudgeArm.ANCHORED, trajectory_id=good)
+    rating = next(r for r in coincident.ratings if r.criterion_id == neg.criterion_id)
+    assert rating.score == 0 and "coincidence" in rating.evidence
+    assert coincident.q == pytest.approx(1.0)

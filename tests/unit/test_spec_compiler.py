@@ -47,9 +47,19 @@ def test_templates_cover_every_edge_kind_with_anchored_recomputable_criteria() -
     assert by_loc["Reconciliation!E2"].expected_value == pytest.approx(2)  # reconcile: report minus ledger
     assert by_loc["Summary!B2"].expected_value == pytest.approx(100)  # compare: confirmed figure
     assert by_loc["Summary!C2"].expected_value == pytest.approx(10 / 90)  # change against Q1
-    negative = spec.negative
-    assert len(negative) == 1 and negative[0].anchors[0] == "fact-dn" and negative[0].expected_value == 80
-    assert negative[0].target_location == "Summary!B2"
+    # One negative per reported figure the draft's differing North figure would change, at the same cell,
+    # the superseded fact first and the trusted fact it replaces last.
+    negative = {c.target_location: c for c in spec.negative}
+    assert set(negative) == {"Totals!B2", "Summary!B2", "Summary!C2"}
+    assert all(c.anchors[0] == "fact-dn" and c.anchors[-1] == "fact-n" for c in negative.values())
+    assert negative["Totals!B2"].expected_value == pytest.approx(130)  # the sum with the draft's North figure
+    assert negative["Summary!B2"].expected_value == pytest.approx(80)
+    assert negative["Summary!C2"].expected_value == pytest.approx(-10 / 90)  # the change derived from it
+    total = sum(c.weight for c in spec.positive)
+    for c in negative.values():  # lambda: the mirrored weight, at least 15% of the positive weight
+        assert c.weight == pytest.approx(max(by_loc[c.target_location].weight, 0.15 * total), abs=1e-4)
+        numbers = [{f.fact_id: f for f in FACTS}[a].value_num or 0.0 for a in c.anchors]
+        assert c.computation and recompute(c.computation, numbers) == pytest.approx(c.expected_value)
     kinds = {c.kind for c in spec.criteria}
     assert {CriterionKind.VALUE, CriterionKind.CITATION, CriterionKind.STRUCTURE, CriterionKind.QUALITATIVE} <= kinds
     assert all(c.anchors for c in spec.positive)
@@ -76,6 +86,19 @@ def test_recompute_grammar() -> None:
     with pytest.raises(ValueError):
         recompute("median", [1])
     assert {"9115", "9,115"} <= number_forms(9115.0)
+
+
+def test_no_negative_when_a_trusted_file_states_the_confuser_figure_or_it_changes_nothing_reported() -> None:
+    # The report also says 80 for North: the draft's figure is not superseded, so using it is no mistake.
+    agreeing = [*FACTS, fact("fact-r80", "80", 80, "revenue", "North", "2024-Q2", "memo.docx", "supporting")]
+    spec = compile_template(GRAPH.model_copy(update={"facts": agreeing}))
+    assert spec is not None and spec.negative == []
+    # A superseded figure for a key no deliverable reports (costs South) gives no negative criterion either.
+    unreported = [f for f in FACTS if f.fact_id != "fact-dn"] + [
+        fact("fact-dc", "70", 70, "costs", "South", "2024-Q2", "draft.pdf", "confuser", "page=2"),
+        fact("fact-lcs", "60", 60, "costs", "South", "2024-Q2", "ledger.xlsx", "core")]
+    spec = compile_template(GRAPH.model_copy(update={"facts": unreported}))
+    assert spec is not None and spec.negative == []
 
 
 def test_nothing_checkable_compiles_to_nothing() -> None:
