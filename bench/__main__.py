@@ -1,4 +1,7 @@
-"""Run every benchmark module under bench/ (``python -m bench``), or the ones named on the command line."""
+"""Run every benchmark under bench/ (``python -m bench``), or the ones named (``python -m bench a_bench b_bench``).
+
+Options after ``--`` go to each named benchmark: ``python -m bench seeds_bench -- --naive-large-n 50``.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +13,13 @@ import bench
 
 
 def main(argv: list[str]) -> int:
+    extra: list[str] = []
+    if "--" in argv:
+        argv, extra = argv[: argv.index("--")], argv[argv.index("--") + 1:]
     names = argv or sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.endswith("_bench"))
     for name in names:
         print(f"\n=== bench.{name} ===", flush=True)
-        importlib.import_module(f"bench.{name}").main([])
+        importlib.import_module(f"bench.{name}").main(extra)
     return 0
 
 

@@ -49,8 +49,9 @@ def build_cmd(
 @seeds_app.command("select")
 def select_cmd(
     n: Annotated[int, typer.Option("--n", "-n", min=1, help="How many seeds to select.")],
-    naive: Annotated[bool, typer.Option("--naive", help="Evaluate every candidate each round (reference; "
-                                        "same order as the default lazy CELF greedy).")] = False,
+    method: Annotated[str, typer.Option("--method", help="lazy (grouped CELF, default), naive (every candidate "
+                                        "each round) or numpy (vectorised naive); all give the same order.")]
+    = "lazy",
     no_rebalance: Annotated[bool, typer.Option("--no-rebalance", help="Take the greedy order as is.")] = False,
     pool_factor: Annotated[int, typer.Option("--pool-factor", min=1, help="Greedy ranks n x this many "
                                              "candidates for the rebalancing pass.")] = 3,
@@ -63,7 +64,13 @@ def select_cmd(
     from graphforge.context import open_context
     from graphforge.stages import select_seeds
 
-    params = select_seeds.SelectSeedsParams(n=n, lazy=not naive, rebalance=not no_rebalance,
+    from graphforge.errors import ConfigError
+
+    choices = [m.value for m in select_seeds.GreedyMethod]
+    if method not in choices:
+        raise ConfigError(f"--method must be one of {', '.join(choices)} (got {method!r})")
+    params = select_seeds.SelectSeedsParams(n=n, method=select_seeds.GreedyMethod(method),
+                                            rebalance=not no_rebalance,
                                             pool_factor=pool_factor, demand_cap=demand_cap, extend=extend)
     with open_context() as ctx:
         result = select_seeds.run(ctx, params)
