@@ -12,6 +12,7 @@ from graphforge.judge.documents import normalise_format
 from graphforge.judge.locations import parse_location, parse_required_formula
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.spec import CriterionKind, CriterionSpec, DeliverableSpec, Polarity
+from graphforge.office_zip import normalize_package
 from graphforge.oracle.solve import Answer
 
 EVIDENCE_SHEET = "Evidence"
@@ -206,6 +207,7 @@ def write_workbook(path: Path, view: JudgeView, deliverable: DeliverableSpec, pl
             ws[ref] = value
     path.parent.mkdir(parents=True, exist_ok=True)
     workbook.save(path)
+    normalize_package(path)  # same content, same bytes: exports built from this stay deterministic
 
 
 def _sources(anchors: list[Anchor]) -> list[tuple[str, str]]:
@@ -282,6 +284,7 @@ def write_report(path: Path, view: JudgeView, deliverable: DeliverableSpec, plan
             for line in body:
                 document.add_paragraph(line)
         document.save(str(path))
+        normalize_package(path)
         return
     lines = [f"# {title}", ""]
     for name, body in sections.items():

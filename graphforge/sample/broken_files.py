@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from graphforge.sample._zipfix import FIXED_ZIP_TIME
+from graphforge.office_zip import FIXED_ZIP_TIME
 
 # What each file is, and a phrase its invalid_reason must contain.
 EXPECTED_REASONS: dict[str, str] = {

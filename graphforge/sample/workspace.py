@@ -21,7 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from graphforge.models.workspace import FileRole
-from graphforge.sample._zipfix import normalize_package
+from graphforge.office_zip import normalize_package
 from graphforge.sample.broken_files import generate_broken_files
 
 __all__ = ["SampleWorkspace", "generate_sample_workspace", "generate_broken_files", "ground_truth"]
