@@ -138,7 +138,8 @@ def run_demo(settings: GraphforgeSettings | None = None, out_dir: Path = Path("o
         for arm in (JudgeArm.ANCHORED, JudgeArm.UNANCHORED, JudgeArm.RANDOM):
             stage(f"judge ({arm.value})", lambda a=arm: judge_trajectories.run(
                 ctx, judge_trajectories.JudgeTrajectoriesParams(arm=a)))
-        admitted = stage("admit", lambda: admit_trajectories.run(ctx, admit_trajectories.AdmitTrajectoriesParams()))
+        admitted = stage("admit", lambda: admit_trajectories.run(
+            ctx, admit_trajectories.AdmitTrajectoriesParams()))
         sensitivity = stage("judge sensitivity", lambda: judge_sensitivity.run(
             ctx, judge_sensitivity.JudgeSensitivityParams()))
 
@@ -176,7 +177,8 @@ def run_demo(settings: GraphforgeSettings | None = None, out_dir: Path = Path("o
 
     info = server.resolve(settings, start=False)
     return DemoResult(
-        neo4j_version=component.version, bolt_uri=info.uri, browser_url=info.browser_url, out_dir=str(out_dir),
+        neo4j_version=component.version, bolt_uri=info.uri, browser_url=info.browser_url,
+        out_dir=str(out_dir),
         seeds_selected=selected.selected, workspace_seed=seed, spec_ids=spec_ids,
         funnel=admitted.funnel.model_dump(), sensitivity=sensitivity.table,
         audit_id=audit.audit_id, audit_found_overlaps=audit.found_overlaps,
