@@ -1,4 +1,4 @@
-"""Run every benchmark under bench/ (``python -m bench``), or the ones named (``python -m bench a_bench b_bench``).
+"""Run every benchmark in bench/ (``python -m bench``) or those named (``python -m bench a_bench b_bench``).
 
 Options after ``--`` go to each named benchmark: ``python -m bench seeds_bench -- --naive-large-n 50``.
 """

@@ -24,7 +24,9 @@ def make_corpus(n_train: int, n_bench: int, tokens: int, seed: int = 11) -> tupl
     """Zipf-ish random prose; every 50th training doc copies a benchmark passage, every 200th nearly all
     of a benchmark doc (the near-duplicates MinHash must find)."""
     rng = random.Random(seed)
-    vocab = [f"{rng.choice('bcdfglmnprst')}{rng.choice('aeiou')}{rng.choice('klmnrst')}{i}" for i in range(6000)]
+    vocab = [
+        f"{rng.choice('bcdfglmnprst')}{rng.choice('aeiou')}{rng.choice('klmnrst')}{i}" for i in range(6000)
+    ]
     weights = [1 / (r + 1) for r in range(len(vocab))]
 
     def doc(n: int) -> list[str]:
@@ -69,7 +71,9 @@ def project_exact(train: list[str], bench: list[str]) -> set[tuple[int, int, int
     return {(int(p.training_sha256), int(p.benchmark_key), p.shared_ngrams) for p in findings.pairs}
 
 
-def project_minhash(train_sh: list[np.ndarray], bench_sh: list[np.ndarray]) -> tuple[set[tuple[int, int]], int]:
+def project_minhash(
+    train_sh: list[np.ndarray], bench_sh: list[np.ndarray]
+) -> tuple[set[tuple[int, int]], int]:
     hasher = MinHasher(NUM_PERM, seed=1)
     index = LSHIndex.for_threshold(THRESHOLD, NUM_PERM)
     index.insert(hasher.signatures(bench_sh))
@@ -79,7 +83,9 @@ def project_minhash(train_sh: list[np.ndarray], bench_sh: list[np.ndarray]) -> t
     return pairs, sum(len(c) for c in candidates)
 
 
-def datasketch_minhash(train_sh: list[np.ndarray], bench_sh: list[np.ndarray]) -> tuple[set[tuple[int, int]], int]:
+def datasketch_minhash(
+    train_sh: list[np.ndarray], bench_sh: list[np.ndarray]
+) -> tuple[set[tuple[int, int]], int]:
     from datasketch import MinHash, MinHashLSH
 
     def low32(b: bytes) -> int:  # the shingles are already 64-bit hashes: no need for sha1 on top

@@ -40,7 +40,7 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 def expanded_design(cells: PairCells, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One design row per comparison of a resample (a tie as two rows at weight 0.5), like the Arena notebook."""
+    """One design row per comparison of a resample (a tie: two rows at weight 0.5), Arena-style."""
     pair = np.repeat(np.arange(len(cells.i)), 3)
     outcome = np.tile(np.arange(3), len(cells.i))
     take = np.repeat(np.arange(counts.size), counts.reshape(-1))
@@ -76,7 +76,9 @@ def _ci(samples: np.ndarray) -> np.ndarray:
 def run_size(models: int, comparisons: int, bootstrap: int, seed: int, budget: float) -> dict[str, object]:
     players = [TruePlayer(f"model-{k:02d}", None, 1200.0 + 700.0 * k / (models - 1)) for k in range(models)]
     tasks = max(1, comparisons // 10)
-    cmp = comparisons_from_rows(generate_comparisons(players, tasks=tasks, pairs_per_task=10, seed=seed + models))
+    cmp = comparisons_from_rows(
+        generate_comparisons(players, tasks=tasks, pairs_per_task=10, seed=seed + models)
+    )
     anchor = players[models // 2].name
     ridge = elo.DEFAULT_RIDGE
 
@@ -124,20 +126,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = make_parser().parse_args(list(argv) if argv is not None else None)
     print(f"Elo bootstrap: GraphForge batched Newton vs per-resample scikit-learn LogisticRegression refit "
           f"(same objective, same {args.bootstrap} resamples)")
-    rows = [run_size(m, args.comparisons, args.bootstrap, args.seed, args.reference_budget) for m in args.models]
+    rows = [
+        run_size(m, args.comparisons, args.bootstrap, args.seed, args.reference_budget) for m in args.models
+    ]
     header = (f"{'models':>6} {'comparisons':>11} {'resamples':>9} {'graphforge s':>12} {'reference s':>16} "
               f"{'ratio':>7} {'point |dElo|':>12} {'CI |dElo|':>10} {'resample |dElo|':>15}")
     print(header)
     print("-" * len(header))
     for r in rows:
         ref = f"{r['ref_s']:.1f}" + ("" if r["ref_measured"] else "*")
-        print(f"{r['models']:>6} {r['comparisons']:>11} {r['resamples']:>9} {r['ours_s']:>12.2f} {ref:>16} "
-              f"{r['ratio']:>6.0f}x {r['point_diff']:>12.2e} {r['ci_diff']:>10.2e} {r['resample_diff']:>15.2e}")
+        print(
+            f"{r['models']:>6} {r['comparisons']:>11} {r['resamples']:>9} {r['ours_s']:>12.2f} {ref:>16} "
+            f"{r['ratio']:>6.0f}x {r['point_diff']:>12.2e} {r['ci_diff']:>10.2e} {r['resample_diff']:>15.2e}"
+        )
     for r in rows:
         if not r["ref_measured"]:
-            print(f"* {r['models']} models: reference extrapolated from {r['ref_fitted']} measured refits "
-                  f"({r['ref_per_resample_ms']:.1f} ms each) to {r['resamples']}; CI and resample differences "
-                  f"compare those {r['ref_fitted']} common resamples")
+            print(
+                f"* {r['models']} models: reference extrapolated from {r['ref_fitted']} measured refits "
+                f"({r['ref_per_resample_ms']:.1f} ms each) to {r['resamples']}; CI and resample differences "
+                f"compare those {r['ref_fitted']} common resamples"
+            )
     ok = all(r["point_diff"] < 0.01 and r["ci_diff"] < 0.1 for r in rows)
     print("agreement: point estimates within 0.01 Elo and CIs within 0.1 Elo: " + ("yes" if ok else "NO"))
     return 0 if ok else 1

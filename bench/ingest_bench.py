@@ -94,14 +94,16 @@ def main(argv: list[str]) -> None:
         _delete_files(ctx, parsed)
 
     print(
-        f"ingest bench: {len(files)} files ({args.variants} unique variants of the sample), {nodes} File+Span nodes"
+        f"ingest bench: {len(files)} files ({args.variants} unique variants of the sample), "
+        f"{nodes} File+Span nodes"
     )
     print(
         f"  ingestion  graphforge stage : {len(files) / ours_s:8.1f} files/s  ({ours_s:.2f} s, "
         f"{ours.parsed} parsed, {ours.spans_written} spans)"
     )
     print(
-        f"  ingestion  naive serial loop: {len(files) / naive_s:8.1f} files/s  ({naive_s:.2f} s, {naive_nodes} rows)"
+        f"  ingestion  naive serial loop: {len(files) / naive_s:8.1f} files/s  "
+        f"({naive_s:.2f} s, {naive_nodes} rows)"
     )
     print(f"  ratio (graphforge / naive)  : {naive_s / ours_s:8.2f}x")
     print(f"  writes     batched UNWIND   : {nodes / batch_s:8.0f} nodes/s  ({batch_s:.2f} s)")

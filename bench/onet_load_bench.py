@@ -51,8 +51,11 @@ def main(argv: list[str]) -> int:
         start = time.perf_counter()
         load_onet.run(ctx, load_onet.LoadOnetParams(), release)
         t_again = time.perf_counter() - start
-        print(f"full load (batched UNWIND, batch {graph.batch_size}): {t_full:.2f} s = {rows / t_full:,.0f} rows/s; "
-              f"re-load {t_again:.2f} s, counts unchanged: {db.counts(graph) == first}")
+        print(
+            f"full load (batched UNWIND, batch {graph.batch_size}): "
+            f"{t_full:.2f} s = {rows / t_full:,.0f} rows/s; "
+            f"re-load {t_again:.2f} s, counts unchanged: {db.counts(graph) == first}"
+        )
 
         rows_t = load_onet.release_rows(release)
         subset = rows_t.tasks[: args.peer_rows]

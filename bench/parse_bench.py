@@ -69,13 +69,14 @@ def main(argv: list[str]) -> None:
         if "seconds" in result:
             peer_rate = pages * int(result["runs"]) / float(result["seconds"])
             print(
-                f"{fmt:9} {name:12} {pages:5} {spans:5} {rate:13.1f} {peer_rate:13.1f} {result['elements']:>10} "
-                f"{rate / peer_rate:7.1f}x"
+                f"{fmt:9} {name:12} {pages:5} {spans:5} {rate:13.1f} {peer_rate:13.1f} "
+                f"{result['elements']:>10} {rate / peer_rate:7.1f}x"
             )
         else:
             reason = result.get("error") or peer.get("_import_error") or "peer not run"
             print(
-                f"{fmt:9} {name:12} {pages:5} {spans:5} {rate:13.1f} {'-':>13} {'-':>10} {'-':>8}  peer: {reason}"
+                f"{fmt:9} {name:12} {pages:5} {spans:5} {rate:13.1f} "
+                f"{'-':>13} {'-':>10} {'-':>8}  peer: {reason}"
             )
 
 

@@ -50,8 +50,11 @@ class Graph:
         written = 0
         iterator = iter(rows)
         while batch := [_row_dict(r) for r in itertools.islice(iterator, self.batch_size)]:
-            written += int(self._execute(query, True, functools.partial(_sum_written, query=query, batch=batch,
-                                                                        params=params)))
+            written += int(
+                self._execute(
+                    query, True, functools.partial(_sum_written, query=query, batch=batch, params=params)
+                )
+            )
         return written
 
     def execute(self, query: CypherQuery, **params: Any) -> list[dict[str, Any]]:
@@ -103,7 +106,9 @@ class Graph:
         records: list[dict[str, Any]] = self._execute(query, write, work)
         return records
 
-    def _execute(self, query: CypherQuery, write: bool, work: Callable[[neo4j.ManagedTransaction], Any]) -> Any:
+    def _execute(
+        self, query: CypherQuery, write: bool, work: Callable[[neo4j.ManagedTransaction], Any]
+    ) -> Any:
         try:
             with self.driver.session(database=self.database) as session:
                 run = session.execute_write if write else session.execute_read

@@ -81,8 +81,10 @@ def pending(graph: Graph, schema_dir: Path = SCHEMA_DIR) -> list[Migration]:
             raise MigrationError(f"migration V{record.version:04d} ({record.description}) is applied "
                                  f"but its file is missing from {schema_dir}")
         if current.checksum != record.checksum:
-            raise MigrationError(f"{current.path.name} was changed after it was applied (checksum "
-                                 f"{record.checksum[:12]} → {current.checksum[:12]}); add a new migration instead")
+            raise MigrationError(
+                f"{current.path.name} was changed after it was applied (checksum "
+                f"{record.checksum[:12]} → {current.checksum[:12]}); add a new migration instead"
+            )
     done_versions = {r.version for r in done}
     return [m for v, m in sorted(files.items()) if v not in done_versions]
 

@@ -1,4 +1,4 @@
-"""Make Office zip packages (XLSX, DOCX, PPTX) byte-stable: fixed member timestamps, fixed core dates, cached values."""
+"""Make Office zip packages (XLSX, DOCX, PPTX) byte-stable: fixed member times, core dates, cached values."""
 
 from __future__ import annotations
 

@@ -15,7 +15,8 @@ _TEMPLATE = """<!doctype html>
 <style>
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222}
 h1{font-size:1.6rem} h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.5rem 0} td,th{border:1px solid #ccc;padding:.25rem .6rem;text-align:right}
+table{border-collapse:collapse;margin:.5rem 0}
+td,th{border:1px solid #ccc;padding:.25rem .6rem;text-align:right}
 th{background:#f3f3f3} td:first-child,th:first-child{text-align:left}
 .note{color:#555;font-size:.9rem} img{max-width:100%}
 </style></head><body>

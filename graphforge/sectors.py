@@ -54,7 +54,9 @@ def assign_sectors(occupations: Sequence[Occupation], mapping: SectorMapping | N
             group = occ.soc_code[:2]
             code = major_group_code(occ.soc_code)
             name = SOC_MAJOR_GROUPS.get(group, f"SOC major group {group}")
-            sectors[code] = SectorRow(code=code, name=name, scheme=DEFAULT_SCHEME, level="sector", parent_code="")
+            sectors[code] = SectorRow(
+                code=code, name=name, scheme=DEFAULT_SCHEME, level="sector", parent_code=""
+            )
             assigned[occ.soc_code] = (code, "")
         return assigned, sorted(sectors.values(), key=lambda s: s.code), DEFAULT_SCHEME
     rules = sorted(mapping.rules, key=lambda r: len(r.prefix), reverse=True)
@@ -63,8 +65,13 @@ def assign_sectors(occupations: Sequence[Occupation], mapping: SectorMapping | N
         if rule is None:
             assigned[occ.soc_code] = ("", "")
             continue
-        sectors[rule.sector_code] = SectorRow(code=rule.sector_code, name=rule.sector_name, scheme=mapping.scheme,
-                                              level="sector", parent_code="")
+        sectors[rule.sector_code] = SectorRow(
+            code=rule.sector_code,
+            name=rule.sector_name,
+            scheme=mapping.scheme,
+            level="sector",
+            parent_code="",
+        )
         if rule.sub_sector_code:
             sectors[rule.sub_sector_code] = SectorRow(code=rule.sub_sector_code, name=rule.sub_sector_name,
                                                       scheme=mapping.scheme, level="sub_sector",

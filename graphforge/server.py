@@ -91,7 +91,9 @@ class ManagedServer:
             return self.lib
         mvn = shutil.which("mvn")
         if mvn is None:
-            raise ServerError("Maven (mvn) is needed to fetch Neo4j on first use; install it or set NEO4J_URI")
+            raise ServerError(
+                "Maven (mvn) is needed to fetch Neo4j on first use; install it or set NEO4J_URI"
+            )
         staging = self.lib.parent / "staging"
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
@@ -171,7 +173,9 @@ class ManagedServer:
             data = json.loads(self.credentials.read_text(encoding="utf-8"))
             return str(data["password"])
         if not create:
-            raise ConfigError(f"no managed Neo4j has been set up under {self.home}; run `graphforge db start`")
+            raise ConfigError(
+                f"no managed Neo4j has been set up under {self.home}; run `graphforge db start`"
+            )
         password = secrets.token_urlsafe(24)
         self.home.mkdir(parents=True, exist_ok=True)
         # Created with owner-only permissions from the first byte, never world-readable.

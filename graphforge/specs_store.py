@@ -101,10 +101,15 @@ def spec_rows(spec: TaskSpec) -> tuple[TaskSpecRow, list[DeliverableRow], list[C
     by_name = {d.name: d.deliverable_id for d in spec.deliverables}
     deliverables = [DeliverableRow(spec_id=spec.spec_id, ordinal=i, **d.model_dump(mode="json"))
                     for i, d in enumerate(spec.deliverables)]
-    criteria = [CriterionRow(spec_id=spec.spec_id, ordinal=i,
-                             deliverable_id=by_name.get(c.target_deliverable, f"{spec.spec_id}/{c.target_deliverable}"),
-                             **c.model_dump(mode="json"))
-                for i, c in enumerate(spec.criteria)]
+    criteria = [
+        CriterionRow(
+            spec_id=spec.spec_id,
+            ordinal=i,
+            deliverable_id=by_name.get(c.target_deliverable, f"{spec.spec_id}/{c.target_deliverable}"),
+            **c.model_dump(mode="json"),
+        )
+        for i, c in enumerate(spec.criteria)
+    ]
     return head, deliverables, criteria
 
 

@@ -45,7 +45,9 @@ def read_benchmark(root: Path, name: str) -> BenchmarkSource:
     """Parse every task record and reference file under ``root``; raise SourceFormatError on bad records."""
     if not root.is_dir():
         raise SourceFormatError(root, "benchmark folder does not exist")
-    record_files = sorted(p for p in root.iterdir() if p.is_file() and p.suffix.lower() in {".jsonl", ".json"})
+    record_files = sorted(
+        p for p in root.iterdir() if p.is_file() and p.suffix.lower() in {".jsonl", ".json"}
+    )
     if not record_files:
         raise SourceFormatError(root, "no task records (*.jsonl or *.json) at the top level")
     tasks: dict[str, BenchmarkTaskRow] = {}

@@ -43,7 +43,9 @@ def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     return [c.strip() for c in rows[0][1]], rows[1:]
 
 
-def _column(path: Path, header: list[str], accepted: tuple[str, ...], what: str, required: bool = True) -> int:
+def _column(
+    path: Path, header: list[str], accepted: tuple[str, ...], what: str, required: bool = True
+) -> int:
     keys = [_key(h) for h in header]
     for name in accepted:
         if name in keys:
@@ -120,4 +122,6 @@ def read_sector_mapping(path: Path) -> SectorMapping:
                                          sub_sector_code=sub_code, sub_sector_name=sub)
     if not rules:
         raise SourceFormatError(path, "no mapping rows")
-    return SectorMapping(scheme=f"user:{path.name}", source_path=str(path.resolve()), rules=tuple(rules.values()))
+    return SectorMapping(
+        scheme=f"user:{path.name}", source_path=str(path.resolve()), rules=tuple(rules.values())
+    )

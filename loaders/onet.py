@@ -141,7 +141,9 @@ def _read_table(folder: Path, spec: TableSpec, source_format: str) -> Table:
         if not any(c.strip() for c in cells):
             continue
         if len(cells) < len(header) and any(i >= len(cells) for i in wanted.values()):
-            raise SourceFormatError(path, f"line {number}: {len(cells)} fields where the header has {len(header)}")
+            raise SourceFormatError(
+                path, f"line {number}: {len(cells)} fields where the header has {len(header)}"
+            )
         rows.append((number, {c: cells[i].strip() if i < len(cells) else "" for c, i in wanted.items()}))
     return Table(path, header, rows)
 
@@ -155,8 +157,7 @@ def _text_records(path: Path) -> Iterator[tuple[int, list[str]]]:
         text = raw.decode("cp1252", errors="replace")
     # O*NET text files never quote fields, and statements may contain quote characters.
     reader = csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
-    for number, cells in enumerate(reader, start=1):
-        yield number, cells
+    yield from enumerate(reader, start=1)
 
 
 def _xlsx_records(path: Path) -> Iterator[tuple[int, list[str]]]:
@@ -213,8 +214,12 @@ def _tasks(table: Table) -> tuple[TaskStatement, ...]:
         code = _soc(table, number, row["O*NET-SOC Code"])
         task_type = row["Task Type"]
         try:
-            out[row["Task ID"]] = TaskStatement(soc_code=code, task_id=row["Task ID"], statement=row["Task"],
-                                                task_type="" if task_type.lower() in {"n/a", "na"} else task_type)
+            out[row["Task ID"]] = TaskStatement(
+                soc_code=code,
+                task_id=row["Task ID"],
+                statement=row["Task"],
+                task_type="" if task_type.lower() in {"n/a", "na"} else task_type,
+            )
         except ValidationError as exc:
             raise _row_error(table, number, exc) from exc
     return tuple(out.values())

@@ -13,4 +13,11 @@ from graphforge.audit.summary import (
     training_fingerprint,
 )
 
-__all__ = ["AuditRow", "AuditSummary", "fingerprint_of", "latest_audit", "record_audit", "training_fingerprint"]
+__all__ = [
+    "AuditRow",
+    "AuditSummary",
+    "fingerprint_of",
+    "latest_audit",
+    "record_audit",
+    "training_fingerprint",
+]

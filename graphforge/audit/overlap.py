@@ -16,7 +16,14 @@ import numpy as np
 from pydantic import BaseModel
 
 from graphforge.audit.minhash import LSHIndex, MinHasher, estimated_jaccard, exact_jaccard
-from graphforge.audit.ngrams import NGRAM_SIZE, ExactIndex, Shingled, TokenHasher, shared_passages, shingle_text
+from graphforge.audit.ngrams import (
+    NGRAM_SIZE,
+    ExactIndex,
+    Shingled,
+    TokenHasher,
+    shared_passages,
+    shingle_text,
+)
 
 Method = Literal["exact", "minhash", "both"]
 
@@ -134,15 +141,29 @@ def find_overlaps(training: Iterable[TrainingDoc], benchmark: Sequence[Benchmark
     position = {(d.kind, d.key): k for k, d in enumerate(benchmark)}
     for i, pair in enumerate(pairs[:top_k]):
         j = position[(pair.benchmark_kind, pair.benchmark_key)]
-        shared = np.intersect1d(shingle_text(acc.texts[pair.training_sha256], TokenHasher(), ngram_size).shingles,
-                                bench[j].shingles, assume_unique=True)
-        pairs[i] = pair.model_copy(update={"passages": shared_passages(benchmark[j].text, shared, ngram_size)})
+        shared = np.intersect1d(
+            shingle_text(acc.texts[pair.training_sha256], TokenHasher(), ngram_size).shingles,
+            bench[j].shingles,
+            assume_unique=True,
+        )
+        pairs[i] = pair.model_copy(
+            update={"passages": shared_passages(benchmark[j].text, shared, ngram_size)}
+        )
     return OverlapFindings(
-        ngram_size=ngram_size, method=method, training_files=files, training_tokens=tokens,
-        training_too_short=too_short, benchmark_files=sum(1 for d in benchmark if d.kind == "file"),
+        ngram_size=ngram_size,
+        method=method,
+        training_files=files,
+        training_tokens=tokens,
+        training_too_short=too_short,
+        benchmark_files=sum(1 for d in benchmark if d.kind == "file"),
         benchmark_prompts=sum(1 for d in benchmark if d.kind == "prompt"),
-        benchmark_tokens=sum(b.tokens for b in bench), hash_overlaps=hash_overlaps, pairs=pairs,
-        minhash_candidates=candidates, lsh_bands=lsh.bands if lsh else None, lsh_rows=lsh.rows if lsh else None)
+        benchmark_tokens=sum(b.tokens for b in bench),
+        hash_overlaps=hash_overlaps,
+        pairs=pairs,
+        minhash_candidates=candidates,
+        lsh_bands=lsh.bands if lsh else None,
+        lsh_rows=lsh.rows if lsh else None,
+    )
 
 
 def _add(acc: _Acc, doc: TrainingDoc, j: int, bdoc: BenchmarkDoc, bsh: Shingled, item: Shingled, shared: int,
@@ -154,10 +175,17 @@ def _add(acc: _Acc, doc: TrainingDoc, j: int, bdoc: BenchmarkDoc, bsh: Shingled,
         pair = existing.model_copy(update={"found_by": found_by})
     else:
         union = len(item.shingles) + len(bsh.shingles) - shared
-        pair = PairFinding(training_sha256=doc.sha256, training_paths=sorted(doc.paths), benchmark_key=bdoc.key,
-                           benchmark_kind=bdoc.kind, benchmark_label=bdoc.label, shared_ngrams=shared,
-                           containment=round(shared / max(1, len(bsh.shingles)), 6),
-                           jaccard=round(shared / max(1, union), 6), found_by=[how])
+        pair = PairFinding(
+            training_sha256=doc.sha256,
+            training_paths=sorted(doc.paths),
+            benchmark_key=bdoc.key,
+            benchmark_kind=bdoc.kind,
+            benchmark_label=bdoc.label,
+            shared_ngrams=shared,
+            containment=round(shared / max(1, len(bsh.shingles)), 6),
+            jaccard=round(shared / max(1, union), 6),
+            found_by=[how],
+        )
     acc.pairs[key] = pair
     acc.texts[doc.sha256] = doc.text
     return pair

@@ -43,35 +43,84 @@ def write_audit_report(out_dir: Path, audit_id: str, benchmarks: list[str], foun
                f"{findings.ngram_size}-gram between training files and benchmark texts.")
     covered = [c for c in coverage if c.covered]
     sections = [
-        Section("Summary", verdict, ("measure", "value"), [
-            ("training files", findings.training_files), ("training tokens", findings.training_tokens),
-            ("training files too short for one n-gram", findings.training_too_short),
-            ("benchmark files", findings.benchmark_files), ("benchmark prompts", findings.benchmark_prompts),
-            ("benchmark tokens", findings.benchmark_tokens),
-            ("identical files (sha256)", len(findings.hash_overlaps)),
-            (f"pairs sharing >= 1 {findings.ngram_size}-gram", sum(1 for p in findings.pairs if p.shared_ngrams)),
-            (f"pairs sharing >= {min_shared_ngrams} (flagged)", len(flagged)),
-            ("MinHash LSH candidates", findings.minhash_candidates),
-            ("benchmark occupations covered by training seeds", f"{len(covered)} of {len(coverage)}")]),
-        Section("File level: identical bytes", "" if findings.hash_overlaps else "No training file has the "
-                "sha256 of a benchmark file.", ("sha256", "training paths", "benchmark paths"),
-                [(h.sha256[:16], ", ".join(h.training_paths), ", ".join(h.benchmark_labels))
-                 for h in findings.hash_overlaps]),
-        Section(f"Text level: top {top_k} most similar pairs",
-                "" if findings.pairs else f"No pair shares a normalised {findings.ngram_size}-gram.",
-                ("training file", "benchmark text", "shared n-grams", "containment", "jaccard", "found by",
-                 "longest shared passages"),
-                [(", ".join(p.training_paths) or p.training_sha256[:16], f"{p.benchmark_kind}: {p.benchmark_label}",
-                  p.shared_ngrams, f"{p.containment:.3f}", f"{p.jaccard:.3f}", "+".join(p.found_by),
-                  " | ".join(p.passages)) for p in findings.pairs[:top_k]]),
-        Section("Taxonomy level: benchmark occupations", "An occupation is covered when at least one "
-                "training seed is for it.", ("occupation", "O*NET-SOC", "in taxonomy", "tasks", "seeds",
-                                             "covered"),
-                [(c.occupation, c.soc_code or "", "yes" if c.in_taxonomy else "no", c.tasks, c.seeds,
-                  "yes" if c.covered else "no") for c in coverage]),
-        Section("Parameters", "", ("parameter", "value"),
-                [(k, json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in params.items()]
-                + [("lsh bands x rows", f"{findings.lsh_bands} x {findings.lsh_rows}")]),
+        Section(
+            "Summary",
+            verdict,
+            ("measure", "value"),
+            [
+                ("training files", findings.training_files),
+                ("training tokens", findings.training_tokens),
+                ("training files too short for one n-gram", findings.training_too_short),
+                ("benchmark files", findings.benchmark_files),
+                ("benchmark prompts", findings.benchmark_prompts),
+                ("benchmark tokens", findings.benchmark_tokens),
+                ("identical files (sha256)", len(findings.hash_overlaps)),
+                (
+                    f"pairs sharing >= 1 {findings.ngram_size}-gram",
+                    sum(1 for p in findings.pairs if p.shared_ngrams),
+                ),
+                (f"pairs sharing >= {min_shared_ngrams} (flagged)", len(flagged)),
+                ("MinHash LSH candidates", findings.minhash_candidates),
+                ("benchmark occupations covered by training seeds", f"{len(covered)} of {len(coverage)}"),
+            ],
+        ),
+        Section(
+            "File level: identical bytes",
+            "" if findings.hash_overlaps else "No training file has the sha256 of a benchmark file.",
+            ("sha256", "training paths", "benchmark paths"),
+            [
+                (h.sha256[:16], ", ".join(h.training_paths), ", ".join(h.benchmark_labels))
+                for h in findings.hash_overlaps
+            ],
+        ),
+        Section(
+            f"Text level: top {top_k} most similar pairs",
+            "" if findings.pairs else f"No pair shares a normalised {findings.ngram_size}-gram.",
+            (
+                "training file",
+                "benchmark text",
+                "shared n-grams",
+                "containment",
+                "jaccard",
+                "found by",
+                "longest shared passages",
+            ),
+            [
+                (
+                    ", ".join(p.training_paths) or p.training_sha256[:16],
+                    f"{p.benchmark_kind}: {p.benchmark_label}",
+                    p.shared_ngrams,
+                    f"{p.containment:.3f}",
+                    f"{p.jaccard:.3f}",
+                    "+".join(p.found_by),
+                    " | ".join(p.passages),
+                )
+                for p in findings.pairs[:top_k]
+            ],
+        ),
+        Section(
+            "Taxonomy level: benchmark occupations",
+            "An occupation is covered when at least one training seed is for it.",
+            ("occupation", "O*NET-SOC", "in taxonomy", "tasks", "seeds", "covered"),
+            [
+                (
+                    c.occupation,
+                    c.soc_code or "",
+                    "yes" if c.in_taxonomy else "no",
+                    c.tasks,
+                    c.seeds,
+                    "yes" if c.covered else "no",
+                )
+                for c in coverage
+            ],
+        ),
+        Section(
+            "Parameters",
+            "",
+            ("parameter", "value"),
+            [(k, json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in params.items()]
+            + [("lsh bands x rows", f"{findings.lsh_bands} x {findings.lsh_rows}")],
+        ),
     ]
     html_path = write_report(out_dir / f"audit-{audit_id}.html", f"Contamination audit {audit_id}", sections,
                              subtitle="Benchmarks: " + ", ".join(benchmarks))

@@ -93,10 +93,16 @@ def latest_audit(graph: Graph, benchmark_names: Sequence[str]) -> AuditSummary |
         return None
     row = rows[0]
     return AuditSummary(
-        audit_id=row["audit_id"], benchmarks=list(row["benchmarks"]), found_overlaps=bool(row["found_overlaps"]),
-        counts={name: int(row[name] or 0) for name in COUNT_FIELDS}, created_at=row["created_at"],
-        completed_at=row["completed_at"], training_fingerprint=row["training_fingerprint"],
-        report_html=row["report_html"], report_json=row["report_json"])
+        audit_id=row["audit_id"],
+        benchmarks=list(row["benchmarks"]),
+        found_overlaps=bool(row["found_overlaps"]),
+        counts={name: int(row[name] or 0) for name in COUNT_FIELDS},
+        created_at=row["created_at"],
+        completed_at=row["completed_at"],
+        training_fingerprint=row["training_fingerprint"],
+        report_html=row["report_html"],
+        report_json=row["report_json"],
+    )
 
 
 def fingerprint_of(sha256s: Sequence[str]) -> str:

@@ -12,14 +12,21 @@ from graphforge.cli.common import JsonOption, audit_app, emit
 
 @audit_app.command("contamination")
 def contamination_cmd(
-    benchmark: Annotated[list[str], typer.Option("--benchmark", "-b", help="Benchmark name (repeat for several).")],
-    top_k: Annotated[int, typer.Option("--top-k", help="Most similar pairs shown with their shared passages.")] = 20,
+    benchmark: Annotated[
+        list[str], typer.Option("--benchmark", "-b", help="Benchmark name (repeat for several).")
+    ],
+    top_k: Annotated[
+        int, typer.Option("--top-k", help="Most similar pairs shown with their shared passages.")
+    ] = 20,
     out: Annotated[Path | None, typer.Option("--out", help="Report folder (default out/audit).")] = None,
-    min_shared: Annotated[int, typer.Option("--min-shared-ngrams",
-                                            help="Shared 13-grams from which a pair counts as overlap.")] = 1,
+    min_shared: Annotated[
+        int, typer.Option("--min-shared-ngrams", help="Shared 13-grams from which a pair counts as overlap.")
+    ] = 1,
     method: Annotated[str, typer.Option("--method", help="exact | minhash | both")] = "both",
-    threshold: Annotated[float, typer.Option("--minhash-threshold",
-                                             help="Jaccard from which MinHash pairs are near-duplicates.")] = 0.5,
+    threshold: Annotated[
+        float,
+        typer.Option("--minhash-threshold", help="Jaccard from which MinHash pairs are near-duplicates."),
+    ] = 0.5,
     as_json: JsonOption = False,
 ) -> None:
     """Audit every workspace file against benchmark files and prompts; store an Audit node and a report."""
@@ -33,4 +40,8 @@ def contamination_cmd(
                                             minhash_threshold=threshold)
     with open_context() as ctx:
         result = stage.run(ctx, params)
-    emit(result, as_json, "contamination audit" + (" — OVERLAPS FOUND" if result.found_overlaps else " — clean"))
+    emit(
+        result,
+        as_json,
+        "contamination audit" + (" — OVERLAPS FOUND" if result.found_overlaps else " — clean"),
+    )

@@ -42,7 +42,9 @@ for _name, _group in (("db", db_app), ("load", load_app), ("seeds", seeds_app), 
                       ("report", report_app)):
     app.add_typer(_group, name=_name)
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of a summary.")]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print one JSON object on stdout instead of a summary.")
+]
 
 console = Console(stderr=True)
 stdout = Console()

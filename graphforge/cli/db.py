@@ -45,9 +45,17 @@ def _status(show_password: bool) -> DbStatus:
         component = db.server_component(Graph(driver, info.database))
     finally:
         driver.close()
-    return DbStatus(running=True, managed=False, bolt_uri=info.uri, browser_url=None, version=component.version,
-                    edition=component.edition, database=info.database, user=info.user,
-                    password=info.password if show_password else None)
+    return DbStatus(
+        running=True,
+        managed=False,
+        bolt_uri=info.uri,
+        browser_url=None,
+        version=component.version,
+        edition=component.edition,
+        database=info.database,
+        user=info.user,
+        password=info.password if show_password else None,
+    )
 
 
 @db_app.command("start")
@@ -75,9 +83,12 @@ def stop_cmd(as_json: JsonOption = False) -> None:
 
 
 @db_app.command("status")
-def status_cmd(as_json: JsonOption = False,
-               show_password: Annotated[bool, typer.Option("--show-password",
-                                                           help="Include the login password.")] = False) -> None:
+def status_cmd(
+    as_json: JsonOption = False,
+    show_password: Annotated[
+        bool, typer.Option("--show-password", help="Include the login password.")
+    ] = False,
+) -> None:
     """Server version, Bolt URI and Browser URL (the password only with --show-password)."""
     emit(_status(show_password), as_json, "Neo4j")
 
@@ -85,9 +96,8 @@ def status_cmd(as_json: JsonOption = False,
 @db_app.command("migrate")
 def migrate_cmd(as_json: JsonOption = False) -> None:
     """Apply pending schema migrations from schema/ in order (no-op when none is pending)."""
-    from graphforge.context import open_context
-
     from graphforge import migrations
+    from graphforge.context import open_context
 
     with open_context(migrate=False) as ctx:
         result = migrations.migrate(ctx.graph)

@@ -26,7 +26,9 @@ def _anchor(value: str) -> tuple[str, float]:
     try:
         return name, float(rating)
     except ValueError as exc:
-        raise ConfigError(f"--anchor takes NAME=RATING, e.g. 'anchor-model (openhands)=1667', got {value!r}") from exc
+        raise ConfigError(
+            f"--anchor takes NAME=RATING, e.g. 'anchor-model (openhands)=1667', got {value!r}"
+        ) from exc
 
 
 @eval_app.command("elo")
@@ -77,7 +79,7 @@ def winrate_cmd(comparisons: ComparisonsArg,
                 out: Annotated[Path | None, typer.Option("--out", help="Also write winrate.json, .png "
                                                                        "and .html here.")] = None,
                 as_json: JsonOption = False) -> None:
-    """Win rate of --a against --b (ties as half a win) with bootstrap CIs, overall and by a task attribute."""
+    """Win rate of --a against --b (ties as half a win) with bootstrap CIs, overall and by task attribute."""
     from graphforge.eval import winrate
 
     result = winrate.run(winrate.WinRateParams(comparisons=comparisons, a=a, b=b, by=by, bootstrap=bootstrap,
@@ -112,17 +114,23 @@ def sample_cmd(path: Annotated[Path, typer.Argument(help="Where to write (.jsonl
 
 
 @report_app.command("corpus")
-def report_corpus_cmd(out: Annotated[Path, typer.Option("--out", help="Directory for corpus_report.html, "
-                                                                      "corpus_report.json and plots.")]
-                      = Path("out/reports"),
-                      status: Annotated[list[str] | None, typer.Option(
-                          "--status", help="Trajectory statuses that form the corpus (repeatable); "
-                                           "default: admitted.")] = None,
-                      all_trajectories: Annotated[bool, typer.Option(
-                          "--all", help="Describe every trajectory, whatever its status.")] = False,
-                      admit_q: Annotated[float, typer.Option(help="Admission threshold on Q (funnel).")] = 0.90,
-                      as_json: JsonOption = False) -> None:
-    """Corpus statistics from the graph (patterns, sectors, lengths, formats, funnel, Q, revisions) as HTML."""
+def report_corpus_cmd(
+    out: Annotated[
+        Path, typer.Option("--out", help="Directory for corpus_report.html, corpus_report.json and plots.")
+    ] = Path("out/reports"),
+    status: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--status", help="Trajectory statuses that form the corpus (repeatable); default: admitted."
+        ),
+    ] = None,
+    all_trajectories: Annotated[
+        bool, typer.Option("--all", help="Describe every trajectory, whatever its status.")
+    ] = False,
+    admit_q: Annotated[float, typer.Option(help="Admission threshold on Q (funnel).")] = 0.90,
+    as_json: JsonOption = False,
+) -> None:
+    """Corpus statistics from the graph (patterns, sectors, lengths, formats, funnel, Q, revisions), HTML."""
     from graphforge.context import open_context
     from graphforge.stages import report_corpus
 
@@ -146,17 +154,24 @@ def _corpus_summary(r: Any) -> None:
     corpus = "every trajectory" if r.statuses is None else "status " + ", ".join(r.statuses)
     f = r.funnel
     for key, value in (
-            ("trajectories", f"{r.trajectories} ({corpus})"),
-            ("execution patterns", f"{r.patterns_covered} of {r.patterns_total}"),
-            ("sectors", f"{r.sectors_covered} of {r.sectors_total}"),
-            ("sector x pattern cells", f"{r.cells_realised} of {r.cells_possible}"),
-            ("task types (DWA)", f"{r.task_types} of {r.task_types_total}"),
-            ("assistant steps", f"mean {num(r.steps.mean)}, median {num(r.steps.median)}, p95 {num(r.steps.p95)}"),
-            ("tokens", f"mean {num(r.tokens.mean)}, median {num(r.tokens.median)}, p95 {num(r.tokens.p95)}"),
-            ("with a PDF", pct(r.pdf_share)),
-            ("funnel", f"{f.trajectories} trajectories -> {f.materialised} materialised -> {f.judged} judged -> "
-                       f"{f.passed_q} Q > {r.admit_q:g} -> {f.admitted} admitted after cleaning"),
-            ("revision reuse rate", pct(r.revision_reuse_rate)),
-            ("report", r.outputs.get("html", ""))):
+        ("trajectories", f"{r.trajectories} ({corpus})"),
+        ("execution patterns", f"{r.patterns_covered} of {r.patterns_total}"),
+        ("sectors", f"{r.sectors_covered} of {r.sectors_total}"),
+        ("sector x pattern cells", f"{r.cells_realised} of {r.cells_possible}"),
+        ("task types (DWA)", f"{r.task_types} of {r.task_types_total}"),
+        (
+            "assistant steps",
+            f"mean {num(r.steps.mean)}, median {num(r.steps.median)}, p95 {num(r.steps.p95)}",
+        ),
+        ("tokens", f"mean {num(r.tokens.mean)}, median {num(r.tokens.median)}, p95 {num(r.tokens.p95)}"),
+        ("with a PDF", pct(r.pdf_share)),
+        (
+            "funnel",
+            f"{f.trajectories} trajectories -> {f.materialised} materialised -> {f.judged} judged -> "
+            f"{f.passed_q} Q > {r.admit_q:g} -> {f.admitted} admitted after cleaning",
+        ),
+        ("revision reuse rate", pct(r.revision_reuse_rate)),
+        ("report", r.outputs.get("html", "")),
+    ):
         table.add_row(key, value)
     stdout.print(table)

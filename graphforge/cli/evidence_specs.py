@@ -40,10 +40,14 @@ def specs_compile_cmd(workspace: WorkspaceOption = None,
 
 
 @specs_app.command("show")
-def specs_show_cmd(spec_id: str,
-                   agent_view: Annotated[bool, typer.Option("--agent-view", help="Only what the working agent "
-                                                                              "sees (no criteria, anchors, roles).")] = False,
-                   as_json: JsonOption = False) -> None:
+def specs_show_cmd(
+    spec_id: str,
+    agent_view: Annotated[
+        bool,
+        typer.Option("--agent-view", help="Only what the working agent sees (no criteria, anchors, roles)."),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
     """Print a saved spec (judge view, with criteria and anchors) or the agent's view of it."""
     from graphforge import specs_store
     from graphforge.context import open_context

@@ -18,14 +18,19 @@ OutOption = Annotated[Path, typer.Option("--out", help="Folder for deliverables 
 @rollout_app.command("oracle")
 def rollout_oracle_cmd(
     spec: Annotated[str, typer.Option("--spec", help="Spec id to solve, e.g. 'recon-q3@v1'.")],
-    inject: Annotated[list[str] | None, typer.Option(
-        "--inject", help="Inject an error (repeatable): wrong_number, missing_deliverable, missing_sheet, "
-                         "broken_citation, confuser, prompt_injection, repeated_calls, tool_failures.")] = None,
+    inject: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--inject",
+            help="Inject an error (repeatable): wrong_number, missing_deliverable, missing_sheet, "
+            "broken_citation, confuser, prompt_injection, repeated_calls, tool_failures.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed (part of the trajectory id).")] = 0,
     out: OutOption = Path("out"),
     as_json: JsonOption = False,
 ) -> None:
-    """Solve a compiled spec with the rule-based graph ORACLE (not a model): real XLSX/DOCX/MD deliverables."""
+    """Solve a compiled spec with the rule-based graph ORACLE (not a model): real XLSX/DOCX/MD outputs."""
     from graphforge.context import open_context
     from graphforge.oracle import InjectKind
     from graphforge.stages import rollout_oracle
@@ -35,19 +40,25 @@ def rollout_oracle_cmd(
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--inject") from exc
     with open_context(out_dir=out) as ctx:
-        result = rollout_oracle.run(ctx, rollout_oracle.RolloutOracleParams(spec_id=spec, inject=kinds, seed=seed))
+        result = rollout_oracle.run(
+            ctx, rollout_oracle.RolloutOracleParams(spec_id=spec, inject=kinds, seed=seed)
+        )
     emit(result, as_json, title=f"oracle rollout of {spec}")
 
 
 @app.command("revise")
 def revise_cmd(
-    spec: Annotated[list[str] | None, typer.Option("--spec", help="Spec id (repeatable); default: every current spec.")] = None,
+    spec: Annotated[
+        list[str] | None, typer.Option("--spec", help="Spec id (repeatable); default: every current spec.")
+    ] = None,
     rerun: Annotated[str, typer.Option(help="Re-run a changed statement with: oracle | none.")] = "oracle",
-    no_llm: Annotated[bool, typer.Option("--no-llm", help="Rule-based repairs only, even with a chat model.")] = False,
+    no_llm: Annotated[
+        bool, typer.Option("--no-llm", help="Rule-based repairs only, even with a chat model.")
+    ] = False,
     out: OutOption = Path("out"),
     as_json: JsonOption = False,
 ) -> None:
-    """Check specs deterministically and revise them once; reuse rollouts when the statement hash is unchanged."""
+    """Check specs deterministically and revise them once; reuse rollouts when the statement is unchanged."""
     from graphforge.context import open_context
     from graphforge.stages import revise_specs
 
@@ -63,14 +74,20 @@ def revise_cmd(
 def judge_cmd(
     context: typer.Context,
     arm: Annotated[str, typer.Option(help="anchored | unanchored | random")] = "anchored",
-    spec: Annotated[list[str] | None, typer.Option("--spec", help="Only trajectories of these specs.")] = None,
-    trajectory: Annotated[list[str] | None, typer.Option("--trajectory", help="Only these trajectories.")] = None,
-    rejudge: Annotated[bool, typer.Option(help="Also re-judge admitted / rejected / discarded trajectories.")] = False,
+    spec: Annotated[
+        list[str] | None, typer.Option("--spec", help="Only trajectories of these specs.")
+    ] = None,
+    trajectory: Annotated[
+        list[str] | None, typer.Option("--trajectory", help="Only these trajectories.")
+    ] = None,
+    rejudge: Annotated[
+        bool, typer.Option(help="Also re-judge admitted / rejected / discarded trajectories.")
+    ] = False,
     seed: Annotated[int, typer.Option(help="Seed of the random arm.")] = 0,
     no_llm: Annotated[bool, typer.Option("--no-llm", help="Deterministic verifiers only.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Judge trajectories: deliverable checks (a loss skips the judge), anchored verifiers, Q per trajectory."""
+    """Judge trajectories: deliverable checks (a loss skips the judge), anchored verifiers, Q each."""
     if context.invoked_subcommand is not None:
         return
     from graphforge.context import open_context
@@ -88,9 +105,12 @@ def judge_cmd(
 
 @app.command("admit")
 def admit_cmd(
-    spec: Annotated[list[str] | None, typer.Option("--spec", help="Only trajectories of these specs.")] = None,
-    q_threshold: Annotated[float | None, typer.Option(help="Admit when Q > this (default GRAPHFORGE_ADMIT_Q_THRESHOLD "
-                                                           "or 0.90).")] = None,
+    spec: Annotated[
+        list[str] | None, typer.Option("--spec", help="Only trajectories of these specs.")
+    ] = None,
+    q_threshold: Annotated[
+        float | None, typer.Option(help="Admit when Q > this (default GRAPHFORGE_ADMIT_Q_THRESHOLD or 0.90).")
+    ] = None,
     arm: Annotated[str, typer.Option(help="Judgments of this arm decide.")] = "anchored",
     as_json: JsonOption = False,
 ) -> None:
@@ -108,15 +128,21 @@ def admit_cmd(
 
 @eval_app.command("sensitivity")
 def sensitivity_cmd(
-    arm: Annotated[list[str] | None, typer.Option("--arm", help="Arms to test (repeatable; default anchored and "
-                                                                "unanchored).")] = None,
-    spec: Annotated[list[str] | None, typer.Option("--spec", help="Only trajectories of these specs.")] = None,
-    trajectory: Annotated[list[str] | None, typer.Option("--trajectory", help="Only these trajectories.")] = None,
+    arm: Annotated[
+        list[str] | None,
+        typer.Option("--arm", help="Arms to test (repeatable; default anchored and unanchored)."),
+    ] = None,
+    spec: Annotated[
+        list[str] | None, typer.Option("--spec", help="Only trajectories of these specs.")
+    ] = None,
+    trajectory: Annotated[
+        list[str] | None, typer.Option("--trajectory", help="Only these trajectories.")
+    ] = None,
     no_llm: Annotated[bool, typer.Option("--no-llm", help="Deterministic verifiers only.")] = False,
     out: OutOption = Path("out"),
     as_json: JsonOption = False,
 ) -> None:
-    """Perturb admitted deliverables (delete sheet, corrupt row, change number, break citation) and re-judge."""
+    """Perturb admitted deliverables (delete sheet, corrupt row, change number, break citation); re-judge."""
     from graphforge.context import open_context
     from graphforge.models.judge import JudgeArm
     from graphforge.stages import judge_sensitivity
@@ -130,4 +156,6 @@ def sensitivity_cmd(
         emit(result, as_json)
     else:
         typer.echo(result.table)
-        typer.echo(f"\n{result.cases} cases on {result.trajectories} trajectories; report in {result.report_dir}")
+        typer.echo(
+            f"\n{result.cases} cases on {result.trajectories} trajectories; report in {result.report_dir}"
+        )

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib.metadata import entry_points
 
 import typer
-
-from importlib.metadata import entry_points
 
 from graphforge.cli import (  # noqa: F401  (importing registers each area's commands)
     audit,

@@ -26,13 +26,22 @@ def vocab_cmd(
 
 @seeds_app.command("build")
 def build_cmd(
-    backend: Annotated[str, typer.Option("--backend", help="auto (chat model when configured, else rule-based), "
-                                         "rule-based or llm.")] = "auto",
-    vocab: Annotated[Path | None, typer.Option("--vocab", help="Vocabulary YAML replacing the bundled one.")] = None,
-    min_support: Annotated[float, typer.Option("--min-support", help="Share of a demand's content words its "
-                                               "evidence must contain.")] = 0.6,
-    keep_stale: Annotated[bool, typer.Option("--keep-stale", help="Keep seeds an earlier build made that this "
-                                             "one does not.")] = False,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend", help="auto (chat model when configured, else rule-based), rule-based or llm."
+        ),
+    ] = "auto",
+    vocab: Annotated[
+        Path | None, typer.Option("--vocab", help="Vocabulary YAML replacing the bundled one.")
+    ] = None,
+    min_support: Annotated[
+        float,
+        typer.Option("--min-support", help="Share of a demand's content words its evidence must contain."),
+    ] = 0.6,
+    keep_stale: Annotated[
+        bool, typer.Option("--keep-stale", help="Keep seeds an earlier build made that this one does not.")
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Build candidate seeds from DIGITAL tasks; unsupported demands are dropped and counted."""
@@ -49,22 +58,35 @@ def build_cmd(
 @seeds_app.command("select")
 def select_cmd(
     n: Annotated[int, typer.Option("--n", "-n", min=1, help="How many seeds to select.")],
-    method: Annotated[str, typer.Option("--method", help="lazy (grouped CELF, default), naive (every candidate "
-                                        "each round) or numpy (vectorised naive); all give the same order.")]
-    = "lazy",
-    no_rebalance: Annotated[bool, typer.Option("--no-rebalance", help="Take the greedy order as is.")] = False,
-    pool_factor: Annotated[int, typer.Option("--pool-factor", min=1, help="Greedy ranks n x this many "
-                                             "candidates for the rebalancing pass.")] = 3,
-    demand_cap: Annotated[int, typer.Option("--demand-cap", min=1, help="Most selected seeds per normalised "
-                                            "demand.")] = 1,
-    extend: Annotated[bool, typer.Option("--extend", help="Keep the current selection and add n more.")] = False,
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="lazy (grouped CELF, default), naive (every candidate "
+            "each round) or numpy (vectorised naive); all give the same order.",
+        ),
+    ] = "lazy",
+    no_rebalance: Annotated[
+        bool, typer.Option("--no-rebalance", help="Take the greedy order as is.")
+    ] = False,
+    pool_factor: Annotated[
+        int,
+        typer.Option(
+            "--pool-factor", min=1, help="Greedy ranks n x this many candidates for the rebalancing pass."
+        ),
+    ] = 3,
+    demand_cap: Annotated[
+        int, typer.Option("--demand-cap", min=1, help="Most selected seeds per normalised demand.")
+    ] = 1,
+    extend: Annotated[
+        bool, typer.Option("--extend", help="Keep the current selection and add n more.")
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Select seeds greedily by marginal coverage gain, then rebalance; ranks are stored on the Seeds."""
     from graphforge.context import open_context
-    from graphforge.stages import select_seeds
-
     from graphforge.errors import ConfigError
+    from graphforge.stages import select_seeds
 
     choices = [m.value for m in select_seeds.GreedyMethod]
     if method not in choices:

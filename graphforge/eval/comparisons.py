@@ -71,13 +71,13 @@ class PairCells:
         return int(self.counts.sum())
 
     def scores(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(wins of player i with ties as half a win, comparisons) per pair, for counts of shape (..., P, 3)."""
+        """(wins of player i, ties as half a win; comparisons) per pair, for counts of shape (..., P, 3)."""
         wins = counts[..., WIN] + 0.5 * counts[..., TIE]
         return wins, counts.sum(axis=-1).astype(np.float64)
 
 
 def read_comparisons(path: Path) -> Comparisons:
-    """Read a JSONL (.jsonl, .ndjson) or CSV comparison file; bad rows raise SourceFormatError with the line."""
+    """Read a JSONL (.jsonl, .ndjson) or CSV comparison file; a bad row raises SourceFormatError."""
     if not path.is_file():
         raise SourceFormatError(path, "no such comparison file")
     suffix = path.suffix.lower()
@@ -171,7 +171,9 @@ def validate(frame: pl.DataFrame, lines: list[int], source: str) -> Comparisons:
     winner = cols["winner"].str.to_lowercase().replace_strict(WINNER_ALIASES, default=None)
     if winner.is_null().any():
         at = winner.is_null().arg_true()[0]
-        raise SourceFormatError(source, f"line {lines[at]}: winner {cols['winner'][at]!r} is not one of a, b, tie")
+        raise SourceFormatError(
+            source, f"line {lines[at]}: winner {cols['winner'][at]!r} is not one of a, b, tie"
+        )
     scaffold = {c: cols.get(c, pl.Series(c, [None] * frame.height, dtype=pl.String)) for c in SCAFFOLDS}
     player_a = _players(cols["model_a"], scaffold["scaffold_a"])
     player_b = _players(cols["model_b"], scaffold["scaffold_b"])
@@ -212,7 +214,7 @@ def pair_cells(comparisons: Comparisons) -> PairCells:
 
 
 def components(cells: PairCells) -> list[list[str]]:
-    """Connected components of the comparison graph (players joined when they were compared), largest first."""
+    """Connected components of the comparison graph (players joined when compared), largest first."""
     parent = list(range(len(cells.players)))
 
     def root(k: int) -> int:

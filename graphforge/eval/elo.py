@@ -73,7 +73,7 @@ class EloResult(BaseModel):
 
 
 def run(params: EloParams) -> EloResult:
-    """Read a comparison file, fit Elo with bootstrap CIs, and write JSON, CSV, PNG and HTML when out_dir is set."""
+    """Read a comparison file and fit Elo with bootstrap CIs; write JSON, CSV, PNG, HTML to out_dir if set."""
     started = time.perf_counter()
     result = fit_elo(read_comparisons(params.comparisons), anchor=params.anchor,
                      anchor_rating=params.anchor_rating, bootstrap=params.bootstrap, seed=params.seed,
@@ -92,8 +92,9 @@ def fit_elo(comparisons: Comparisons, anchor: str, anchor_rating: float = 1667.0
     theta = fit_theta(cells, ridge)
     elo = to_elo(theta, a, anchor_rating)
     if bootstrap > 0:
-        samples = np.concatenate([to_elo(t, a, anchor_rating) for t in bootstrap_theta(cells, bootstrap, seed, ridge,
-                                                                                       theta)])
+        samples = np.concatenate(
+            [to_elo(t, a, anchor_rating) for t in bootstrap_theta(cells, bootstrap, seed, ridge, theta)]
+        )
         tail = (1.0 - confidence) / 2.0
         low, high = np.percentile(samples, [100 * tail, 100 * (1 - tail)], axis=0)
     else:
@@ -104,10 +105,20 @@ def fit_elo(comparisons: Comparisons, anchor: str, anchor_rating: float = 1667.0
                            ci_high=float(high[k]), comparisons=int(wins[k] + losses[k] + ties[k]),
                            wins=int(wins[k]), losses=int(losses[k]), ties=int(ties[k]))
                for r, k in enumerate(order)]
-    return EloResult(source=comparisons.source, anchor=anchor, anchor_rating=anchor_rating,
-                     comparisons=len(comparisons), models=len(cells.players),
-                     tasks=comparisons.frame["task_id"].n_unique(), bootstrap=bootstrap, seed=seed,
-                     confidence=confidence, ridge=ridge, ratings=ratings, warnings=_warnings(cells, wins, losses))
+    return EloResult(
+        source=comparisons.source,
+        anchor=anchor,
+        anchor_rating=anchor_rating,
+        comparisons=len(comparisons),
+        models=len(cells.players),
+        tasks=comparisons.frame["task_id"].n_unique(),
+        bootstrap=bootstrap,
+        seed=seed,
+        confidence=confidence,
+        ridge=ridge,
+        ratings=ratings,
+        warnings=_warnings(cells, wins, losses),
+    )
 
 
 def checked_cells(comparisons: Comparisons, anchor: str) -> PairCells:
@@ -119,8 +130,11 @@ def checked_cells(comparisons: Comparisons, anchor: str) -> PairCells:
     groups = components(cells)
     if len(groups) > 1:
         named = "; ".join(f"component {k + 1}: {{{', '.join(g)}}}" for k, g in enumerate(groups))
-        raise SourceFormatError(comparisons.source, f"the comparison graph is disconnected, so ratings across "
-                                                    f"components are not identifiable ({named})")
+        raise SourceFormatError(
+            comparisons.source,
+            f"the comparison graph is disconnected, so ratings across "
+            f"components are not identifiable ({named})",
+        )
     return cells
 
 
@@ -137,7 +151,7 @@ def fit_theta(cells: PairCells, ridge: float = DEFAULT_RIDGE) -> np.ndarray:
 
 
 def resample_counts(cells: PairCells, bootstrap: int, seed: int, chunk: int = CHUNK) -> Iterator[np.ndarray]:
-    """Bootstrap resamples as (pair, outcome) count arrays of shape (chunk, P, 3), drawn from one seeded stream.
+    """Bootstrap resamples as (pair, outcome) count arrays of shape (chunk, P, 3), from one seeded stream.
 
     Drawing N comparisons with replacement and counting them per cell is exactly a multinomial draw
     with the observed cell shares, so the resampled comparison lists never need to exist.
@@ -161,12 +175,17 @@ def bootstrap_theta(cells: PairCells, bootstrap: int, seed: int, ridge: float = 
     theta0 = fit_theta(cells, ridge) if start is None else start
     for counts in resample_counts(cells, bootstrap, seed):
         wins, n = cells.scores(counts)
-        yield newton(cells.i, cells.j, wins, n, ridge, np.broadcast_to(theta0, (len(counts), len(theta0))).copy())
+        yield newton(
+            cells.i, cells.j, wins, n, ridge, np.broadcast_to(theta0, (len(counts), len(theta0))).copy()
+        )
 
 
 def objective(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, ridge: float,
               theta: np.ndarray) -> np.ndarray:
-    """Negative penalised log-likelihood per resample: sum_p [w log(1+e^-d) + (n-w) log(1+e^d)] + ridge/2 |theta|^2."""
+    """Negative penalised log-likelihood per resample.
+
+    sum_p [w log(1+e^-d) + (n-w) log(1+e^d)] + ridge/2 |theta|^2
+    """
     d = theta[:, i] - theta[:, j]
     # w*log(1+e^-d) + (n-w)*log(1+e^d) == n*log(1+e^d) - w*d: one softplus instead of two.
     nll = n * np.logaddexp(0.0, d) - wins * d
@@ -188,7 +207,9 @@ def newton(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, ridge:
     incidence = np.zeros((len(i), players))
     incidence[np.arange(len(i)), i] = 1.0
     incidence[np.arange(len(i)), j] = -1.0
-    spread = np.ascontiguousarray(incidence.T)  # theta @ spread = theta_i - theta_j per pair (BLAS, no gather)
+    spread = np.ascontiguousarray(
+        incidence.T
+    )  # theta @ spread = theta_i - theta_j per pair (BLAS, no gather)
     degree = np.abs(incidence)
     # Flat positions in a players x players matrix: one 1-D scatter is much cheaper than 2-D fancy indexing.
     upper, lower, diag = i * players + j, j * players + i, np.arange(players) * (players + 1)
@@ -260,7 +281,7 @@ def _warnings(cells: PairCells, wins: np.ndarray, losses: np.ndarray) -> list[st
 
 
 def write_outputs(result: EloResult, out_dir: Path) -> dict[str, str]:
-    """Write elo.json, elo.csv, elo.png (ratings with CIs) and elo.html into out_dir; record them in outputs."""
+    """Write elo.json, elo.csv, elo.png (ratings with CIs) and elo.html into out_dir; record in outputs."""
     import polars as pl
 
     from graphforge.report_html import Section, write_report
@@ -273,11 +294,17 @@ def write_outputs(result: EloResult, out_dir: Path) -> dict[str, str]:
     pct = round(result.confidence * 100)
     rows = [(r.rank, r.model, f"{r.elo:.1f}", f"[{r.ci_low:.1f}, {r.ci_high:.1f}]", r.comparisons,
              f"{r.wins}/{r.losses}/{r.ties}") for r in result.ratings]
-    sections = [Section("Ratings", text=f"Bradley-Terry maximum likelihood, ties as half a win, anchor "
-                                        f"{result.anchor} fixed at {result.anchor_rating:g}; {pct}% percentile "
-                                        f"CIs from {result.bootstrap} bootstrap resamples (seed {result.seed}).",
-                        columns=("rank", "model", "Elo", f"{pct}% CI", "comparisons", "W/L/T"), rows=rows,
-                        images=[paths["png"]])]
+    sections = [
+        Section(
+            "Ratings",
+            text=f"Bradley-Terry maximum likelihood, ties as half a win, anchor "
+            f"{result.anchor} fixed at {result.anchor_rating:g}; {pct}% percentile "
+            f"CIs from {result.bootstrap} bootstrap resamples (seed {result.seed}).",
+            columns=("rank", "model", "Elo", f"{pct}% CI", "comparisons", "W/L/T"),
+            rows=rows,
+            images=[paths["png"]],
+        )
+    ]
     if result.warnings:
         sections.append(Section("Warnings", columns=("warning",), rows=[(w,) for w in result.warnings]))
     write_report(paths["html"], "Elo ratings", sections,

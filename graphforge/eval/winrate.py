@@ -70,9 +70,13 @@ def win_rates(comparisons: Comparisons, a: str, b: str, by: str | None = None, b
     players = comparisons.players
     for name in (a, b):
         if name not in players:
-            raise SourceFormatError(comparisons.source, f"no player named {name!r}; players are: {', '.join(players)}")
+            raise SourceFormatError(
+                comparisons.source, f"no player named {name!r}; players are: {', '.join(players)}"
+            )
     if a == b:
-        raise SourceFormatError(comparisons.source, f"a win rate needs two different players, got {a!r} twice")
+        raise SourceFormatError(
+            comparisons.source, f"a win rate needs two different players, got {a!r} twice"
+        )
     if by is not None and by not in comparisons.attributes:
         known = ", ".join(comparisons.attributes) or "none"
         raise SourceFormatError(comparisons.source, f"no task attribute {by!r}; attributes are: {known}")
@@ -97,7 +101,9 @@ def win_rates(comparisons: Comparisons, a: str, b: str, by: str | None = None, b
                          confidence=confidence, rows=rows)
 
 
-def _rate(group: str, outcome: pl.Series, bootstrap: int, rng: np.random.Generator, confidence: float) -> WinRate:
+def _rate(
+    group: str, outcome: pl.Series, bootstrap: int, rng: np.random.Generator, confidence: float
+) -> WinRate:
     wins, losses, ties = (int((outcome == k).sum()) for k in ("win", "loss", "tie"))
     n = wins + losses + ties
     rate = (wins + 0.5 * ties) / n
@@ -122,10 +128,16 @@ def write_outputs(result: WinRateResult, out_dir: Path) -> dict[str, str]:
     from graphforge.report_html import Section, write_report
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out_dir / "winrate.json", "png": out_dir / "winrate.png", "html": out_dir / "winrate.html"}
+    paths = {
+        "json": out_dir / "winrate.json",
+        "png": out_dir / "winrate.png",
+        "html": out_dir / "winrate.html",
+    }
     y = np.arange(len(result.rows))[::-1]
     rate = np.array([r.win_rate for r in result.rows])
-    err = np.array([[r.win_rate - r.ci_low for r in result.rows], [r.ci_high - r.win_rate for r in result.rows]])
+    err = np.array(
+        [[r.win_rate - r.ci_low for r in result.rows], [r.ci_high - r.win_rate for r in result.rows]]
+    )
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(result.rows) + 1.4))
     ax.errorbar(rate, y, xerr=np.clip(err, 0, None), fmt="o", color="#1f5fa8", ecolor="#7a9cc6", capsize=3)
     ax.axvline(0.5, color="#999", linestyle="--", linewidth=1)

@@ -34,8 +34,11 @@ def agree(a: FactRow, b: FactRow) -> bool:
 
 def _is_table(fact: FactRow, spans: Mapping[str, WorkspaceSpan]) -> bool:
     span = spans[fact.span_id]
-    return span.locator.startswith(_TABLE_LOCATORS) or "\t" in span.text or fact.value.replace(",", "").replace(
-        ".", "").lstrip("-(").rstrip(")").isdigit()
+    return (
+        span.locator.startswith(_TABLE_LOCATORS)
+        or "\t" in span.text
+        or fact.value.replace(",", "").replace(".", "").lstrip("-(").rstrip(")").isdigit()
+    )
 
 
 def cross_file_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> list[DependsOnRow]:
@@ -48,7 +51,9 @@ def cross_file_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -
     edges: dict[tuple[str, str, str], DependsOnRow] = {}
     for key, members in sorted(groups.items()):
         per_file: dict[str, list[FactRow]] = defaultdict(list)
-        for fact in sorted(members, key=lambda f: (by_span[f.span_id].path, by_span[f.span_id].ordinal, f.fact_id)):
+        for fact in sorted(
+            members, key=lambda f: (by_span[f.span_id].path, by_span[f.span_id].ordinal, f.fact_id)
+        ):
             per_file[by_span[fact.span_id].path].append(fact)
         canonical: dict[str, FactRow] = {}
         for path, file_facts in per_file.items():
@@ -58,8 +63,11 @@ def cross_file_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -
                 for table in tables:
                     if agree(prose, table):
                         edges[(prose.fact_id, table.fact_id, "interpret")] = DependsOnRow(
-                            src_fact_id=prose.fact_id, dst_fact_id=table.fact_id, kind=DependencyKind.INTERPRET,
-                            note=f"the text restates the table figure {table.value}")
+                            src_fact_id=prose.fact_id,
+                            dst_fact_id=table.fact_id,
+                            kind=DependencyKind.INTERPRET,
+                            note=f"the text restates the table figure {table.value}",
+                        )
                         break
         for (path_a, a), (path_b, b) in combinations(sorted(canonical.items()), 2):
             if a.fact_id == b.fact_id:  # one file under two names (an exact duplicate)
@@ -71,6 +79,7 @@ def cross_file_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -
             diff = (b.value_num or 0.0) - (a.value_num or 0.0)
             note = (f"{' '.join(k for k in key if k)}: {path_b} {b.value} vs {path_a} {a.value}"
                     + ("" if same else f" (difference {diff:g})"))
-            edges[(b.fact_id, a.fact_id, kind.value)] = DependsOnRow(src_fact_id=b.fact_id, dst_fact_id=a.fact_id,
-                                                                     kind=kind, note=note)
+            edges[(b.fact_id, a.fact_id, kind.value)] = DependsOnRow(
+                src_fact_id=b.fact_id, dst_fact_id=a.fact_id, kind=kind, note=note
+            )
     return list(edges.values())

@@ -1,4 +1,4 @@
-"""Rule-based fact extraction (no model): figures in tables with their row and column labels, plus simple prose.
+"""Rule-based fact extraction (no model): figures in tables with row and column labels, plus simple prose.
 
 Tables come from XLSX rows (``sheet=Q2!A3:D3``), CSV rows, DOCX tables and tab-separated lines, and from PDF
 pages whose tables render one cell per line. Every figure becomes a Fact keyed by (metric, entity, period):
@@ -37,22 +37,60 @@ NAME = "rule-based"
 
 # Measure words, longest first so "operating profit" wins over "profit"; values are the canonical metric.
 MEASURES: dict[str, str] = {
-    "operating profit": "operating profit", "operating income": "operating profit", "gross profit": "gross profit",
-    "net profit": "net income", "net income": "net income", "gross margin": "gross margin",
-    "operating margin": "operating margin", "cost of sales": "cost of sales", "operating expenses": "costs",
-    "order intake": "order intake", "revenues": "revenue", "revenue": "revenue", "turnover": "revenue",
-    "sales": "sales", "costs": "costs", "cost": "costs", "expenses": "costs", "opex": "costs", "capex": "capex",
-    "ebitda": "ebitda", "ebit": "ebit", "margin": "margin", "growth": "growth", "headcount": "headcount",
-    "cash": "cash", "profit": "profit", "assets": "assets", "liabilities": "liabilities", "equity": "equity",
-    "orders": "order intake", "units": "units", "volume": "volume",
+    "operating profit": "operating profit",
+    "operating income": "operating profit",
+    "gross profit": "gross profit",
+    "net profit": "net income",
+    "net income": "net income",
+    "gross margin": "gross margin",
+    "operating margin": "operating margin",
+    "cost of sales": "cost of sales",
+    "operating expenses": "costs",
+    "order intake": "order intake",
+    "revenues": "revenue",
+    "revenue": "revenue",
+    "turnover": "revenue",
+    "sales": "sales",
+    "costs": "costs",
+    "cost": "costs",
+    "expenses": "costs",
+    "opex": "costs",
+    "capex": "capex",
+    "ebitda": "ebitda",
+    "ebit": "ebit",
+    "margin": "margin",
+    "growth": "growth",
+    "headcount": "headcount",
+    "cash": "cash",
+    "profit": "profit",
+    "assets": "assets",
+    "liabilities": "liabilities",
+    "equity": "equity",
+    "orders": "order intake",
+    "units": "units",
+    "volume": "volume",
 }
 _MEASURE_RE = re.compile(r"\b(" + "|".join(re.escape(m) for m in sorted(MEASURES, key=len, reverse=True))
                          + r")\b", re.I)
 # Subjects that mean "the whole company": facts about them carry no entity, so they match across files.
 _GROUP_WORDS = {"", "total", "group", "group total", "grand total", "company", "consolidated", "all segments",
                 "overall", "metric", "segment", "sum", "the group", "our"}
-_GENERIC_HEADERS = {"", "amount", "value", "values", "actual", "actuals", "reported", "figure", "figures", "usd",
-                    "eur", "gbp", "total", "balance"}
+_GENERIC_HEADERS = {
+    "",
+    "amount",
+    "value",
+    "values",
+    "actual",
+    "actuals",
+    "reported",
+    "figure",
+    "figures",
+    "usd",
+    "eur",
+    "gbp",
+    "total",
+    "balance",
+}
 _ID_HEADER_RE = re.compile(r"\b(id|no|code|number|ref|year|date)\b|#", re.I)
 
 
@@ -129,7 +167,10 @@ def _sheet_grids(spans: Sequence[WorkspaceSpan]) -> list[Grid]:
             continue
         start, row_no = _col_index(m.group(1)), int(m.group(2))
         grid = by_sheet.setdefault(sheet.strip("'"), Grid(context=[sheet.strip("'")]))
-        cells = [Cell(t, start + i, f"{_col_letters(start + i)}{row_no}") for i, t in enumerate(span.text.split("\t"))]
+        cells = [
+            Cell(t, start + i, f"{_col_letters(start + i)}{row_no}")
+            for i, t in enumerate(span.text.split("\t"))
+        ]
         try:
             formulas = {k: str(v) for k, v in json.loads(span.formulas_json or "{}").items()}
         except (ValueError, AttributeError):
@@ -155,7 +196,9 @@ def _horizontal_row(line: str) -> list[str] | None:
     if not figures:
         return None
     label = line[: figures[0].start].strip()
-    gaps = [line[a.end:b.start] for a, b in zip(figures, figures[1:], strict=False)] + [line[figures[-1].end:]]
+    gaps = [line[a.end : b.start] for a, b in zip(figures, figures[1:], strict=False)] + [
+        line[figures[-1].end :]
+    ]
     if not re.search(r"[A-Za-z]", label) or any(g.strip(" |") for g in gaps):
         return None
     return [label] + [f.text for f in figures]
@@ -199,7 +242,12 @@ def _text_grids(span: WorkspaceSpan) -> tuple[list[Grid], list[str]]:
         if kind in ("text", "period"):
             j = i + 1
             run_kind = kinds[j] if j < len(kinds) else ""
-            while j < len(lines) and kinds[j] == run_kind and run_kind in ("value", "period") and "\t" not in lines[j]:
+            while (
+                j < len(lines)
+                and kinds[j] == run_kind
+                and run_kind in ("value", "period")
+                and "\t" not in lines[j]
+            ):
                 j += 1
             run = [lines[k].strip() for k in range(i + 1, j)]
             if kind == "period" and run_kind == "period":  # a header of periods with no corner label
@@ -288,10 +336,19 @@ def _make_fact(span: WorkspaceSpan, figure: Figure, metric: str, entity: str | N
     unit = figure.unit or unit
     if unit == "%":
         scale = 1.0
-    return FactRow(fact_id=fact_id(span.span_id, figure.text, metric, period, entity, NAME), span_id=span.span_id,
-                   statement=_statement(metric, entity, period, figure.text, span), value=figure.text,
-                   value_num=figure.number * scale, unit=unit, scale=scale, entity=entity, metric=metric,
-                   period=period, extractor=NAME)
+    return FactRow(
+        fact_id=fact_id(span.span_id, figure.text, metric, period, entity, NAME),
+        span_id=span.span_id,
+        statement=_statement(metric, entity, period, figure.text, span),
+        value=figure.text,
+        value_num=figure.number * scale,
+        unit=unit,
+        scale=scale,
+        entity=entity,
+        metric=metric,
+        period=period,
+        extractor=NAME,
+    )
 
 
 def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[DependsOnRow]]:
@@ -384,9 +441,15 @@ def _derive_edges(placed: Sequence[_Placed], formulas: dict[str, str]) -> list[D
     def link(total: _Placed, parts: Sequence[_Placed], how: str) -> None:
         for part in parts:
             key = (total.fact.fact_id, part.fact.fact_id)
-            edges.setdefault(key, DependsOnRow(src_fact_id=total.fact.fact_id, dst_fact_id=part.fact.fact_id,
-                                               kind=DependencyKind.DERIVE,
-                                               note=f"{total.fact.value} = sum of {len(parts)} parts ({how})"))
+            edges.setdefault(
+                key,
+                DependsOnRow(
+                    src_fact_id=total.fact.fact_id,
+                    dst_fact_id=part.fact.fact_id,
+                    kind=DependencyKind.DERIVE,
+                    note=f"{total.fact.value} = sum of {len(parts)} parts ({how})",
+                ),
+            )
 
     by_address = {p.address: p for p in placed if p.address}
     for address, formula in formulas.items():
@@ -412,7 +475,9 @@ def _derive_edges(placed: Sequence[_Placed], formulas: dict[str, str]) -> list[D
                 block.append(p)
     for row in by_row.values():  # a period column covering the others: H1 = Q1 + Q2, a year = its quarters
         for p in row:
-            parts = [q for q in row if q is not p and p.period and q.period and period_contains(p.period, q.period)]
+            parts = [
+                q for q in row if q is not p and p.period and q.period and period_contains(p.period, q.period)
+            ]
             if _adds_up(p, parts):
                 link(p, parts, f"{p.period} from its sub-periods")
     return list(edges.values())
@@ -456,7 +521,9 @@ def _prose_facts(span: WorkspaceSpan, lines: Sequence[str], file_context: str) -
         for k, fig in enumerate(figures):
             lo = figures[k - 1].end if k else 0
             hi = figures[k + 1].start if k + 1 < len(figures) else len(sentence)
-            after = [p for p in periods if fig.end <= p[1] < hi and _BOUND_AFTER.match(sentence[fig.end:p[1]])]
+            after = [
+                p for p in periods if fig.end <= p[1] < hi and _BOUND_AFTER.match(sentence[fig.end : p[1]])
+            ]
             before = [p for p in periods if lo <= p[1] and p[2] <= fig.start]
             period = after[0][0] if after else before[-1][0] if before else None
             if fig.unit == "%":
@@ -510,8 +577,15 @@ class RuleBasedExtractor:
                 if span.locator.startswith(("sheet=", "row=")):
                     continue
                 if span.locator.startswith("table="):
-                    grids.append(Grid(rows=[GridRow(span, [Cell(t, i) for i, t in enumerate(_split_cells(line))])
-                                            for line in span.text.splitlines() if line.strip()]))
+                    grids.append(
+                        Grid(
+                            rows=[
+                                GridRow(span, [Cell(t, i) for i, t in enumerate(_split_cells(line))])
+                                for line in span.text.splitlines()
+                                if line.strip()
+                            ]
+                        )
+                    )
                     continue
                 text_grids, prose = _text_grids(span)
                 grids.extend(text_grids)

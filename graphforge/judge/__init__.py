@@ -1,7 +1,7 @@
 """The judge: deterministic deliverable checks, anchored verifiers, the chat-model verifier and Q.
 
-    view = load_view(graph, spec_id)                # spec, anchors down to span text, workspace files (Cypher)
-    judgment, report = judge_attempt(view, files, JudgeArm.ANCHORED, trajectory_id=t.trajectory_id)
+view = load_view(graph, spec_id)                # spec, anchors down to span text, workspace files (Cypher)
+judgment, report = judge_attempt(view, files, JudgeArm.ANCHORED, trajectory_id=t.trajectory_id)
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ __all__ = ["Anchor", "DeliverableReport", "JudgeView", "WorkspaceFile", "check_d
 
 
 def load_view(graph: Graph, spec_id: str) -> JudgeView:
-    """The spec, each criterion's anchors (fact, span text, file path, role) and the workspace files, from Neo4j."""
+    """From Neo4j: the spec, each criterion's anchors (fact, span text, file path, role), workspace files."""
     from graphforge import specs_store
 
     spec = specs_store.load_spec(graph, spec_id)

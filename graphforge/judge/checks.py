@@ -43,7 +43,9 @@ def find_file(name: str, files: dict[str, Path]) -> Path | None:
     return lowered.get(Path(name).name.lower())
 
 
-def check_deliverables(spec: TaskSpec, files: dict[str, Path]) -> tuple[DeliverableReport, dict[str, Document]]:
+def check_deliverables(
+    spec: TaskSpec, files: dict[str, Path]
+) -> tuple[DeliverableReport, dict[str, Document]]:
     """Check every deliverable of a spec; return the report and the documents that opened."""
     checks: list[DeliverableCheck] = []
     documents: dict[str, Document] = {}

@@ -14,7 +14,7 @@ from graphforge.judge.regions import lines
 from graphforge.judge.verifiers import Verdict, verify
 from graphforge.judge.view import JudgeView
 from graphforge.models.base import stable_hash
-from graphforge.models.judge import CriterionRating, Judgment, JudgeArm, q_score
+from graphforge.models.judge import CriterionRating, JudgeArm, Judgment, q_score
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 
 if TYPE_CHECKING:
@@ -25,7 +25,11 @@ JUDGE_NAME = "graphforge-judge"
 
 def judge_name(llm: OpenAICompatibleChatModel | None) -> str:
     """Names the verifiers used: deterministic always, the chat model for qualitative criteria when set."""
-    return f"{JUDGE_NAME} (deterministic + llm:{llm.model})" if llm is not None else f"{JUDGE_NAME} (deterministic)"
+    return (
+        f"{JUDGE_NAME} (deterministic + llm:{llm.model})"
+        if llm is not None
+        else f"{JUDGE_NAME} (deterministic)"
+    )
 
 
 def judgment_id(trajectory_id: str, spec_id: str, arm: JudgeArm, seed: int) -> str:
@@ -73,8 +77,15 @@ def ratings_of(view: JudgeView, verdicts: dict[str, Verdict]) -> list[CriterionR
             for c in view.spec.criteria]
 
 
-def judge_attempt(view: JudgeView, files: dict[str, Path], arm: JudgeArm, *, trajectory_id: str,
-                  llm: OpenAICompatibleChatModel | None = None, seed: int = 0) -> tuple[Judgment, DeliverableReport]:
+def judge_attempt(
+    view: JudgeView,
+    files: dict[str, Path],
+    arm: JudgeArm,
+    *,
+    trajectory_id: str,
+    llm: OpenAICompatibleChatModel | None = None,
+    seed: int = 0,
+) -> tuple[Judgment, DeliverableReport]:
     """Check the deliverables; a missing or invalid one is a loss (Q = 0) and no criterion is scored."""
     report, documents = check_deliverables(view.spec, files)
     jid = judgment_id(trajectory_id, view.spec.spec_id, arm, seed)
@@ -90,6 +101,17 @@ def judge_attempt(view: JudgeView, files: dict[str, Path], arm: JudgeArm, *, tra
     q = q_score(ratings)
     failed = [r.criterion_id.rsplit("/", 1)[-1] for r in ratings
               if (r.polarity == "positive" and r.score < 1) or (r.polarity == "negative" and r.score > 0)]
-    reason = f"Q = {q:.3f}" + (f"; not met or violated: {', '.join(failed)}" if failed else "; every criterion met")
-    return Judgment(judgment_id=jid, trajectory_id=trajectory_id, spec_id=view.spec.spec_id, judge=name, arm=arm,
-                    q=round(q, 6), deliverables_ok=True, reason=reason, ratings=ratings), report
+    reason = f"Q = {q:.3f}" + (
+        f"; not met or violated: {', '.join(failed)}" if failed else "; every criterion met"
+    )
+    return Judgment(
+        judgment_id=jid,
+        trajectory_id=trajectory_id,
+        spec_id=view.spec.spec_id,
+        judge=name,
+        arm=arm,
+        q=round(q, 6),
+        deliverables_ok=True,
+        reason=reason,
+        ratings=ratings,
+    ), report

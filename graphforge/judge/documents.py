@@ -60,7 +60,7 @@ class Report:
     sections: list[Section] = field(default_factory=list)
 
     def section(self, heading: str) -> Section | None:
-        """The section whose heading equals ``heading`` (case- and punctuation-insensitive), else one containing it."""
+        """The section headed ``heading`` (ignoring case and punctuation), else one whose heading has it."""
         want = _norm(heading)
         exact = [s for s in self.sections if _norm(s.heading) == want]
         if exact:

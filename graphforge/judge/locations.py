@@ -1,4 +1,4 @@
-"""Target locations of criteria: ``Sheet!B4``, ``'My Sheet'!A2:D9``, ``Sheet``, ``section=Variance;label=Net``."""
+"""Criterion targets: ``Sheet!B4``, ``'My Sheet'!A2:D9``, ``Sheet``, ``section=Variance;label=Net``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ _CELL = r"\$?([A-Za-z]{1,3})\$?(\d+)"
 CELL_RE = re.compile(rf"^{_CELL}$")
 RANGE_RE = re.compile(rf"^{_CELL}:{_CELL}$")
 # Required formula: "Sheet!B5", "Sheet!B5:SUM", "Sheet!B5=SUM(", "Sheet!B5 SUM".
-REQUIRED_FORMULA_RE = re.compile(rf"^(?P<ref>.+?!{_CELL})(?:\s*[:=| ]\s*(?P<func>[A-Za-z][A-Za-z0-9.]*)\(?\)?)?$")
+REQUIRED_FORMULA_RE = re.compile(
+    rf"^(?P<ref>.+?!{_CELL})(?:\s*[:=| ]\s*(?P<func>[A-Za-z][A-Za-z0-9.]*)\(?\)?)?$"
+)
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,9 @@ def parse_location(text: str | None) -> Location:
     if raw.lower().startswith("sheet="):  # the span-locator spelling, "sheet=Summary!B4"
         return _sheet_location(parts["sheet"], raw, parts.get("label"))
     if raw.lower().startswith(("section=", "heading=", "label=")):
-        return Location(section=parts.get("section") or parts.get("heading"), label=parts.get("label"), raw=raw)
+        return Location(
+            section=parts.get("section") or parts.get("heading"), label=parts.get("label"), raw=raw
+        )
     return _sheet_location(raw, raw, None)
 
 

@@ -72,8 +72,16 @@ def perturb(kind: PerturbationKind, criterion: CriterionSpec, baseline: Verdict,
     return None
 
 
-def _perturb_workbook(kind: PerturbationKind, criterion: CriterionSpec, view: JudgeView, source: Path,
-                      doc: Workbook, out: Path, sheet: str | None, mine: set[tuple[str, str, str]]) -> Perturbed | None:
+def _perturb_workbook(
+    kind: PerturbationKind,
+    criterion: CriterionSpec,
+    view: JudgeView,
+    source: Path,
+    doc: Workbook,
+    out: Path,
+    sheet: str | None,
+    mine: set[tuple[str, str, str]],
+) -> Perturbed | None:
     import openpyxl
 
     name = criterion.target_deliverable
@@ -89,8 +97,13 @@ def _perturb_workbook(kind: PerturbationKind, criterion: CriterionSpec, view: Ju
         what = f"deleted sheet {real!r}"
     elif kind is PerturbationKind.CHANGE_NUMBER:
         loc = parse_location(criterion.target_location)
-        cells = [(s, c) for _, s, c in mine if c != "*" and s == (doc.evaluator.sheet_name(loc.sheet or "") or s)
-                 and (not loc.cells or c in loc.cells)]
+        cells = [
+            (s, c)
+            for _, s, c in mine
+            if c != "*"
+            and s == (doc.evaluator.sheet_name(loc.sheet or "") or s)
+            and (not loc.cells or c in loc.cells)
+        ]
         for s, c in sorted(cells)[:1]:
             value = doc.evaluator.evaluate(s, c).value
             if not isinstance(value, float):
@@ -113,7 +126,11 @@ def _perturb_workbook(kind: PerturbationKind, criterion: CriterionSpec, view: Ju
         for ref, data in doc.sheets[s].items():
             if re.sub(r"\D", "", ref) != row:
                 continue
-            if data.formula is None and isinstance(data.value, int | float) and not isinstance(data.value, bool):
+            if (
+                data.formula is None
+                and isinstance(data.value, int | float)
+                and not isinstance(data.value, bool)
+            ):
                 wb[s][ref] = changed(float(data.value))
                 touched.add((name, s, ref))
             elif data.formula is not None:
@@ -197,7 +214,9 @@ def _perturb_report(kind: PerturbationKind, criterion: CriterionSpec, view: Judg
     return Perturbed(kind, criterion.criterion_id, name, out, touched, what)
 
 
-def _rewrite_markdown(source: Path, out: Path, edits: dict[tuple[str, int], str | None], drop: str | None) -> None:
+def _rewrite_markdown(
+    source: Path, out: Path, edits: dict[tuple[str, int], str | None], drop: str | None
+) -> None:
     from graphforge.judge.documents import HEADING_RE
 
     heading, idx, skipping = "", -1, False
@@ -220,7 +239,9 @@ def _rewrite_markdown(source: Path, out: Path, edits: dict[tuple[str, int], str 
     out.write_text("\n".join(result) + "\n", encoding="utf-8")
 
 
-def _rewrite_docx(source: Path, out: Path, edits: dict[tuple[str, int], str | None], drop: str | None) -> None:
+def _rewrite_docx(
+    source: Path, out: Path, edits: dict[tuple[str, int], str | None], drop: str | None
+) -> None:
     import docx
 
     from graphforge.judge.documents import _heading_level

@@ -20,7 +20,11 @@ def overlaps(a: Footprint, b: Footprint) -> bool:
     """True when two footprints share a cell / line, or one covers a whole sheet / section of the other."""
     for d, container, item in a:
         for d2, container2, item2 in b:
-            if d == d2 and container.lower() == container2.lower() and (item == item2 or "*" in (item, item2)):
+            if (
+                d == d2
+                and container.lower() == container2.lower()
+                and (item == item2 or "*" in (item, item2))
+            ):
                 return True
     return False
 
@@ -114,7 +118,9 @@ def _workbook_values(doc: Workbook, loc: Location, name: str) -> list[Found]:
 
 def _right_of_label(doc: Workbook, sheet: str, label: str, cells: list[str]) -> list[str]:
     data = doc.sheets[sheet]
-    rows = {_row_of(c) for c, d in data.items() if isinstance(d.value, str) and _norm(label) in _norm(d.value)}
+    rows = {
+        _row_of(c) for c, d in data.items() if isinstance(d.value, str) and _norm(label) in _norm(d.value)
+    }
     label_cols = {c for c, d in data.items() if isinstance(d.value, str) and _norm(label) in _norm(d.value)}
     return [c for c in cells if _row_of(c) in rows and c not in label_cols]
 
@@ -165,8 +171,10 @@ def section_exists(doc: Report, heading: str) -> bool:
 # ---- citations -------------------------------------------------------------------------------------------
 
 FILE_TOKEN_RE = re.compile(
-    r"(?<![\w/.-])([\w][\w ./\\-]*?\.(?:pdf|xlsx|xlsm|xls|docx|doc|pptx|ppt|csv|tsv|html?|md|txt|json))(?![\w])",
-    re.IGNORECASE)
+    r"(?<![\w/.-])([\w][\w ./\\-]*?\."
+    r"(?:pdf|xlsx|xlsm|xls|docx|doc|pptx|ppt|csv|tsv|html?|md|txt|json))(?![\w])",
+    re.IGNORECASE,
+)
 SHEET_REF_RE = re.compile(r"(?:sheet\s*[=:]\s*)?('(?:[^']|'')+'|[A-Za-z_][\w .-]*?)!(\$?[A-Za-z]{1,3}\$?\d+"
                           r"(?::\$?[A-Za-z]{1,3}\$?\d+)?)")
 KEYED_LOCATOR_RE = re.compile(r"\b(page|p\.|pp\.|para|paragraph|row|section|slide|table)\s*[=:.]?\s*(\d+)",

@@ -1,4 +1,4 @@
-"""Judge sensitivity: how far each perturbation moves the targeted criterion, and how little it moves the rest."""
+"""Judge sensitivity: how far each perturbation moves the targeted criterion, and how little the rest."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ from pydantic import BaseModel, ConfigDict
 from graphforge.judge.checks import check_deliverables
 from graphforge.judge.core import score_criteria
 from graphforge.judge.documents import read_document
-from graphforge.judge.perturb import PAPER_NON_TARGET_ABS, PAPER_TARGET_DELTA, PerturbationKind, applicable, perturb
+from graphforge.judge.perturb import (
+    PAPER_NON_TARGET_ABS,
+    PAPER_TARGET_DELTA,
+    PerturbationKind,
+    applicable,
+    perturb,
+)
 from graphforge.judge.regions import overlaps
 from graphforge.judge.view import JudgeView
 from graphforge.models.judge import JudgeArm
@@ -109,12 +115,19 @@ def summarise(cases: list[SensitivityCase]) -> list[SensitivityRow]:
             if not mine:
                 continue
             non_target = [abs(d) for c in mine for d in c.non_target_deltas]
-            rows.append(SensitivityRow(
-                arm=arm, kind=kind, cases=len(mine),
-                target_delta_mean=round(sum(c.target_delta for c in mine) / len(mine), 4),
-                non_target_abs_mean=round(sum(non_target) / len(non_target), 4) if non_target else 0.0,
-                non_target_n=len(non_target), gate_loss_rate=round(sum(c.gate_loss for c in mine) / len(mine), 4),
-                paper_target_delta=PAPER_TARGET_DELTA[kind], paper_non_target_abs=PAPER_NON_TARGET_ABS))
+            rows.append(
+                SensitivityRow(
+                    arm=arm,
+                    kind=kind,
+                    cases=len(mine),
+                    target_delta_mean=round(sum(c.target_delta for c in mine) / len(mine), 4),
+                    non_target_abs_mean=round(sum(non_target) / len(non_target), 4) if non_target else 0.0,
+                    non_target_n=len(non_target),
+                    gate_loss_rate=round(sum(c.gate_loss for c in mine) / len(mine), 4),
+                    paper_target_delta=PAPER_TARGET_DELTA[kind],
+                    paper_non_target_abs=PAPER_NON_TARGET_ABS,
+                )
+            )
     return rows
 
 

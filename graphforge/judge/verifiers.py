@@ -57,7 +57,8 @@ def expected_value(criterion: CriterionSpec, anchors: list[Anchor]) -> Expected:
     if anchors and not missing and name is not None:
         value = compute(criterion.computation, [v for v in inputs if v is not None])
         if value is not None:
-            note = f"{criterion.computation or name} of anchored span values {[_fmt(v) for v in inputs if v is not None]}"
+            shown = [_fmt(v) for v in inputs if v is not None]
+            note = f"{criterion.computation or name} of anchored span values {shown}"
             if criterion.expected_value is not None and not matches_value(value, criterion.expected_value,
                                                                           criterion.tolerance):
                 note += f" (spec states {_fmt(criterion.expected_value)}; the anchored spans win)"
@@ -143,10 +144,16 @@ def _value_anchored(criterion: CriterionSpec, anchors: list[Anchor], doc: Docume
         if hits:
             return Verdict(0.0, f"no violation: {hits[0].where} holds {_fmt(hits[0].value or 0)}, which is "
                                 f"also a legitimate value there (a coincidence, not evidence)", _union(found))
-        return Verdict(0.0, f"no violation: the anchored value {_fmt(exp.value)} is not at {where}", _union(found))
+        return Verdict(
+            0.0, f"no violation: the anchored value {_fmt(exp.value)} is not at {where}", _union(found)
+        )
     if hits:
-        return Verdict(1.0, f"{hits[0].where} = {_fmt(hits[0].value or 0)} matches expected {_fmt(exp.value)} "
-                            f"({exp.note}; tolerance {criterion.tolerance:g})", hits[0].footprint)
+        return Verdict(
+            1.0,
+            f"{hits[0].where} = {_fmt(hits[0].value or 0)} matches expected {_fmt(exp.value)} "
+            f"({exp.note}; tolerance {criterion.tolerance:g})",
+            hits[0].footprint,
+        )
     if not found:
         return Verdict(0.0, f"no value found at {where}; expected {_fmt(exp.value)} ({exp.note})",
                        _fallback_footprint(doc, loc, name))
@@ -177,13 +184,21 @@ def _citation(criterion: CriterionSpec, anchors: list[Anchor], view: JudgeView, 
         files = {a.path for a in anchors if a.path}
         used = [c for c in cites if c.path in files]
         if anchored and used:
-            return Verdict(1.0, f"violation: cites {used[0].path} ({used[0].line.where})", used[0].line.footprint)
+            return Verdict(
+                1.0, f"violation: cites {used[0].path} ({used[0].line.where})", used[0].line.footprint
+            )
         return Verdict(0.0, "no violation evidenced: the anchored files are not cited", _lines_fp(region))
     if not anchored:
         real = [c for c in cites if c.path is not None]
         if real and not fabricated:
-            return Verdict(1.0, f"unanchored: cites workspace file {real[0].path}", _lines_fp([c.line for c in cites]))
-        why = f"cites files not in the workspace: {[c.token for c in fabricated]}" if fabricated else "no citation"
+            return Verdict(
+                1.0, f"unanchored: cites workspace file {real[0].path}", _lines_fp([c.line for c in cites])
+            )
+        why = (
+            f"cites files not in the workspace: {[c.token for c in fabricated]}"
+            if fabricated
+            else "no citation"
+        )
         return Verdict(0.0, f"unanchored: {why}", _lines_fp(region))
     # One check per distinct (file, locator) the anchors sit in.
     targets = sorted({(a.path, a.locator) for a in anchors if a.path})
@@ -195,7 +210,9 @@ def _citation(criterion: CriterionSpec, anchors: list[Anchor], view: JudgeView, 
         return Verdict(0.0, f"broken citation: {', '.join(repr(c.token) for c in broken)} is not a workspace "
                             f"file ({broken[0].line.where})", _lines_fp([c.line for c in broken]))
     if not targets:
-        return Verdict(0.0, "cannot verify: the anchors' files are not in the spec's workspace", _lines_fp(region))
+        return Verdict(
+            0.0, "cannot verify: the anchors' files are not in the spec's workspace", _lines_fp(region)
+        )
     scores: list[float] = []
     notes: list[str] = []
     used_lines: list[Line] = []
@@ -222,7 +239,9 @@ def _citation(criterion: CriterionSpec, anchors: list[Anchor], view: JudgeView, 
     return Verdict(score, "; ".join(notes), _lines_fp(used_lines) or _lines_fp(region))
 
 
-def _structure(criterion: CriterionSpec, view: JudgeView, doc: Document, loc: Location, negative: bool) -> Verdict:
+def _structure(
+    criterion: CriterionSpec, view: JudgeView, doc: Document, loc: Location, negative: bool
+) -> Verdict:
     name = criterion.target_deliverable
     if isinstance(doc, Workbook):
         ev = doc.evaluator
@@ -236,12 +255,20 @@ def _structure(criterion: CriterionSpec, view: JudgeView, doc: Document, loc: Lo
             fp = frozenset((name, sheet, c) for c in loc.cells)
             want_funcs = _wanted_functions(criterion)
             if negative:  # e.g. "does not hard-code totals": evidenced by a constant where a formula belongs
-                constants = [c for c, h in zip(loc.cells, held, strict=True) if h is not None and not h.formula]
-                return (Verdict(1.0, f"violation: {sheet}!{constants[0]} is a hard-coded value", fp) if constants
-                        else Verdict(0.0, "no violation: formulas at the target cells", fp))
+                constants = [
+                    c for c, h in zip(loc.cells, held, strict=True) if h is not None and not h.formula
+                ]
+                return (
+                    Verdict(1.0, f"violation: {sheet}!{constants[0]} is a hard-coded value", fp)
+                    if constants
+                    else Verdict(0.0, "no violation: formulas at the target cells", fp)
+                )
             if len(formulas) < len(loc.cells):
-                return Verdict(len(formulas) / len(loc.cells),
-                               f"{len(loc.cells) - len(formulas)} of {len(loc.cells)} target cells lack a formula", fp)
+                return Verdict(
+                    len(formulas) / len(loc.cells),
+                    f"{len(loc.cells) - len(formulas)} of {len(loc.cells)} target cells lack a formula",
+                    fp,
+                )
             missing = [f for f in want_funcs if not any(f in (h.formula or "").upper() for h in formulas)]
             if missing:
                 return Verdict(0.5, f"formulas present but without {missing}", fp)
@@ -265,7 +292,7 @@ def _structure(criterion: CriterionSpec, view: JudgeView, doc: Document, loc: Lo
 
 
 def _whole_structure(criterion: CriterionSpec, view: JudgeView, doc: Document, negative: bool) -> Verdict:
-    """No location: the deliverable's required sheets / formulas / sections, plus names listed in ``expected``."""
+    """No location: the deliverable's required sheets / formulas / sections, plus names in ``expected``."""
     from graphforge.judge.checks import structure_problems
 
     name = criterion.target_deliverable
@@ -276,7 +303,9 @@ def _whole_structure(criterion: CriterionSpec, view: JudgeView, doc: Document, n
             {"required_sections": [*spec.required_sections, *listed]}
         spec = spec.model_copy(update=extra)
     problems = structure_problems(spec, doc) if spec is not None else []
-    wanted = (len(spec.required_sheets) + len(spec.required_formulas) + len(spec.required_sections)) if spec else 0
+    wanted = (
+        (len(spec.required_sheets) + len(spec.required_formulas) + len(spec.required_sections)) if spec else 0
+    )
     if isinstance(doc, Workbook):
         fp = frozenset((name, s, "*") for s in (spec.required_sheets if spec else doc.order))
     else:

@@ -1,4 +1,4 @@
-"""What the judge knows about a spec: the spec itself, each criterion's anchors down to span text, the files."""
+"""What the judge knows about a spec: the spec, each criterion's anchors down to span text, the files."""
 
 from __future__ import annotations
 

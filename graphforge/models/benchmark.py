@@ -1,4 +1,4 @@
-"""Evaluation benchmarks: named task sets with prompts, occupations and reference files (audited, never trained on)."""
+"""Evaluation benchmarks: task sets with prompts, occupations, reference files (audited, never trained on)."""
 
 from __future__ import annotations
 

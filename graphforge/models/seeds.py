@@ -42,7 +42,9 @@ class Vocabulary(Frozen):
         for pattern in self.execution_patterns:
             unknown = [f for f in pattern.default_inputs if f not in families]
             if unknown:
-                raise ValueError(f"pattern {pattern.name!r} names unknown input families: {', '.join(unknown)}")
+                raise ValueError(
+                    f"pattern {pattern.name!r} names unknown input families: {', '.join(unknown)}"
+                )
         return self
 
 

@@ -1,7 +1,8 @@
-"""The oracle agent: plans from the graph, writes the deliverables, and records a plausible tool-call trajectory.
+"""The oracle agent: plans from the graph, writes the deliverables, records a plausible tool-call trajectory.
 
-It is labelled as an oracle everywhere (scaffold "oracle", model "oracle (rule-based)"). Its messages carry only
-what a working agent may see: the statement, workspace paths and file text; never fact ids, roles or anchors.
+It is labelled as an oracle everywhere (scaffold "oracle", model "oracle (rule-based)"). Its messages carry
+only what a working agent may see: the statement, workspace paths and file text; never fact ids, roles or
+anchors.
 """
 
 from __future__ import annotations
@@ -27,16 +28,38 @@ ORACLE_MODEL = "oracle (rule-based)"
 READ_LIMIT = 1500
 
 TOOLS: list[dict[str, object]] = [
-    {"type": "function", "function": {"name": "list_files", "description": "List the workspace files.",
-                                      "parameters": {"type": "object", "properties": {}}}},
-    {"type": "function", "function": {"name": "read_file", "description": "Read a workspace file (parsed text).",
-                                      "parameters": {"type": "object", "properties": {"path": {"type": "string"}},
-                                                     "required": ["path"]}}},
-    {"type": "function", "function": {"name": "write_file", "description": "Write a deliverable file.",
-                                      "parameters": {"type": "object",
-                                                     "properties": {"path": {"type": "string"},
-                                                                    "content": {"type": "string"}},
-                                                     "required": ["path", "content"]}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "list_files",
+            "description": "List the workspace files.",
+            "parameters": {"type": "object", "properties": {}},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Read a workspace file (parsed text).",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "description": "Write a deliverable file.",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"],
+            },
+        },
+    },
 ]
 
 
@@ -72,7 +95,9 @@ def plan(view: JudgeView, inject: list[InjectKind], confusers: list[Anchor]) -> 
         # A misread source figure: the input that the most (weighted) value criteria rest on is written wrong,
         # and every figure computed from it inherits the error, as in a real spreadsheet.
         def misread(a: Answer, fid: str) -> Answer:
-            inputs = [replace(i, value=round(i.value * 1.1 + 7, 2)) if i.fact_id == fid else i for i in a.inputs]
+            inputs = [
+                replace(i, value=round(i.value * 1.1 + 7, 2)) if i.fact_id == fid else i for i in a.inputs
+            ]
             value = compute(a.spec_computation, [i.value for i in inputs])
             return replace(a, inputs=inputs, value=a.value if value is None else value)
 
@@ -209,13 +234,23 @@ def _messages(view: JudgeView, files: list[str], written: list[DeliverableFile],
 
     def call(name: str, args: dict[str, str], result: str) -> list[Message]:
         cid = f"call_{next(counter)}"
-        return [Message(role="assistant", content=None,
-                        tool_calls=[ToolCall(id=cid, function=FunctionCall(name=name, arguments=json.dumps(args)))]),
-                Message(role="tool", tool_call_id=cid, name=name, content=result)]
+        return [
+            Message(
+                role="assistant",
+                content=None,
+                tool_calls=[ToolCall(id=cid, function=FunctionCall(name=name, arguments=json.dumps(args)))],
+            ),
+            Message(role="tool", tool_call_id=cid, name=name, content=result),
+        ]
 
-    messages = [Message(role="system", content="You are a careful analyst. Use the tools to read the workspace "
-                                               "files and write every requested deliverable."),
-                Message(role="user", content=view.spec.statement)]
+    messages = [
+        Message(
+            role="system",
+            content="You are a careful analyst. Use the tools to read the workspace "
+            "files and write every requested deliverable.",
+        ),
+        Message(role="user", content=view.spec.statement),
+    ]
     messages += call("list_files", {}, "\n".join(sorted(files)))
     # Read each file the answer rests on, showing the text of the parts used (as a parser would).
     texts: dict[str, list[str]] = {}
@@ -232,12 +267,23 @@ def _messages(view: JudgeView, files: list[str], written: list[DeliverableFile],
             messages += call("read_file", {"path": path}, "\n".join(texts[path])[:READ_LIMIT])
     if InjectKind.TOOL_FAILURES in inject:
         for i in range(6):
-            messages += call("read_file", {"path": f"missing_{i}.xlsx"}, f"ERROR: no such file: missing_{i}.xlsx")
-    figures = "; ".join(f"{short(a.criterion.requirement, 50)} = {fmt_number(a.value)}" for a in plan_.answers)
+            messages += call(
+                "read_file", {"path": f"missing_{i}.xlsx"}, f"ERROR: no such file: missing_{i}.xlsx"
+            )
+    figures = "; ".join(
+        f"{short(a.criterion.requirement, 50)} = {fmt_number(a.value)}" for a in plan_.answers
+    )
     for d in written:
-        messages += call("write_file", {"path": d.name, "content": f"<{d.size} bytes: {Path(d.name).suffix[1:]} "
-                                                                   f"deliverable>"},
-                         f"wrote {d.name} ({d.size} bytes)")
-    messages.append(Message(role="assistant", content=f"Done. Wrote {', '.join(d.name for d in written) or 'nothing'}."
-                                                      + (f" Key figures: {figures}." if figures else "")))
+        messages += call(
+            "write_file",
+            {"path": d.name, "content": f"<{d.size} bytes: {Path(d.name).suffix[1:]} deliverable>"},
+            f"wrote {d.name} ({d.size} bytes)",
+        )
+    messages.append(
+        Message(
+            role="assistant",
+            content=f"Done. Wrote {', '.join(d.name for d in written) or 'nothing'}."
+            + (f" Key figures: {figures}." if figures else ""),
+        )
+    )
     return messages

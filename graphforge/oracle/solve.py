@@ -40,7 +40,9 @@ def anchor_number(anchor: Anchor) -> float | None:
 
 
 def input_of(anchor: Anchor, value: float | None = None) -> Input:
-    label = " ".join(t for t in (anchor.metric, anchor.period) if t) or anchor.statement[:60] or anchor.fact_id
+    label = (
+        " ".join(t for t in (anchor.metric, anchor.period) if t) or anchor.statement[:60] or anchor.fact_id
+    )
     number = anchor_number(anchor) if value is None else value
     return Input(label, float(number or 0.0), anchor.path or "", anchor.locator, anchor.fact_id)
 

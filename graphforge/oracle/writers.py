@@ -1,4 +1,4 @@
-"""Write the oracle's deliverables: XLSX with sheets and live formulas, DOCX or Markdown with sections and citations."""
+"""Write the oracle's deliverables: XLSX with live formulas, DOCX or Markdown with sections and citations."""
 
 from __future__ import annotations
 
@@ -25,7 +25,9 @@ class Plan:
     """What to write, after injections were applied (see agent.py)."""
 
     answers: list[Answer]
-    cite_fake: set[str] = field(default_factory=set)  # criterion ids whose citations name a file that does not exist
+    cite_fake: set[str] = field(
+        default_factory=set
+    )  # criterion ids whose citations name a file that does not exist
     skip_sheets: set[str] = field(default_factory=set)  # required sheets left out on purpose
     injection_line: bool = False
 
@@ -99,7 +101,11 @@ def write_workbook(path: Path, view: JudgeView, deliverable: DeliverableSpec, pl
     fallback = "Summary" if "Summary" not in plan.skip_sheets else "Notes"
     default = next(iter(sheets.values()), None) or sheets.setdefault(fallback, _Sheet(fallback))
     mine = [c for c in view.spec.criteria if c.target_deliverable == deliverable.name]
-    answers = {a.criterion.criterion_id: a for a in plan.answers if a.criterion.target_deliverable == deliverable.name}
+    answers = {
+        a.criterion.criterion_id: a
+        for a in plan.answers
+        if a.criterion.target_deliverable == deliverable.name
+    }
 
     def sheet_for(name: str | None) -> _Sheet | None:
         if name is None:
@@ -223,12 +229,17 @@ def narrative(criterion: CriterionSpec, anchors: list[Anchor]) -> str:
 
     Figures of superseded (confuser) files are named as not used, never restated as figures.
     """
-    used = [f"{a.statement or a.metric or 'the value'} is {a.value}" for a in anchors[:4] if a.role != "confuser"]
+    used = [
+        f"{a.statement or a.metric or 'the value'} is {a.value}" for a in anchors[:4] if a.role != "confuser"
+    ]
     rejected = sorted({a.path for a in anchors if a.role == "confuser" and a.path})
     head = short(criterion.requirement, 120)
     text = f"{head}. Based on the workspace files, {'; '.join(used) or 'the cited sources agree'}."
     if rejected:
-        text += f" The superseded version in {', '.join(rejected)} was not used because a later version replaces it."
+        text += (
+            f" The superseded version in {', '.join(rejected)} was not used "
+            "because a later version replaces it."
+        )
     return text + " These figures come from the cited sources and were cross-checked against each other."
 
 
@@ -237,7 +248,11 @@ def write_report(path: Path, view: JudgeView, deliverable: DeliverableSpec, plan
     sections: dict[str, list[str]] = {h: [] for h in deliverable.required_sections}
     first = next(iter(sections), None) or "Findings"
     sections.setdefault(first, [])
-    answers = {a.criterion.criterion_id: a for a in plan.answers if a.criterion.target_deliverable == deliverable.name}
+    answers = {
+        a.criterion.criterion_id: a
+        for a in plan.answers
+        if a.criterion.target_deliverable == deliverable.name
+    }
 
     def section(name: str | None) -> list[str]:
         if name is None:
@@ -255,19 +270,21 @@ def write_report(path: Path, view: JudgeView, deliverable: DeliverableSpec, plan
         if criterion.kind is CriterionKind.VALUE and criterion.criterion_id in answers:
             answer = answers[criterion.criterion_id]
             label = loc.label or short(criterion.requirement, 80)
-            value = fmt_number(answer.value) + ("%" if answer.computation in ("percent_change", "share_percent") else "")
+            value = fmt_number(answer.value) + (
+                "%" if answer.computation in ("percent_change", "share_percent") else ""
+            )
             section(loc.section).append(f"- {label}: {value}")
         elif criterion.kind is CriterionKind.CITATION:
             fake = criterion.criterion_id in plan.cite_fake
             target = section(loc.section) if loc.section else section("Sources")
-            target.extend(f"- {cite(p, l, fake)}" for p, l in _sources(anchors))
+            target.extend(f"- {cite(path, locator, fake)}" for path, locator in _sources(anchors))
         elif criterion.kind is CriterionKind.QUALITATIVE:
             section(loc.section).append(narrative(criterion, anchors))
         elif criterion.kind is CriterionKind.STRUCTURE and loc.section:
             target = section(loc.section)
             if not target:
                 target.append(short(criterion.requirement, 200) + ".")
-    for name, body in sections.items():
+    for body in sections.values():
         if not body:
             body.append("See the figures and sources in the other sections of this report.")
     if plan.injection_line:

@@ -84,15 +84,23 @@ def write_benchmark_sample(root: Path, name: str = SAMPLE_NAME, seed: int = 7) -
         folder = refs_root / plan.task_id
         folder.mkdir(exist_ok=True)
         brief = folder / "brief.md"
-        brief.write_text(f"# Brief: {plan.topic}\n\n{_paragraph(rng)}\n\n## Background\n\n{_paragraph(rng)}\n",
-                         encoding="utf-8")
+        brief.write_text(
+            f"# Brief: {plan.topic}\n\n{_paragraph(rng)}\n\n## Background\n\n{_paragraph(rng)}\n",
+            encoding="utf-8",
+        )
         table = folder / "figures.csv"
         with table.open("w", encoding="utf-8", newline="") as fh:
             writer = csv.writer(fh)
             writer.writerow(["item", "site", "quantity", "unit_cost"])
             for i in range(12):
-                writer.writerow([f"{rng.choice(_OBJECTS)} #{i + 1}", rng.choice(_SUBJECTS), rng.randint(1, 500),
-                                 f"{rng.uniform(1, 900):.2f}"])
+                writer.writerow(
+                    [
+                        f"{rng.choice(_OBJECTS)} #{i + 1}",
+                        rng.choice(_SUBJECTS),
+                        rng.randint(1, 500),
+                        f"{rng.uniform(1, 900):.2f}",
+                    ]
+                )
         notes = folder / "notes.txt"
         notes.write_text(_paragraph(rng, 8) + "\n", encoding="utf-8")
         refs = [p.relative_to(root).as_posix() for p in (brief, table, notes)]

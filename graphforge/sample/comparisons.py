@@ -32,9 +32,15 @@ class TruePlayer:
 
 def _sample_players() -> list[TruePlayer]:
     # Fictional models under two scaffolds; the spread mirrors a leaderboard of agent models.
-    strengths = {"frontier-xl": (1775.0, 1755.0), "anchor-model": (1667.0, 1650.0), "sft-27b": (1446.0, 1427.0),
-                 "base-27b": (1380.0, 1364.0), "rft-anchored-27b": (1455.0, 1440.0),
-                 "rft-random-27b": (1435.0, 1418.0), "open-baseline-35b": (1290.0, 1340.0)}
+    strengths = {
+        "frontier-xl": (1775.0, 1755.0),
+        "anchor-model": (1667.0, 1650.0),
+        "sft-27b": (1446.0, 1427.0),
+        "base-27b": (1380.0, 1364.0),
+        "rft-anchored-27b": (1455.0, 1440.0),
+        "rft-random-27b": (1435.0, 1418.0),
+        "open-baseline-35b": (1290.0, 1340.0),
+    }
     return [TruePlayer(model, scaffold, elo) for model, pair in strengths.items()
             for scaffold, elo in zip(("openhands", "codex"), pair, strict=True)]
 

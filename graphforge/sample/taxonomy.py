@@ -117,7 +117,8 @@ OCCUPATIONS: list[tuple[str, str, str, list[Task]]] = [
      "Plan and direct marketing programmes, pricing and campaigns for an organisation's products.", [
          ("Plan marketing campaigns and schedule promotional activities across channels.",
           ["plan_marketing", "schedule"], True),
-         ("Analyze sales data by region and product line to set marketing priorities.", ["analyze_sales"], True),
+         ("Analyze sales data by region and product line to set marketing priorities.",
+          ["analyze_sales"], True),
          ("Develop pricing strategies using cost data and research on competitors' prices.",
           ["estimate_costs", "research_market"], True),
          ("Meet with advertising agency staff to review campaign progress.", ["interview"], False),
@@ -127,7 +128,8 @@ OCCUPATIONS: list[tuple[str, str, str, list[Task]]] = [
          ("Direct the preparation of consolidated quarterly and annual financial reports.",
           ["prep_fin_reports"], True),
          ("Forecast cash flow and liquidity needs for the coming quarters.", ["forecast"], True),
-         ("Develop internal control policies and procedures for financial transactions.", ["dev_policy"], True),
+         ("Develop internal control policies and procedures for financial transactions.",
+          ["dev_policy"], True),
          ("Present quarterly financial results and the outlook to the board of directors.",
           ["present_results", "explain_fin"], True),
      ]),
@@ -136,16 +138,19 @@ OCCUPATIONS: list[tuple[str, str, str, list[Task]]] = [
          ("Prepare project cost estimates and bid documents from plans and specifications.",
           ["estimate_costs"], True),
          ("Develop construction schedules and track progress against milestones.", ["schedule"], True),
-         ("Walk work sites to check that work meets safety codes and specifications.", ["inspect_sites"], False),
+         ("Walk work sites to check that work meets safety codes and specifications.",
+          ["inspect_sites"], False),
          ("Review subcontractor contracts and change orders for cost and schedule risk.",
           ["review_contracts"], True),
      ]),
     ("13-1071.00", "Human Resources Specialists",
      "Recruit, place and support employees and keep personnel records and policies current.", [
-         ("Maintain employee records and update personnel information in the HR database.", ["data_entry"], True),
+         ("Maintain employee records and update personnel information in the HR database.",
+          ["data_entry"], True),
          ("Draft and revise personnel policies and the employee handbook.", ["dev_policy"], True),
          ("Prepare training materials for new-employee orientation.", ["dev_training"], True),
-         ("Compile statistics on hiring, turnover and absence for management reports.", ["compile_stats"], True),
+         ("Compile statistics on hiring, turnover and absence for management reports.",
+          ["compile_stats"], True),
      ]),
     ("13-1161.00", "Market Research Analysts and Marketing Specialists",
      "Study market conditions to estimate demand for products and services and advise on marketing.", [
@@ -155,7 +160,8 @@ OCCUPATIONS: list[tuple[str, str, str, list[Task]]] = [
           ["research_market"], True),
          ("Prepare reports and charts that summarise market findings for management.",
           ["present_results", "compile_stats"], True),
-         ("Monitor sales trends to measure the effectiveness of marketing programmes.", ["analyze_sales"], True),
+         ("Monitor sales trends to measure the effectiveness of marketing programmes.",
+          ["analyze_sales"], True),
      ]),
     ("13-2011.00", "Accountants and Auditors",
      "Examine, analyze and report on financial records, and check them against accounting rules.", [
@@ -190,7 +196,8 @@ OCCUPATIONS: list[tuple[str, str, str, list[Task]]] = [
      ]),
     ("15-1211.00", "Computer Systems Analysts",
      "Analyze an organisation's computer systems and design changes that make them serve it better.", [
-         ("Write technical specifications for new system features from user requirements.", ["tech_docs"], True),
+         ("Write technical specifications for new system features from user requirements.",
+          ["tech_docs"], True),
          ("Analyze system performance logs to identify bottlenecks.", ["analyze_ops"], True),
          ("Prepare user training guides for new software releases.", ["dev_training"], True),
          ("Plan system upgrade schedules with business stakeholders.", ["schedule"], True),
@@ -211,7 +218,8 @@ OCCUPATIONS: list[tuple[str, str, str, list[Task]]] = [
      ]),
     ("17-2051.00", "Civil Engineers",
      "Plan, design and oversee the construction of roads, bridges, water systems and buildings.", [
-         ("Prepare cost estimates for materials and labour on infrastructure projects.", ["estimate_costs"], True),
+         ("Prepare cost estimates for materials and labour on infrastructure projects.",
+          ["estimate_costs"], True),
          ("Analyze survey reports, maps and soil test data to plan projects.", ["analyze_test"], True),
          ("Write technical specifications and design reports for structures.", ["tech_docs"], True),
          ("Visit project sites to monitor progress and adherence to the design.", ["inspect_sites"], False),
@@ -219,7 +227,8 @@ OCCUPATIONS: list[tuple[str, str, str, list[Task]]] = [
     ("17-2112.00", "Industrial Engineers",
      "Design efficient systems that integrate workers, machines, materials and information.", [
          ("Analyze production data to measure efficiency and identify waste.", ["analyze_ops"], True),
-         ("Develop quality control procedures and inspection standards.", ["dev_policy", "eval_quality"], True),
+         ("Develop quality control procedures and inspection standards.",
+          ["dev_policy", "eval_quality"], True),
          ("Estimate production costs for proposed new processes.", ["estimate_costs"], True),
      ]),
     ("23-1011.00", "Lawyers",
@@ -241,7 +250,8 @@ OCCUPATIONS: list[tuple[str, str, str, list[Task]]] = [
     ("29-1141.00", "Registered Nurses",
      "Assess patients, provide and coordinate care, and keep patient records.", [
          ("Administer medications and treatments to patients.", ["administer"], False),
-         ("Record patient symptoms, vital signs and treatments in medical records.", ["maintain_client"], True),
+         ("Record patient symptoms, vital signs and treatments in medical records.",
+          ["maintain_client"], True),
          ("Analyze patient outcome data to improve care practices on the unit.", ["analyze_health"], True),
      ]),
     ("29-2072.00", "Medical Records Specialists",
@@ -260,10 +270,12 @@ OCCUPATIONS: list[tuple[str, str, str, list[Task]]] = [
          ("Analyze sales figures by territory and report progress against targets.", ["analyze_sales"], True),
          ("Visit clients to demonstrate services in person.", ["present_results"], False),
      ]),
-    ("41-4012.00", "Sales Representatives, Wholesale and Manufacturing, Except Technical and Scientific Products",
+    ("41-4012.00",
+     "Sales Representatives, Wholesale and Manufacturing, Except Technical and Scientific Products",
      "Sell goods for wholesalers or manufacturers to businesses and institutions.", [
          ("Track customers' inventory levels and place stock orders for them.", ["maintain_inventory"], True),
-         ("Answer customer enquiries about products, prices and delivery by email.", ["correspondence"], True),
+         ("Answer customer enquiries about products, prices and delivery by email.",
+          ["correspondence"], True),
          ("Transport product samples to customer sites.", ["move_materials"], False),
      ]),
     ("43-3031.00", "Bookkeeping, Accounting, and Auditing Clerks",
@@ -271,7 +283,8 @@ OCCUPATIONS: list[tuple[str, str, str, list[Task]]] = [
          ("Record financial transactions and post them to the ledgers.", ["maintain_fin"], True),
          ("Reconcile invoices with payment records and resolve discrepancies.", ["reconcile"], True),
          ("Prepare monthly expense reports and summary spreadsheets.", ["prep_fin_reports"], True),
-         ("Check figures and calculations on invoices and vouchers for accuracy.", ["audit_compliance"], True),
+         ("Check figures and calculations on invoices and vouchers for accuracy.",
+          ["audit_compliance"], True),
      ]),
     ("43-5061.00", "Production, Planning, and Expediting Clerks",
      "Coordinate the flow of work and materials and keep production on schedule.", [
@@ -322,7 +335,9 @@ TXT_HEADERS = {
     "Content Model Reference": ["Element ID", "Element Name", "Description"],
 }
 # The .xlsx form of Tasks to DWAs also carries the occupation, task and DWA titles.
-XLSX_TASKS_TO_DWAS = ["O*NET-SOC Code", "Title", "Task ID", "Task", "DWA ID", "DWA Title", "Date", "Domain Source"]
+XLSX_TASKS_TO_DWAS = [
+    "O*NET-SOC Code", "Title", "Task ID", "Task", "DWA ID", "DWA Title", "Date", "Domain Source",
+]
 
 
 def dwa_ids() -> dict[str, tuple[str, str, str]]:
@@ -346,12 +361,14 @@ def tables() -> dict[str, list[list[str]]]:
         for n, (statement, keys, _) in enumerate(tasks):
             task_id += 1
             task_type = "Core" if n < 2 else "Supplemental"
-            task_rows.append([soc, str(task_id), statement, task_type, str(20 + task_id % 37), _DATE, _SOURCE])
+            incumbents = str(20 + task_id % 37)
+            task_rows.append([soc, str(task_id), statement, task_type, incumbents, _DATE, _SOURCE])
             link_rows.extend([soc, str(task_id), ids[k][0], _DATE, _SOURCE] for k in keys)
     dwa_rows = [[gwa_id, iwa_id, dwa_id, title]
                 for key, (dwa_id, title, iwa_id) in ids.items()
                 for gwa_id in [iwa_id.rsplit(".", 1)[0]]]
-    iwa_rows = [[gwa_id, f"{gwa_id}.{suffix}", title] for gwa_id, _, iwas in HIERARCHY for suffix, title, _ in iwas]
+    iwa_rows = [[gwa_id, f"{gwa_id}.{suffix}", title]
+                for gwa_id, _, iwas in HIERARCHY for suffix, title, _ in iwas]
     cm_rows = [list(e) for e in CONTENT_MODEL_EXTRA]
     cm_rows += [[gwa_id, name, f"Work activity: {name.lower()}."] for gwa_id, name, _ in HIERARCHY]
     body = {"Occupation Data": occ_rows, "Task Statements": task_rows, "Tasks to DWAs": link_rows,
@@ -406,7 +423,8 @@ def _xlsx_links(data: dict[str, list[list[str]]]) -> list[list[str]]:
     dwa_titles = {r[2]: r[3] for r in data["DWA Reference"][1:]}
     rows = [XLSX_TASKS_TO_DWAS]
     for soc, task_id, dwa_id, date, source in data["Tasks to DWAs"][1:]:
-        rows.append([soc, titles[soc], task_id, statements[task_id], dwa_id, dwa_titles[dwa_id], date, source])
+        rows.append([soc, titles[soc], task_id, statements[task_id], dwa_id, dwa_titles[dwa_id], date,
+                     source])
     return rows
 
 
@@ -419,7 +437,8 @@ def _write_xlsx(path: Path, stem: str, rows: list[list[str]]) -> None:
     sheet.title = stem[:31]
     for row in rows:
         # Official .xlsx files store Task ID as a number; the reader must turn 90001.0 back into "90001".
-        sheet.append([int(v) if h == "Task ID" and v.isdigit() else v for h, v in zip(rows[0], row, strict=True)])
+        sheet.append([int(v) if h == "Task ID" and v.isdigit() else v
+                      for h, v in zip(rows[0], row, strict=True)])
     book.save(path)
 
 
@@ -469,7 +488,8 @@ def write_synthetic_release(folder: Path, occupations: int = 1000, tasks_per_occ
     dwa_ids_ = [f"{iwa_ids[d % len(iwa_ids)]}.D{d:04d}" for d in range(dwas)]
     occ = [f"{groups[i % len(groups)]}-{1000 + i:04d}.00" for i in range(occupations)]
     data = {name: [header] for name, header in TXT_HEADERS.items()}
-    data["Content Model Reference"] += [[g, f"Synthetic work activity {n}", ""] for n, g in enumerate(gwa_ids)]
+    data["Content Model Reference"] += [[g, f"Synthetic work activity {n}", ""]
+                                        for n, g in enumerate(gwa_ids)]
     data["IWA Reference"] += [[i.rsplit(".", 1)[0], i, f"Synthetic IWA {n}"] for n, i in enumerate(iwa_ids)]
     data["DWA Reference"] += [[d.rsplit(".", 2)[0], d.rsplit(".", 1)[0], d, f"Synthetic DWA {n}"]
                               for n, d in enumerate(dwa_ids_)]

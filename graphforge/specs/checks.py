@@ -76,7 +76,9 @@ def leaks(view: AgentView, spec: TaskSpec, fact_ids: Iterable[str] = ()) -> list
     return found
 
 
-def spec_problems(spec: TaskSpec, fact_values: Mapping[str, tuple[str, float, str]] | None = None) -> list[str]:
+def spec_problems(
+    spec: TaskSpec, fact_values: Mapping[str, tuple[str, float, str]] | None = None
+) -> list[str]:
     """Structural problems of a spec (empty when sound).
 
     Args:

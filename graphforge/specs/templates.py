@@ -252,8 +252,9 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
     parts_of: dict[str, list[GraphFact]] = defaultdict(list)
     for e in by_kind["derive"]:
         parts_of[e.src_fact_id].append(facts[e.dst_fact_id])
-    totals = sorted((facts[t] for t in parts_of if trusted(facts[t]) and all(trusted(p) for p in parts_of[t])),
-                    key=_rank)
+    totals = sorted(
+        (facts[t] for t in parts_of if trusted(facts[t]) and all(trusted(p) for p in parts_of[t])), key=_rank
+    )
     chosen_totals: list[GraphFact] = []
     for t in totals:
         if _key(t) not in {_key(c) for c in chosen_totals} and t.unit != "%":
@@ -266,23 +267,36 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
         for r, total in enumerate(chosen_totals, start=2):
             parts = sorted(parts_of[total.fact_id], key=lambda p: (p.ordinal, p.fact_id))
             names = ", ".join(f"{p.entity or p.metric} {_period_words(p.period)}" for p in parts)
-            rows.append(f"row {r}: {_label(total)} as stated in {_base(total.path)}; its components ({names}) "
-                        f"in columns C onward and the total in column B as a formula adding them")
+            rows.append(
+                f"row {r}: {_label(total)} as stated in {_base(total.path)}; its components ({names}) "
+                f"in columns C onward and the total in column B as a formula adding them"
+            )
             value = sum(p.value_num or 0.0 for p in parts) / scale
             anchors = [p.fact_id for p in parts] + [total.fact_id]
             used[total.path] += anchors
-            add(polarity=Polarity.POSITIVE, kind=CriterionKind.VALUE, weight=2.0,
+            add(
+                polarity=Polarity.POSITIVE,
+                kind=CriterionKind.VALUE,
+                weight=2.0,
                 requirement=f"Totals!B{r} holds {_label(total)}, the sum of its {len(parts)} components",
-                target_deliverable=book.name, target_location=f"Totals!B{r}", expected=_fmt(value),
-                expected_value=value, computation=f"sum:{len(parts)}{divisor}",
-                verification=f"Open {book.name}, read Totals!B{r} (the computed value) and compare it with the "
-                             f"sum of the anchored components within the tolerance; the printed total corroborates.",
-                anchors=anchors)
+                target_deliverable=book.name,
+                target_location=f"Totals!B{r}",
+                expected=_fmt(value),
+                expected_value=value,
+                computation=f"sum:{len(parts)}{divisor}",
+                verification=(
+                    f"Open {book.name}, read Totals!B{r} (the computed value) and compare it with the "
+                    f"sum of the anchored components within the tolerance; the printed total corroborates."
+                ),
+                anchors=anchors,
+            )
             formulas.append(f"Totals!B{r}")
         lines.append("Sheet Totals (row 1 headers: Item, Total, Components): " + "; ".join(rows) + ".")
 
     # reconcile between trusted files: both figures and their difference
-    recon = [e for e in by_kind["reconcile"] if trusted(facts[e.src_fact_id]) and trusted(facts[e.dst_fact_id])]
+    recon = [
+        e for e in by_kind["reconcile"] if trusted(facts[e.src_fact_id]) and trusted(facts[e.dst_fact_id])
+    ]
     seen: set[tuple[str, str, str]] = set()
     recon_rows = []
     for e in sorted(recon, key=lambda e: (_rank(facts[e.src_fact_id]), e.src_fact_id, e.dst_fact_id)):
@@ -291,19 +305,32 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
             continue
         seen.add(_key(a))
         r = len(recon_rows) + 2
-        recon_rows.append(f"row {r}: {_label(a)} - column C the figure in {_base(a.path)}, column D the figure "
-                          f"in {_base(b.path)}, column E the difference C minus D as a formula")
+        recon_rows.append(
+            f"row {r}: {_label(a)} - column C the figure in {_base(a.path)}, column D the figure "
+            f"in {_base(b.path)}, column E the difference C minus D as a formula"
+        )
         value = ((a.value_num or 0.0) - (b.value_num or 0.0)) / scale
         used[a.path].append(a.fact_id)
         used[b.path].append(b.fact_id)
-        add(polarity=Polarity.POSITIVE, kind=CriterionKind.VALUE, weight=2.0,
-            requirement=f"Reconciliation!E{r} holds the difference for {_label(a)} between {_base(a.path)} and "
-                        f"{_base(b.path)}",
-            target_deliverable=book.name, target_location=f"Reconciliation!E{r}", expected=_fmt(value),
-            expected_value=value, computation=f"difference{divisor}",
-            verification=f"Read Reconciliation!E{r}; it must equal the first anchor minus the second within the "
-                         f"tolerance, and C{r}/D{r} must hold the two source figures.",
-            anchors=[a.fact_id, b.fact_id])
+        add(
+            polarity=Polarity.POSITIVE,
+            kind=CriterionKind.VALUE,
+            weight=2.0,
+            requirement=(
+                f"Reconciliation!E{r} holds the difference for {_label(a)} between {_base(a.path)} and "
+                f"{_base(b.path)}"
+            ),
+            target_deliverable=book.name,
+            target_location=f"Reconciliation!E{r}",
+            expected=_fmt(value),
+            expected_value=value,
+            computation=f"difference{divisor}",
+            verification=(
+                f"Read Reconciliation!E{r}; it must equal the first anchor minus the second within the "
+                f"tolerance, and C{r}/D{r} must hold the two source figures."
+            ),
+            anchors=[a.fact_id, b.fact_id],
+        )
         formulas.append(f"Reconciliation!E{r}")
     if recon_rows:
         sheets.append("Reconciliation")
@@ -311,7 +338,9 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
                      "Difference): " + "; ".join(recon_rows) + ".")
 
     # compare: figures confirmed by two trusted files, with the change against the earlier period
-    agreeing = [e for e in by_kind["compare"] if trusted(facts[e.src_fact_id]) and trusted(facts[e.dst_fact_id])]
+    agreeing = [
+        e for e in by_kind["compare"] if trusted(facts[e.src_fact_id]) and trusted(facts[e.dst_fact_id])
+    ]
     summary_rows = []
     seen = {_key(t) for t in chosen_totals}
     by_key_file: dict[tuple[tuple[str, str, str], str], GraphFact] = {}
@@ -320,11 +349,16 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
             by_key_file.setdefault((_key(f), f.path), f)
     conflicted = {_key(facts[x]) for e in by_kind["reconcile"] for x in (e.src_fact_id, e.dst_fact_id)
                   if facts[x].role == "confuser"}
-    with_prev = {_key(f) for f in numeric if (f.metric or "", (f.entity or "").lower(), _previous(f.period) or "")
-                 in {_key(g) for g in numeric}}
+    with_prev = {
+        _key(f)
+        for f in numeric
+        if (f.metric or "", (f.entity or "").lower(), _previous(f.period) or "") in {_key(g) for g in numeric}
+    }
 
     def preference(e: GraphEdge) -> tuple[object, ...]:
-        a = facts[e.src_fact_id]  # a figure the draft got wrong, with an earlier period to compare, checks most
+        a = facts[
+            e.src_fact_id
+        ]  # a figure the draft got wrong, with an earlier period to compare, checks most
         return (_key(a) not in conflicted, _key(a) not in with_prev, _rank(a), _rank(facts[e.dst_fact_id]))
 
     for e in sorted(agreeing, key=preference):
@@ -346,21 +380,35 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
             verification=f"Read Summary!B{r}; it must equal the first anchor (the second agrees with it).",
             anchors=[a.fact_id, b.fact_id])
         if prev is not None and prev.value_num:
-            row += f"; column C the change against {_period_words(prev.period)} as a formula giving a fraction " \
-                   f"of the earlier figure, not as a percentage"
+            row += (
+                f"; column C the change against {_period_words(prev.period)} as a formula giving a fraction "
+                f"of the earlier figure, not as a percentage"
+            )
             change = ((a.value_num or 0.0) - prev.value_num) / prev.value_num
             used[prev.path].append(prev.fact_id)
-            add(polarity=Polarity.POSITIVE, kind=CriterionKind.VALUE, weight=1.0,
-                requirement=f"Summary!C{r} holds the change of {_label(a)} against {_period_words(prev.period)}",
-                target_deliverable=book.name, target_location=f"Summary!C{r}", expected=f"{change:.4f}",
-                expected_value=change, tolerance=0.01, computation="change",
+            add(
+                polarity=Polarity.POSITIVE,
+                kind=CriterionKind.VALUE,
+                weight=1.0,
+                requirement=(
+                    f"Summary!C{r} holds the change of {_label(a)} against {_period_words(prev.period)}"
+                ),
+                target_deliverable=book.name,
+                target_location=f"Summary!C{r}",
+                expected=f"{change:.4f}",
+                expected_value=change,
+                tolerance=0.01,
+                computation="change",
                 verification=f"Read Summary!C{r}; it must equal (first anchor - second) / second.",
-                anchors=[a.fact_id, prev.fact_id])
+                anchors=[a.fact_id, prev.fact_id],
+            )
             formulas.append(f"Summary!C{r}")
         summary_rows.append(row)
     if summary_rows:
         sheets.insert(0, "Summary")
-        lines.insert(0, "Sheet Summary (row 1 headers: Item, Figure, Change): " + "; ".join(summary_rows) + ".")
+        lines.insert(
+            0, "Sheet Summary (row 1 headers: Item, Figure, Change): " + "; ".join(summary_rows) + "."
+        )
     if not criteria:
         return None
 
@@ -374,25 +422,45 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
             verification=f"Search the Sources section of {memo.name} for the file name {_base(path)}.",
             anchors=sorted(set(used[path]))[:3])
     all_anchors = sorted({a for c in criteria if c.polarity is Polarity.POSITIVE for a in c.anchors})
-    add(polarity=Polarity.POSITIVE, kind=CriterionKind.STRUCTURE, weight=1.0,
-        requirement=f"{book.name} has the sheets {', '.join(sheets)} and formulas in {', '.join(formulas) or 'no cell'}",
-        target_deliverable=book.name, target_location=None, expected=", ".join(sheets),
-        verification="Open the workbook; every required sheet exists and every listed cell holds a formula "
-                     "(text starting with '=').",
-        anchors=all_anchors[:5])
+    add(
+        polarity=Polarity.POSITIVE,
+        kind=CriterionKind.STRUCTURE,
+        weight=1.0,
+        requirement=(
+            f"{book.name} has the sheets {', '.join(sheets)} "
+            f"and formulas in {', '.join(formulas) or 'no cell'}"
+        ),
+        target_deliverable=book.name,
+        target_location=None,
+        expected=", ".join(sheets),
+        verification=(
+            "Open the workbook; every required sheet exists and every listed cell holds a formula "
+            "(text starting with '=')."
+        ),
+        anchors=all_anchors[:5],
+    )
     add(polarity=Polarity.POSITIVE, kind=CriterionKind.STRUCTURE, weight=0.5,
         requirement=f"{memo.name} has the sections Summary, Discrepancies and Sources",
         target_deliverable=memo.name, target_location=None, expected="Summary, Discrepancies, Sources",
         verification="Find a heading for each required section in the memo.", anchors=all_anchors[:3])
     if mirrors:
         superseded = sorted({m.anchors[0] for m in mirrors} | {a for m in mirrors for a in m.replaced})
-        add(polarity=Polarity.POSITIVE, kind=CriterionKind.QUALITATIVE, weight=1.0,
-            requirement=f"The Discrepancies section of {memo.name} explains which document version was used and "
-                        f"why figures from the superseded version were set aside",
-            target_deliverable=memo.name, target_location="section=Discrepancies",
-            verification="A judge reads the section: it must name the superseded document and the figures that "
-                         "differ, and say the final version's figures were used.",
-            anchors=superseded[:6])
+        add(
+            polarity=Polarity.POSITIVE,
+            kind=CriterionKind.QUALITATIVE,
+            weight=1.0,
+            requirement=(
+                f"The Discrepancies section of {memo.name} explains which document version was used "
+                f"and why figures from the superseded version were set aside"
+            ),
+            target_deliverable=memo.name,
+            target_location="section=Discrepancies",
+            verification=(
+                "A judge reads the section: it must name the superseded document and the figures "
+                "that differ, and say the final version's figures were used."
+            ),
+            anchors=superseded[:6],
+        )
 
     # negative: one per reported figure a superseded (confuser) file would change; added last, priced from the
     # total positive weight so one violation alone keeps the attempt below admission.
@@ -429,12 +497,12 @@ def _statement(graph: WorkspaceGraph, book: DeliverableSpec, memo: DeliverableSp
     sheet_lines = "\n".join(f"   - {line}" for line in lines)
     units = f" Enter amounts in {unit_words}, as plain numbers." if unit_words else ""
     return (
-        f"You are reviewing the figures of \"{graph.name}\". The workspace holds these files:\n{files}\n\n"
+        f'You are reviewing the figures of "{graph.name}". The workspace holds these files:\n{files}\n\n'
         f"Produce two deliverables in the output folder:\n"
         f"1. The workbook {book.name} with the sheets {', '.join(book.required_sheets)}:\n{sheet_lines}\n"
         f"   Every total, difference and change must be a spreadsheet formula, not a typed number.{units}\n"
-        f"2. The memo {memo.name} (Markdown) with the sections Summary, Discrepancies and Sources. Summary states "
-        f"the key figures; Discrepancies explains any figures that differ between documents and which version "
-        f"you relied on; Sources lists the file names you took figures from.\n\n"
+        f"2. The memo {memo.name} (Markdown) with the sections Summary, Discrepancies and Sources. "
+        f"Summary states the key figures; Discrepancies explains any figures that differ between "
+        f"documents and which version you relied on; Sources lists the file names you took figures from.\n\n"
         f"Where documents disagree, rely on the final, most recent version of a document, not on drafts."
     )

@@ -1,4 +1,4 @@
-"""Stage 8b: admit judged trajectories at Q > threshold and discard degenerate tool use; every decision has a reason."""
+"""Stage 8b: admit judged trajectories at Q > threshold, drop degenerate tool use; each decision says why."""
 
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ class AdmissionSettings(BaseSettings):
 
     q_threshold: float = 0.90  # admit when Q > this (paper: SFT 0.90)
     max_tool_calls: int = Field(150, ge=1)  # excessive tool use
-    max_repeated_calls: int = Field(3, ge=1)  # one identical non-polling call (name + arguments) at most this often
+    max_repeated_calls: int = Field(
+        3, ge=1
+    )  # one identical non-polling call (name + arguments) at most this often
     polling_tools: list[str] = Field(default_factory=lambda: ["wait", "sleep", "poll", "check_status",
                                                               "get_status", "job_status"])
     max_tool_failure_rate: float = Field(0.3, ge=0, le=1)
@@ -64,8 +66,12 @@ class AdmitTrajectoriesResult(BaseModel):
 
 def degenerate_reasons(t: Trajectory, s: AdmissionSettings) -> list[str]:
     """Why a trajectory's tool use is degenerate (empty when it is fine)."""
-    calls = [(c.function.name, c.function.arguments) for m in t.messages if m.role == "assistant" and m.tool_calls
-             for c in m.tool_calls]
+    calls = [
+        (c.function.name, c.function.arguments)
+        for m in t.messages
+        if m.role == "assistant" and m.tool_calls
+        for c in m.tool_calls
+    ]
     results = [m.content or "" for m in t.messages if m.role == "tool"]
     reasons: list[str] = []
     if len(calls) > s.max_tool_calls:
@@ -110,7 +116,10 @@ def decide(q: float | None, deliverables_ok: bool | None, judgment_reason: str |
         extra = f"; also degenerate: {'; '.join(degenerate)}" if degenerate else ""
         return TrajectoryStatus.REJECTED, f"Q = {q:.3f} <= {threshold:.2f}{extra}"
     if degenerate:
-        return TrajectoryStatus.DISCARDED, f"Q = {q:.3f} passed, discarded by cleaning: {'; '.join(degenerate)}"
+        return (
+            TrajectoryStatus.DISCARDED,
+            f"Q = {q:.3f} passed, discarded by cleaning: {'; '.join(degenerate)}",
+        )
     return TrajectoryStatus.ADMITTED, f"Q = {q:.3f} > {threshold:.2f}; deliverables valid; tool use clean"
 
 
@@ -128,11 +137,15 @@ def run(ctx: StageContext, params: AdmitTrajectoriesParams,
     for row in rows:
         t = trajectories.get(row["trajectory_id"])
         degenerate = degenerate_reasons(t, s) if t is not None else []
-        status, reason = decide(row["q"], row["deliverables_ok"], row["judgment_reason"], degenerate, threshold)
+        status, reason = decide(
+            row["q"], row["deliverables_ok"], row["judgment_reason"], degenerate, threshold
+        )
         if status is None:
             continue
         passed += status in (TrajectoryStatus.ADMITTED, TrajectoryStatus.DISCARDED)
-        decisions.append(Decision(trajectory_id=row["trajectory_id"], status=status, q=row["q"], reason=reason))
+        decisions.append(
+            Decision(trajectory_id=row["trajectory_id"], status=status, q=row["q"], reason=reason)
+        )
     store.set_status(ctx.graph, [(d.trajectory_id, d.status, d.reason) for d in decisions])
     discards = Counter(r.split(":")[0].strip() for d in decisions if d.status is TrajectoryStatus.DISCARDED
                        for r in d.reason.split("cleaning: ", 1)[-1].split("; "))

@@ -1,4 +1,4 @@
-"""Audit training workspace files against benchmarks: identical files, shared 13-grams, occupation coverage."""
+"""Audit training workspace files against benchmarks: identical files, shared 13-grams, occupations."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher
-from graphforge.audit.overlap import BenchmarkDoc, Method, OverlapFindings, PairFinding, TrainingDoc, find_overlaps
+from graphforge.audit.overlap import (
+    BenchmarkDoc,
+    Method,
+    OverlapFindings,
+    PairFinding,
+    TrainingDoc,
+    find_overlaps,
+)
 from graphforge.audit.report import OccupationCoverage, write_audit_report
 from graphforge.audit.summary import AuditRow, fingerprint_of, record_audit
 from graphforge.context import StageContext
@@ -118,9 +125,17 @@ def run(ctx: StageContext, params: AuditContaminationParams) -> AuditContaminati
     findings = find_overlaps(training(), docs, sha_labels, ngram_size=params.ngram_size, method=params.method,
                              minhash_threshold=params.minhash_threshold, num_perm=params.num_perm,
                              top_k=params.top_k)
-    coverage = [OccupationCoverage(occupation=r["occupation"], soc_code=r["soc_code"], in_taxonomy=r["in_taxonomy"],
-                                   tasks=len(r["task_keys"]), task_keys=sorted(r["task_keys"]), seeds=r["seeds"])
-                for r in graph.read_dicts(GET_OCCUPATION_COVERAGE, benchmarks=names)]
+    coverage = [
+        OccupationCoverage(
+            occupation=r["occupation"],
+            soc_code=r["soc_code"],
+            in_taxonomy=r["in_taxonomy"],
+            tasks=len(r["task_keys"]),
+            task_keys=sorted(r["task_keys"]),
+            seeds=r["seeds"],
+        )
+        for r in graph.read_dicts(GET_OCCUPATION_COVERAGE, benchmarks=names)
+    ]
 
     flagged = overlapping_pairs(findings, params.min_shared_ngrams)
     found = bool(findings.hash_overlaps) or bool(flagged)
@@ -131,9 +146,21 @@ def run(ctx: StageContext, params: AuditContaminationParams) -> AuditContaminati
     identical = {h.sha256 for h in findings.hash_overlaps}
     rows = [_edge_row(p, identical) for p in flagged]
     # Identical files with no text (images, invalid files) still get an edge: the bytes are the overlap.
-    rows += [NearDuplicateRow(kind="file", benchmark_key=sha, training_sha256=sha, score=1.0, shared_ngrams=0, jaccard=1.0,
-                              identical=True, found_by=["sha256"], passages=[])
-             for sha in sorted(identical) if not any(r.benchmark_key == sha == r.training_sha256 for r in rows)]
+    rows += [
+        NearDuplicateRow(
+            kind="file",
+            benchmark_key=sha,
+            training_sha256=sha,
+            score=1.0,
+            shared_ngrams=0,
+            jaccard=1.0,
+            identical=True,
+            found_by=["sha256"],
+            passages=[],
+        )
+        for sha in sorted(identical)
+        if not any(r.benchmark_key == sha == r.training_sha256 for r in rows)
+    ]
     edges = graph.write(MERGE_NEAR_DUPLICATES, [r for r in rows if r.kind == "file"],
                         audit_id=audit_id)
     edges += graph.write(MERGE_PROMPT_OVERLAPS, [r for r in rows if r.kind == "prompt"], audit_id=audit_id)
@@ -156,18 +183,35 @@ def run(ctx: StageContext, params: AuditContaminationParams) -> AuditContaminati
         run_id=ctx.run_id))
     seconds = time.perf_counter() - started
     return AuditContaminationResult(
-        audit_id=audit_id, benchmarks=names, found_overlaps=found, training_files=findings.training_files,
-        training_tokens=findings.training_tokens, benchmark_files=findings.benchmark_files,
-        benchmark_prompts=findings.benchmark_prompts, hash_overlaps=len(findings.hash_overlaps),
-        ngram_overlap_pairs=len(flagged), near_duplicate_edges=edges,
-        minhash_candidates=findings.minhash_candidates, benchmark_occupations=len(coverage),
-        covered_occupations=len(covered), uncovered_occupations=sorted(c.occupation for c in coverage
-                                                                       if not c.covered),
-        top_pairs=[TopPair(training_paths=p.training_paths, benchmark=f"{p.benchmark_kind}: {p.benchmark_label}",
-                           shared_ngrams=p.shared_ngrams, containment=p.containment, passages=p.passages)
-                   for p in findings.pairs[:params.top_k]],
-        report_html=str(html_path), report_json=str(json_path), seconds=round(seconds, 3),
-        tokens_per_second=round(findings.training_tokens / seconds, 1) if seconds > 0 else 0.0)
+        audit_id=audit_id,
+        benchmarks=names,
+        found_overlaps=found,
+        training_files=findings.training_files,
+        training_tokens=findings.training_tokens,
+        benchmark_files=findings.benchmark_files,
+        benchmark_prompts=findings.benchmark_prompts,
+        hash_overlaps=len(findings.hash_overlaps),
+        ngram_overlap_pairs=len(flagged),
+        near_duplicate_edges=edges,
+        minhash_candidates=findings.minhash_candidates,
+        benchmark_occupations=len(coverage),
+        covered_occupations=len(covered),
+        uncovered_occupations=sorted(c.occupation for c in coverage if not c.covered),
+        top_pairs=[
+            TopPair(
+                training_paths=p.training_paths,
+                benchmark=f"{p.benchmark_kind}: {p.benchmark_label}",
+                shared_ngrams=p.shared_ngrams,
+                containment=p.containment,
+                passages=p.passages,
+            )
+            for p in findings.pairs[: params.top_k]
+        ],
+        report_html=str(html_path),
+        report_json=str(json_path),
+        seconds=round(seconds, 3),
+        tokens_per_second=round(findings.training_tokens / seconds, 1) if seconds > 0 else 0.0,
+    )
 
 
 def overlapping_pairs(findings: OverlapFindings, min_shared_ngrams: int) -> list[PairFinding]:
@@ -177,8 +221,16 @@ def overlapping_pairs(findings: OverlapFindings, min_shared_ngrams: int) -> list
 
 
 def _edge_row(pair: PairFinding, identical: set[str]) -> NearDuplicateRow:
-    return NearDuplicateRow(kind=pair.benchmark_kind, benchmark_key=pair.benchmark_key, training_sha256=pair.training_sha256,
-                            score=pair.containment, shared_ngrams=pair.shared_ngrams, jaccard=pair.jaccard,
-                            identical=pair.benchmark_kind == "file" and pair.benchmark_key in identical
-                            and pair.training_sha256 == pair.benchmark_key,
-                            found_by=pair.found_by, passages=pair.passages)
+    return NearDuplicateRow(
+        kind=pair.benchmark_kind,
+        benchmark_key=pair.benchmark_key,
+        training_sha256=pair.training_sha256,
+        score=pair.containment,
+        shared_ngrams=pair.shared_ngrams,
+        jaccard=pair.jaccard,
+        identical=pair.benchmark_kind == "file"
+        and pair.benchmark_key in identical
+        and pair.training_sha256 == pair.benchmark_key,
+        found_by=pair.found_by,
+        passages=pair.passages,
+    )

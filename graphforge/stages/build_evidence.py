@@ -1,4 +1,4 @@
-"""Stage 4: build the evidence graph of each workspace: Fact nodes FROM_SPAN, DEPENDS_ON edges between facts."""
+"""Stage 4: build each workspace's evidence graph: Fact nodes FROM_SPAN, DEPENDS_ON edges between facts."""
 
 from __future__ import annotations
 
@@ -59,7 +59,9 @@ def unique_spans(spans: Sequence[WorkspaceSpan]) -> list[WorkspaceSpan]:
     return list(seen.values())
 
 
-def build(spans: Sequence[WorkspaceSpan], extractor: object | None = None) -> tuple[Extraction, list[DependsOnRow]]:
+def build(
+    spans: Sequence[WorkspaceSpan], extractor: object | None = None
+) -> tuple[Extraction, list[DependsOnRow]]:
     """Facts and every DEPENDS_ON edge for one workspace's spans (pure: no graph access)."""
     spans = unique_spans(spans)
     derive: list[DependsOnRow] = []
@@ -67,7 +69,10 @@ def build(spans: Sequence[WorkspaceSpan], extractor: object | None = None) -> tu
         extraction, derive = (extractor or RuleBasedExtractor()).extract_with_edges(spans)
     else:
         extraction = extractor.extract(spans)  # type: ignore[attr-defined]
-    edges = {(e.src_fact_id, e.dst_fact_id, e.kind): e for e in [*derive, *cross_file_edges(extraction.facts, spans)]}
+    edges = {
+        (e.src_fact_id, e.dst_fact_id, e.kind): e
+        for e in [*derive, *cross_file_edges(extraction.facts, spans)]
+    }
     return extraction, sorted(edges.values(), key=lambda e: (e.kind, e.src_fact_id, e.dst_fact_id))
 
 
@@ -89,7 +94,9 @@ def _extractor(ctx: StageContext, choice: str) -> object:
 def run(ctx: StageContext, params: BuildEvidenceParams) -> BuildEvidenceResult:
     extractor = _extractor(ctx, params.extractor)
     name = str(getattr(extractor, "name", "rule-based"))
-    ids = [str(r["workspace_id"]) for r in ctx.graph.read_dicts(GET_WORKSPACES, workspace_id=params.workspace_id)]
+    ids = [
+        str(r["workspace_id"]) for r in ctx.graph.read_dicts(GET_WORKSPACES, workspace_id=params.workspace_id)
+    ]
     results: list[WorkspaceEvidence] = []
     facts_written = edges_written = stale = 0
     reasons: Counter[str] = Counter()
@@ -112,6 +119,13 @@ def run(ctx: StageContext, params: BuildEvidenceParams) -> BuildEvidenceResult:
             workspace_id=workspace_id, spans=len(unique_spans(spans)), facts=int(row.get("facts") or 0),
             rejected=len(extraction.rejected),
             edges={k: int(row.get(k) or 0) for k in ("interpret", "compare", "reconcile", "derive")}))
-    return BuildEvidenceResult(extractor=name, workspaces=results, facts_written=facts_written,
-                               edges_written=edges_written, rejected=sum(reasons.values()),
-                               rejected_reasons=dict(reasons), stale_deleted=stale, rejected_examples=examples)
+    return BuildEvidenceResult(
+        extractor=name,
+        workspaces=results,
+        facts_written=facts_written,
+        edges_written=edges_written,
+        rejected=sum(reasons.values()),
+        rejected_reasons=dict(reasons),
+        stale_deleted=stale,
+        rejected_examples=examples,
+    )

@@ -135,7 +135,7 @@ def _hits(text: str, keywords: Sequence[str]) -> int:
 
 
 def classify_pattern(task: TaskContext, dwa: dict[str, str], vocab: Vocabulary) -> str | None:
-    """Best-matching execution pattern: statement hits weigh 2, DWA/IWA title hits 1; vocab order breaks ties."""
+    """Best execution pattern: statement hits weigh 2, DWA/IWA title hits 1; vocab order breaks ties."""
     statement = task.statement.lower()
     titles = f"{dwa.get('title', '')} {dwa.get('iwa_title', '')}".lower()
     best, best_score = None, 0
@@ -168,15 +168,26 @@ def rule_based_proposals(task: TaskContext, vocab: Vocabulary) -> list[Proposal]
         pattern = classify_pattern(task, dwa, vocab)
         if pattern is None:
             continue
-        out.append(Proposal(dwa_id=dwa["dwa_id"], demand=demand, pattern=pattern,
-                            input_family=classify_input(task, dwa, pattern, vocab), evidence_quote=task.statement))
+        out.append(
+            Proposal(
+                dwa_id=dwa["dwa_id"],
+                demand=demand,
+                pattern=pattern,
+                input_family=classify_input(task, dwa, pattern, vocab),
+                evidence_quote=task.statement,
+            )
+        )
     return out
 
 
 def evidence_for(task: TaskContext, release_note: str = "O*NET Task Statements") -> EvidenceRow:
-    return EvidenceRow(evidence_id=stable_hash("task_statement", task.task_id, task.statement),
-                       kind="task_statement", text=task.statement, source=f"{release_note}, Task ID {task.task_id}",
-                       task_id=task.task_id)
+    return EvidenceRow(
+        evidence_id=stable_hash("task_statement", task.task_id, task.statement),
+        kind="task_statement",
+        text=task.statement,
+        source=f"{release_note}, Task ID {task.task_id}",
+        task_id=task.task_id,
+    )
 
 
 def seed_rows(task: TaskContext, proposals: Sequence[Proposal], evidence: EvidenceRow, vocab: Vocabulary,
@@ -196,11 +207,20 @@ def seed_rows(task: TaskContext, proposals: Sequence[Proposal], evidence: Eviden
             continue
         normalized = normalize_demand(p.demand)
         seed_id = stable_hash(task.task_id, p.dwa_id, p.pattern, p.input_family, normalized)
-        rows[seed_id] = SeedRow(seed_id=seed_id, task_id=task.task_id, soc_code=task.soc_code, dwa_id=p.dwa_id,
-                                pattern=p.pattern, input_family=p.input_family, demand=p.demand.strip(),
-                                demand_normalized=normalized, demand_source=source,  # type: ignore[arg-type]
-                                demand_model=model,
-                                evidence_id=evidence.evidence_id, evidence_quote=p.evidence_quote.strip())
+        rows[seed_id] = SeedRow(
+            seed_id=seed_id,
+            task_id=task.task_id,
+            soc_code=task.soc_code,
+            dwa_id=p.dwa_id,
+            pattern=p.pattern,
+            input_family=p.input_family,
+            demand=p.demand.strip(),
+            demand_normalized=normalized,
+            demand_source=source,  # type: ignore[arg-type]
+            demand_model=model,
+            evidence_id=evidence.evidence_id,
+            evidence_quote=p.evidence_quote.strip(),
+        )
     return list(rows.values()), unsupported, invalid
 
 
@@ -229,7 +249,9 @@ def run(ctx: StageContext, params: BuildSeedsParams) -> BuildSeedsResult:
             unclassified += 1
             continue
         ev = evidence_for(task)
-        rows, bad_support, bad_vocab = seed_rows(task, proposals, ev, vocab, params.min_support, source, model_name)
+        rows, bad_support, bad_vocab = seed_rows(
+            task, proposals, ev, vocab, params.min_support, source, model_name
+        )
         proposed += len(proposals)
         unsupported += bad_support
         invalid += bad_vocab
@@ -258,8 +280,10 @@ def _chat_model(ctx: StageContext, backend: DemandBackend) -> OpenAICompatibleCh
 
     llm = chat_model(ctx.settings)
     if llm is None and backend is DemandBackend.LLM:
-        raise ConfigError("seed demands from a chat model need GRAPHFORGE_LLM_BASE_URL and GRAPHFORGE_LLM_MODEL "
-                          "(or use --backend rule-based)")
+        raise ConfigError(
+            "seed demands from a chat model need GRAPHFORGE_LLM_BASE_URL and GRAPHFORGE_LLM_MODEL "
+            "(or use --backend rule-based)"
+        )
     return llm
 
 

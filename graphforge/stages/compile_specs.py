@@ -48,8 +48,14 @@ def gather(ctx: StageContext, workspace_id: str) -> WorkspaceGraph:
     head = ctx.graph.read_dicts(GET_WORKSPACE, workspace_id=workspace_id)[0]
     facts = ctx.graph.read(GET_WORKSPACE_FACTS, GraphFact, workspace_id=workspace_id)
     edges = ctx.graph.read(GET_WORKSPACE_DEPENDENCIES, GraphEdge, workspace_id=workspace_id)
-    return WorkspaceGraph(workspace_id=workspace_id, name=str(head["name"]), seed_id=head["seed_id"],
-                          files=specs_store.workspace_files(ctx.graph, workspace_id), facts=facts, edges=edges)
+    return WorkspaceGraph(
+        workspace_id=workspace_id,
+        name=str(head["name"]),
+        seed_id=head["seed_id"],
+        files=specs_store.workspace_files(ctx.graph, workspace_id),
+        facts=facts,
+        edges=edges,
+    )
 
 
 class StatementDraft(BaseModel):
@@ -59,15 +65,22 @@ class StatementDraft(BaseModel):
 
 
 def llm_statement(model: Any, spec: TaskSpec, files: list[str]) -> TaskSpec | None:
-    """Let the chat model reword the statement; keep it only when it names every deliverable and leaks nothing."""
+    """Let the chat model reword the statement; keep it if it names every deliverable and leaks nothing."""
     from graphforge.llm import ask_structured
 
-    prompt = ("Rewrite this task statement for a colleague so it reads naturally. Keep every file name, sheet "
-              "name, cell reference, row layout and instruction; add no numbers and no new requirements.\n\n"
-              + spec.statement)
+    prompt = (
+        "Rewrite this task statement for a colleague so it reads naturally. Keep every file name, sheet "
+        "name, cell reference, row layout and instruction; add no numbers and no new requirements.\n\n"
+        + spec.statement
+    )
     draft, _ = ask_structured(model, StatementDraft, [("human", prompt)])
-    candidate = spec.model_copy(update={"statement": draft.statement, "statement_hash": statement_hash(draft.statement),
-                                        "compiler": f"llm:{getattr(model, 'model', 'chat-model')}+template"})
+    candidate = spec.model_copy(
+        update={
+            "statement": draft.statement,
+            "statement_hash": statement_hash(draft.statement),
+            "compiler": f"llm:{getattr(model, 'model', 'chat-model')}+template",
+        }
+    )
     view = specs_store.agent_view(candidate, files)
     if spec_problems(candidate) or leaks(view, candidate):
         return None
@@ -84,7 +97,10 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
             from graphforge.errors import ConfigError
 
             raise ConfigError("compiler 'llm' needs GRAPHFORGE_LLM_BASE_URL (and a model)")
-    ids = [str(r["workspace_id"]) for r in ctx.graph.read_dicts(GET_SPEC_WORKSPACES, workspace_id=params.workspace_id)]
+    ids = [
+        str(r["workspace_id"])
+        for r in ctx.graph.read_dicts(GET_SPEC_WORKSPACES, workspace_id=params.workspace_id)
+    ]
     out: list[CompiledSpec] = []
     skipped: dict[str, str] = {}
     for workspace_id in ids:
@@ -102,8 +118,16 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
             skipped[workspace_id] = "; ".join(problems[:5])
             continue
         specs_store.save_spec(ctx.graph, spec)
-        out.append(CompiledSpec(spec_id=spec.spec_id, workspace_id=workspace_id, compiler=spec.compiler,
-                                deliverables=[d.name for d in spec.deliverables], positive=len(spec.positive),
-                                negative=len(spec.negative), anchors=len({a for c in spec.criteria for a in c.anchors}),
-                                statement_hash=spec.statement_hash))
+        out.append(
+            CompiledSpec(
+                spec_id=spec.spec_id,
+                workspace_id=workspace_id,
+                compiler=spec.compiler,
+                deliverables=[d.name for d in spec.deliverables],
+                positive=len(spec.positive),
+                negative=len(spec.negative),
+                anchors=len({a for c in spec.criteria for a in c.anchors}),
+                statement_hash=spec.statement_hash,
+            )
+        )
     return CompileSpecsResult(specs=out, skipped=skipped)

@@ -53,8 +53,15 @@ def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityRe
         view = views.get(t.spec_id) or views.setdefault(t.spec_id, load_view(ctx.graph, t.spec_id))
         files = {d.name: Path(d.path) for d in t.deliverables}
         for arm in params.arms:
-            cases += cases_for(view, files, arm, out / t.trajectory_id / arm.value, trajectory_id=t.trajectory_id,
-                               llm=llm, kinds=list(params.kinds))
+            cases += cases_for(
+                view,
+                files,
+                arm,
+                out / t.trajectory_id / arm.value,
+                trajectory_id=t.trajectory_id,
+                llm=llm,
+                kinds=list(params.kinds),
+            )
     summary = summarise(cases)
     table = markdown_table(summary)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Stage 8a: judge trajectories against their spec (deliverable gate, anchored verifiers, chat model), store Q."""
+"""Stage 8a: judge trajectories against their spec (deliverable gate, anchored verifiers, chat model), Q."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from graphforge import cypher, store
 from graphforge.context import StageContext
 from graphforge.judge import JudgeView, judge_attempt, load_view
 from graphforge.judge.core import judge_name
-from graphforge.models.judge import Judgment, JudgeArm
+from graphforge.models.judge import JudgeArm, Judgment
 from graphforge.models.trajectory import TrajectoryStatus
 
 GET_TRAJECTORIES_TO_JUDGE = cypher.load("judge/get_trajectories_to_judge")
@@ -70,7 +70,19 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
                                      if j.trajectory_id in fresh])
     qs = [j.q for j in judgments]
     return JudgeTrajectoriesResult(
-        arm=params.arm, judge=judge_name(llm), judged=len(judgments),
-        losses=sum(not j.deliverables_ok for j in judgments), mean_q=round(sum(qs) / len(qs), 4) if qs else None,
-        judgments=[JudgedRow(trajectory_id=j.trajectory_id, spec_id=j.spec_id, q=j.q,
-                             deliverables_ok=j.deliverables_ok, reason=j.reason) for j in judgments])
+        arm=params.arm,
+        judge=judge_name(llm),
+        judged=len(judgments),
+        losses=sum(not j.deliverables_ok for j in judgments),
+        mean_q=round(sum(qs) / len(qs), 4) if qs else None,
+        judgments=[
+            JudgedRow(
+                trajectory_id=j.trajectory_id,
+                spec_id=j.spec_id,
+                q=j.q,
+                deliverables_ok=j.deliverables_ok,
+                reason=j.reason,
+            )
+            for j in judgments
+        ],
+    )

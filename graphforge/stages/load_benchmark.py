@@ -17,7 +17,7 @@ LINK_BENCHMARK_OCCUPATIONS = cypher.load("benchmark/link_benchmark_occupations")
 
 
 class LoadBenchmarkParams(BaseModel):
-    """The benchmark as read from disk by ``loaders.benchmark.read_benchmark`` (graphforge reads no folders)."""
+    """The benchmark as read by ``loaders.benchmark.read_benchmark`` (graphforge itself reads no folders)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     source: BenchmarkSource
@@ -55,6 +55,6 @@ def run(ctx: StageContext, params: LoadBenchmarkParams) -> LoadBenchmarkResult:
 
 
 def link_occupations(ctx: StageContext, benchmarks: list[str]) -> int:
-    """(Re)link benchmark tasks to taxonomy occupations; the audit calls it too, since taxonomies load later."""
+    """(Re)link benchmark tasks to taxonomy occupations; the audit calls it too, as taxonomies load later."""
     rows = ctx.graph.execute(LINK_BENCHMARK_OCCUPATIONS, benchmarks=benchmarks)
     return int(rows[0]["written"]) if rows else 0

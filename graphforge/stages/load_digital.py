@@ -85,7 +85,9 @@ def label_rows(tasks: Sequence[TaskRef], labels: DigitalLabels, unlabelled_as_no
     return rows, sorted(set(by_id) - known)
 
 
-def run(ctx: StageContext, params: LoadDigitalParams, labels: DigitalLabels | None = None) -> LoadDigitalResult:
+def run(
+    ctx: StageContext, params: LoadDigitalParams, labels: DigitalLabels | None = None
+) -> LoadDigitalResult:
     """Write Task.digital for every task according to ``params.mode``."""
     tasks = ctx.graph.read(GET_TASK_IDS, TaskRef)
     unknown: list[str] = []
@@ -125,6 +127,12 @@ def _classify(ctx: StageContext, tasks: Sequence[TaskRef]) -> tuple[list[Digital
         verdict, records = ask_structured(llm, DigitalVerdict, messages)
         calls += len(records)
         cost += sum(r.cost_usd for r in records)
-        rows.append(DigitalRow(task_id=task.task_id, digital=verdict.digital, digital_source=f"llm:{llm.model}",
-                               digital_model=llm.model))
+        rows.append(
+            DigitalRow(
+                task_id=task.task_id,
+                digital=verdict.digital,
+                digital_source=f"llm:{llm.model}",
+                digital_model=llm.model,
+            )
+        )
     return rows, llm.model, calls, cost

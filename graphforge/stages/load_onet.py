@@ -73,9 +73,17 @@ def release_rows(release: OnetRelease, sectors: SectorMapping | None = None) -> 
     """The rows to write for a release (pure: unit-tested without Neo4j)."""
     assigned, sector_rows, scheme = assign_sectors(release.occupations, sectors)
     rid = release.release_id
-    occupations = [OccupationRow(soc_code=o.soc_code, title=o.title, description=o.description, release_id=rid,
-                                 sector_code=assigned[o.soc_code][0], sub_sector_code=assigned[o.soc_code][1])
-                   for o in release.occupations]
+    occupations = [
+        OccupationRow(
+            soc_code=o.soc_code,
+            title=o.title,
+            description=o.description,
+            release_id=rid,
+            sector_code=assigned[o.soc_code][0],
+            sub_sector_code=assigned[o.soc_code][1],
+        )
+        for o in release.occupations
+    ]
     tasks = [TaskRow(task_id=t.task_id, soc_code=t.soc_code, statement=t.statement, task_type=t.task_type,
                      release_id=rid) for t in release.tasks]
     links = [TaskDwaRow(task_id=lk.task_id, dwa_id=lk.dwa_id) for lk in release.task_dwas]

@@ -1,4 +1,4 @@
-"""Corpus report: the statistics the paper reports about its corpus, read from the graph, as HTML with plots."""
+"""Corpus report: the statistics the paper reports on its corpus, read from the graph, as HTML with plots."""
 
 from __future__ import annotations
 
@@ -188,8 +188,13 @@ def summary(values: Sequence[float]) -> Summary:
     if not values:
         return Summary(n=0, mean=None, median=None, p95=None, max=None)
     a = np.asarray(values, dtype=np.float64)
-    return Summary(n=len(a), mean=float(a.mean()), median=float(np.median(a)), p95=float(np.percentile(a, 95)),
-                   max=float(a.max()))
+    return Summary(
+        n=len(a),
+        mean=float(a.mean()),
+        median=float(np.median(a)),
+        p95=float(np.percentile(a, 95)),
+        max=float(a.max()),
+    )
 
 
 def q_summaries(scores: Sequence[dict[str, object]], admit_q: float) -> list[QSummary]:
@@ -223,60 +228,127 @@ def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
     corpus = "every trajectory" if result.statuses is None else "trajectories with status " + ", ".join(
         result.statuses)
     img = _Plots(plots)
+    ceiling_share = _pct(result.at_token_ceiling / result.trajectories) if result.trajectories else "n/a"
     sections = [
-        Section("Overview", text=f"Corpus: {corpus}.", columns=("statistic", "value"), rows=[
-            ("trajectories", result.trajectories),
-            ("execution patterns covered", f"{result.patterns_covered} of {result.patterns_total}"),
-            ("sectors covered", f"{result.sectors_covered} of {result.sectors_total}"),
-            ("sector x pattern cells realised", f"{result.cells_realised} of {result.cells_possible}"),
-            ("distinct task types (DWA)", f"{result.task_types} of {result.task_types_total}"),
-            ("distinct occupations", result.occupations),
-            ("share of trajectories with a PDF", _pct(result.pdf_share)),
-            (f"trajectories at the {result.token_ceiling:,}-token ceiling",
-             f"{result.at_token_ceiling} ({_pct(result.at_token_ceiling / result.trajectories) if result.trajectories else 'n/a'})"),
-            ("revision reuse rate", _pct(result.revision_reuse_rate)),
-            ("trajectories without a seed path in the graph", result.unlinked)]),
-        Section("Trajectories by execution pattern", columns=("pattern", "trajectories", "share"),
-                rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.by_pattern],
-                images=img.bars("patterns", result.by_pattern, "trajectories")),
-        Section("Trajectories by sector", columns=("sector", "trajectories", "share"),
-                rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.by_sector],
-                images=img.bars("sectors", result.by_sector, "trajectories")),
-        Section("Sector x pattern cells", text=f"{result.cells_realised} of {result.cells_possible} cells "
-                                               f"realised ({result.sectors_total} sectors x "
-                                               f"{result.patterns_total} patterns in the graph).",
-                images=img.heatmap("cells", result.cells)),
-        Section("Assistant steps and tokens per trajectory", columns=("", "n", "mean", "median", "p95", "max"),
-                rows=[("assistant steps", result.steps.n, _fmt(result.steps.mean), _fmt(result.steps.median),
-                       _fmt(result.steps.p95), _fmt(result.steps.max, 0)),
-                      ("tokens", result.tokens.n, _fmt(result.tokens.mean), _fmt(result.tokens.median),
-                       _fmt(result.tokens.p95), _fmt(result.tokens.max, 0))],
-                images=img.histograms("lengths", {"assistant steps": [r.steps for r in rows if r.steps is not None],
-                                                  "tokens": [r.tokens for r in rows if r.tokens is not None]})),
-        Section("File formats across workspaces", text="Share of corpus trajectories whose workspace holds "
-                                                       "at least one file of the format.",
-                columns=("format", "trajectories", "share"),
-                rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.formats],
-                images=img.bars("formats", result.formats, "trajectories")),
-        Section("Admission funnel", text=f"Over every trajectory in the graph; passed Q means Q > "
-                                         f"{result.admit_q:g} (also counted for trajectories later discarded by "
-                                         f"cleaning); admitted is after cleaning.",
-                columns=("stage", "trajectories"),
-                rows=[(k, v) for k, v in result.funnel.model_dump().items()] +
-                     [(f"status: {k}", v) for k, v in result.status_counts.items()],
-                images=img.funnel("funnel", result.funnel)),
-        Section("Q distribution", columns=("arm", "judgments", "mean", "median", "p05", "p95",
-                                           f"share Q > {result.admit_q:g}"),
-                rows=[(q.arm, q.judgments, _fmt(q.mean, 3), _fmt(q.median, 3), _fmt(q.p05, 3), _fmt(q.p95, 3),
-                       _pct(q.above_threshold)) for q in result.q],
-                images=img.q_histogram("q", scores, result.admit_q)),
-        Section("Revision", text="A revision reuses the earlier rollout when the normalised statement is "
-                                 "unchanged. Reuse is the revised spec's reused_rollout flag when set, else "
-                                 "whether its rollout is a copy (REUSED_FROM) of the earlier one; the rate is "
-                                 "reused / (reused + rerun), n/a when no revision has a rollout yet.",
-                columns=("initial specs", "revised specs", "reused rollout", "re-run", "reuse rate"),
-                rows=[(result.revisions.initial_specs, result.revisions.revised_specs, result.revisions.reused,
-                       result.revisions.rerun, _pct(result.revision_reuse_rate))]),
+        Section(
+            "Overview",
+            text=f"Corpus: {corpus}.",
+            columns=("statistic", "value"),
+            rows=[
+                ("trajectories", result.trajectories),
+                ("execution patterns covered", f"{result.patterns_covered} of {result.patterns_total}"),
+                ("sectors covered", f"{result.sectors_covered} of {result.sectors_total}"),
+                ("sector x pattern cells realised", f"{result.cells_realised} of {result.cells_possible}"),
+                ("distinct task types (DWA)", f"{result.task_types} of {result.task_types_total}"),
+                ("distinct occupations", result.occupations),
+                ("share of trajectories with a PDF", _pct(result.pdf_share)),
+                (
+                    f"trajectories at the {result.token_ceiling:,}-token ceiling",
+                    f"{result.at_token_ceiling} ({ceiling_share})",
+                ),
+                ("revision reuse rate", _pct(result.revision_reuse_rate)),
+                ("trajectories without a seed path in the graph", result.unlinked),
+            ],
+        ),
+        Section(
+            "Trajectories by execution pattern",
+            columns=("pattern", "trajectories", "share"),
+            rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.by_pattern],
+            images=img.bars("patterns", result.by_pattern, "trajectories"),
+        ),
+        Section(
+            "Trajectories by sector",
+            columns=("sector", "trajectories", "share"),
+            rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.by_sector],
+            images=img.bars("sectors", result.by_sector, "trajectories"),
+        ),
+        Section(
+            "Sector x pattern cells",
+            text=f"{result.cells_realised} of {result.cells_possible} cells "
+            f"realised ({result.sectors_total} sectors x "
+            f"{result.patterns_total} patterns in the graph).",
+            images=img.heatmap("cells", result.cells),
+        ),
+        Section(
+            "Assistant steps and tokens per trajectory",
+            columns=("", "n", "mean", "median", "p95", "max"),
+            rows=[
+                (
+                    "assistant steps",
+                    result.steps.n,
+                    _fmt(result.steps.mean),
+                    _fmt(result.steps.median),
+                    _fmt(result.steps.p95),
+                    _fmt(result.steps.max, 0),
+                ),
+                (
+                    "tokens",
+                    result.tokens.n,
+                    _fmt(result.tokens.mean),
+                    _fmt(result.tokens.median),
+                    _fmt(result.tokens.p95),
+                    _fmt(result.tokens.max, 0),
+                ),
+            ],
+            images=img.histograms(
+                "lengths",
+                {
+                    "assistant steps": [r.steps for r in rows if r.steps is not None],
+                    "tokens": [r.tokens for r in rows if r.tokens is not None],
+                },
+            ),
+        ),
+        Section(
+            "File formats across workspaces",
+            text="Share of corpus trajectories whose workspace holds at least one file of the format.",
+            columns=("format", "trajectories", "share"),
+            rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.formats],
+            images=img.bars("formats", result.formats, "trajectories"),
+        ),
+        Section(
+            "Admission funnel",
+            text=f"Over every trajectory in the graph; passed Q means Q > "
+            f"{result.admit_q:g} (also counted for trajectories later discarded by "
+            f"cleaning); admitted is after cleaning.",
+            columns=("stage", "trajectories"),
+            rows=[(k, v) for k, v in result.funnel.model_dump().items()]
+            + [(f"status: {k}", v) for k, v in result.status_counts.items()],
+            images=img.funnel("funnel", result.funnel),
+        ),
+        Section(
+            "Q distribution",
+            columns=("arm", "judgments", "mean", "median", "p05", "p95", f"share Q > {result.admit_q:g}"),
+            rows=[
+                (
+                    q.arm,
+                    q.judgments,
+                    _fmt(q.mean, 3),
+                    _fmt(q.median, 3),
+                    _fmt(q.p05, 3),
+                    _fmt(q.p95, 3),
+                    _pct(q.above_threshold),
+                )
+                for q in result.q
+            ],
+            images=img.q_histogram("q", scores, result.admit_q),
+        ),
+        Section(
+            "Revision",
+            text="A revision reuses the earlier rollout when the normalised statement is "
+            "unchanged. Reuse is the revised spec's reused_rollout flag when set, else "
+            "whether its rollout is a copy (REUSED_FROM) of the earlier one; the rate is "
+            "reused / (reused + rerun), n/a when no revision has a rollout yet.",
+            columns=("initial specs", "revised specs", "reused rollout", "re-run", "reuse rate"),
+            rows=[
+                (
+                    result.revisions.initial_specs,
+                    result.revisions.revised_specs,
+                    result.revisions.reused,
+                    result.revisions.rerun,
+                    _pct(result.revision_reuse_rate),
+                )
+            ],
+        ),
     ]
     html = write_report(out_dir / "corpus_report.html", "GraphForge corpus report", sections,
                         subtitle=f"{result.trajectories} trajectories ({corpus})")

@@ -61,7 +61,9 @@ def plot_heatmap(matrix: list[list[int]], sector_names: list[str], patterns: lis
     import numpy as np
 
     data = np.array(matrix, dtype=float).reshape(len(sector_names), len(patterns))
-    fig, ax = plt.subplots(figsize=(2.2 + 0.55 * max(len(patterns), 1), 1.6 + 0.42 * max(len(sector_names), 1)))
+    fig, ax = plt.subplots(
+        figsize=(2.2 + 0.55 * max(len(patterns), 1), 1.6 + 0.42 * max(len(sector_names), 1))
+    )
     masked = np.ma.masked_equal(data, 0)
     # Empty cells are the gaps people look for: light grey, not the colormap's darkest colour.
     cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#f2f2f2")
@@ -91,7 +93,9 @@ def run(ctx: StageContext, params: ReportCoverageParams) -> ReportCoverageResult
     patterns = [a["key"] for a in axes if a["axis"] == "pattern"]
     codes, names = [s[0] for s in sectors], [s[1] for s in sectors]
     sel_matrix = cell_matrix(graph.read_dicts(GET_SECTOR_PATTERN_CELLS, selected_only=True), codes, patterns)
-    pool_matrix = cell_matrix(graph.read_dicts(GET_SECTOR_PATTERN_CELLS, selected_only=False), codes, patterns)
+    pool_matrix = cell_matrix(
+        graph.read_dicts(GET_SECTOR_PATTERN_CELLS, selected_only=False), codes, patterns
+    )
     universe = graph.read_dicts(COUNT_UNIVERSE)[0]
     sel_values = graph.read_dicts(COUNT_VALUES_BY_DIMENSION, selected_only=True)
     pool_values = graph.read_dicts(COUNT_VALUES_BY_DIMENSION, selected_only=False)
@@ -99,29 +103,54 @@ def run(ctx: StageContext, params: ReportCoverageParams) -> ReportCoverageResult
     out = params.out_dir
     out.mkdir(parents=True, exist_ok=True)
     heat = plot_heatmap(sel_matrix, names, patterns, "Selected seeds", out / "coverage_sector_pattern.png")
-    pool_heat = plot_heatmap(pool_matrix, names, patterns, "Candidate pool", out / "coverage_sector_pattern_pool.png")
+    pool_heat = plot_heatmap(
+        pool_matrix, names, patterns, "Candidate pool", out / "coverage_sector_pattern_pool.png"
+    )
     cells_total = len(codes) * len(patterns)
     dims = [("occupations", "occupations"), ("sectors", "sectors"), ("sub-sectors", "sub_sectors"),
             ("task types (DWA)", "task_types"), ("execution patterns", "patterns"),
             ("input families", "input_families")]
-    summary_rows = [[label, getattr(selected, key), getattr(pool, key), universe.get(key, "")] for label, key in dims]
+    summary_rows = [
+        [label, getattr(selected, key), getattr(pool, key), universe.get(key, "")] for label, key in dims
+    ]
     summary_rows.insert(0, ["seeds", selected.seeds, pool.seeds, ""])
     summary_rows.append(["sector x pattern cells", f"{selected.cells} / {cells_total}",
                          f"{pool.cells} / {cells_total}", cells_total])
-    gaps = [[names[r], patterns[c], pool_matrix[r][c]] for r in range(len(codes)) for c in range(len(patterns))
-            if sel_matrix[r][c] == 0 and pool_matrix[r][c] > 0]
+    gaps = [
+        [names[r], patterns[c], pool_matrix[r][c]]
+        for r in range(len(codes))
+        for c in range(len(patterns))
+        if sel_matrix[r][c] == 0 and pool_matrix[r][c] > 0
+    ]
     shares = _share_rows(sel_values, pool_values, selected.seeds, pool.seeds)
-    html = write_report(out / "coverage.html", "Seed coverage", [
-        Section("Distinct values", "Counted in Neo4j over the selected seeds and over the whole candidate pool; "
-                                   "'in graph' is what the loaded taxonomy and vocabulary offer.",
-                ["dimension", "selected", "candidate pool", "in graph"], summary_rows),
-        Section("Sector x execution pattern (selected)", images=[heat]),
-        Section("Sector x execution pattern (candidate pool)", images=[pool_heat]),
-        Section("Fillable gaps", "Cells with candidates in the pool but no selected seed.",
-                ["sector", "execution pattern", "pool candidates"], gaps),
-        Section("Share of seeds by pattern and input family", "",
-                ["dimension", "value", "selected", "selected %", "pool", "pool %"], shares),
-    ], subtitle=f"run {ctx.run_id}")
+    html = write_report(
+        out / "coverage.html",
+        "Seed coverage",
+        [
+            Section(
+                "Distinct values",
+                "Counted in Neo4j over the selected seeds and over the whole candidate pool; "
+                "'in graph' is what the loaded taxonomy and vocabulary offer.",
+                ["dimension", "selected", "candidate pool", "in graph"],
+                summary_rows,
+            ),
+            Section("Sector x execution pattern (selected)", images=[heat]),
+            Section("Sector x execution pattern (candidate pool)", images=[pool_heat]),
+            Section(
+                "Fillable gaps",
+                "Cells with candidates in the pool but no selected seed.",
+                ["sector", "execution pattern", "pool candidates"],
+                gaps,
+            ),
+            Section(
+                "Share of seeds by pattern and input family",
+                "",
+                ["dimension", "value", "selected", "selected %", "pool", "pool %"],
+                shares,
+            ),
+        ],
+        subtitle=f"run {ctx.run_id}",
+    )
     result = ReportCoverageResult(html=str(html), heatmap_png=str(heat), pool_heatmap_png=str(pool_heat),
                                   json_path=str(out / "coverage.json"), cells_total=cells_total,
                                   selected=selected, pool=pool, universe=universe)

@@ -1,5 +1,6 @@
 """Stage 7: one-step revision. Deterministic spec checks; a revision returning only the components to change
-(chat model when configured, else rule-based repairs); the rollout is reused when the statement hash is unchanged."""
+(chat model when configured, else rule-based repairs); the rollout is reused when the statement hash is the
+same."""
 
 from __future__ import annotations
 
@@ -28,12 +29,18 @@ LINK_REUSED_ROLLOUTS = cypher.load("revise/link_reused_rollouts")
 
 LEAK_WORDS = ("anchor", "rubric", "criterion", "criteria", "expected value", "verification procedure")
 DEFAULT_VERIFICATION = {
-    CriterionKind.VALUE: "Read the value at the target location and compare it with the value recomputed from the "
-                         "anchored spans within the tolerance.",
-    CriterionKind.CITATION: "Find the citations at the target location; each anchored file must be cited and every "
-                            "cited file must exist in the workspace.",
+    CriterionKind.VALUE: (
+        "Read the value at the target location and compare it with the value recomputed from the "
+        "anchored spans within the tolerance."
+    ),
+    CriterionKind.CITATION: (
+        "Find the citations at the target location; each anchored file must be cited and every "
+        "cited file must exist in the workspace."
+    ),
     CriterionKind.STRUCTURE: "Open the deliverable and check the required sheets, formulas or sections.",
-    CriterionKind.QUALITATIVE: "Read the target section and judge it against the requirement and the anchored facts.",
+    CriterionKind.QUALITATIVE: (
+        "Read the target section and judge it against the requirement and the anchored facts."
+    ),
 }
 
 
@@ -115,8 +122,10 @@ def spec_checks(view: JudgeView) -> list[str]:
                 exp = expected_value(c, anchors)
                 if (exp.value is not None and c.expected_value is not None
                         and not matches_value(exp.value, c.expected_value, c.tolerance)):
-                    problems.append(f"{cid}: expected value {c.expected_value:g} differs from the anchored spans "
-                                    f"({exp.value:g})")
+                    problems.append(
+                        f"{cid}: expected value {c.expected_value:g} differs from the anchored spans "
+                        f"({exp.value:g})"
+                    )
         if c.target_location and parse_location(c.target_location) == parse_location(None):
             problems.append(f"{cid}: unreadable target location {c.target_location!r}")
     problems += [f"statement leaks {x}" for x in statement_leaks(view)]
@@ -127,7 +136,9 @@ def statement_leaks(view: JudgeView) -> list[str]:
     """Hidden information in the statement: fact ids, file roles, judge vocabulary, expected values."""
     text = view.spec.statement
     lower = text.lower()
-    found = [f"fact id {a.fact_id}" for anchors in view.anchors.values() for a in anchors if a.fact_id in text]
+    found = [
+        f"fact id {a.fact_id}" for anchors in view.anchors.values() for a in anchors if a.fact_id in text
+    ]
     found += [f"role word {r.value!r}" for r in FileRole if re.search(rf"\b{r.value}\b", lower)]
     found += [f"word {w!r}" for w in LEAK_WORDS if re.search(rf"\b{w}\b", lower)]
     for c in view.spec.criteria:
@@ -156,7 +167,9 @@ def rule_based_patch(view: JudgeView) -> RevisionPatch:
         patch.statement = statement
     for c in view.spec.criteria:
         anchors = view.anchors_of(c)
-        if [f for f in c.anchors if f not in {a.fact_id for a in anchors}] and c.polarity is Polarity.POSITIVE:
+        if [
+            f for f in c.anchors if f not in {a.fact_id for a in anchors}
+        ] and c.polarity is Polarity.POSITIVE:
             patch.drop.append(c.criterion_id)
             continue
         fix = CriterionPatch(criterion_id=c.criterion_id)
@@ -202,10 +215,18 @@ def apply_patch(spec: TaskSpec, patch: RevisionPatch, reviser: str) -> tuple[Tas
                     changed.append(f"{short}.{name}")
         criteria.append(c.model_copy(update=update))
     deliverables = [d.model_copy(update={"deliverable_id": f"{new_id}/{d.name}"}) for d in spec.deliverables]
-    revised = spec.model_copy(update={
-        "spec_id": new_id, "version": version, "statement": statement, "statement_hash": statement_hash(statement),
-        "criteria": criteria, "deliverables": deliverables, "revised_from": spec.spec_id,
-        "compiler": f"{spec.compiler}+revised:{reviser}"})
+    revised = spec.model_copy(
+        update={
+            "spec_id": new_id,
+            "version": version,
+            "statement": statement,
+            "statement_hash": statement_hash(statement),
+            "criteria": criteria,
+            "deliverables": deliverables,
+            "revised_from": spec.spec_id,
+            "compiler": f"{spec.compiler}+revised:{reviser}",
+        }
+    )
     return TaskSpec.model_validate(revised.model_dump()), changed
 
 
@@ -217,17 +238,25 @@ def llm_patch(ctx: StageContext, view: JudgeView, problems: list[str]) -> tuple[
     if llm is None:
         return None
     spec = view.spec
-    lines = [f"Task statement:\n{spec.statement}", "Deliverables: " + ", ".join(d.name for d in spec.deliverables)]
+    lines = [
+        f"Task statement:\n{spec.statement}",
+        "Deliverables: " + ", ".join(d.name for d in spec.deliverables),
+    ]
     for c in spec.criteria:
         anchors = "; ".join(f"{a.path} {a.locator}: {a.value}" for a in view.anchors_of(c))
         lines.append(f"- {c.criterion_id} [{c.polarity.value} {c.kind.value} w={c.weight}] {c.requirement} | "
                      f"at {c.target_deliverable} {c.target_location or ''} | expected {c.expected_value} | "
                      f"verification: {c.verification} | anchors: {anchors}")
     lines.append("Problems found by deterministic checks:\n" + ("\n".join(problems) or "none"))
-    messages = [("system", "You revise task specifications. Return ONLY the components that must change: a new "
-                           "statement only if the statement itself must change, criterion patches, ids to drop. "
-                           "The statement must never reveal expected values, file roles or grading details."),
-                ("human", "\n".join(lines))]
+    messages = [
+        (
+            "system",
+            "You revise task specifications. Return ONLY the components that must change: a new "
+            "statement only if the statement itself must change, criterion patches, ids to drop. "
+            "The statement must never reveal expected values, file roles or grading details.",
+        ),
+        ("human", "\n".join(lines)),
+    ]
     try:
         answer = ask_structured(llm, RevisionPatch, messages)
     except GraphforgeError:
@@ -262,10 +291,15 @@ def run(ctx: StageContext, params: ReviseSpecsParams) -> ReviseSpecsResult:
         results.append(result)
     reused = sum(r.rollout == "reused" for r in results)
     rerun = sum(r.rollout == "rerun" for r in results)
-    return ReviseSpecsResult(checked=len(results), failing_checks=sum(bool(r.problems) for r in results),
-                             revised=sum(r.revised_spec_id is not None for r in results), reused=reused, rerun=rerun,
-                             reuse_rate=round(reused / (reused + rerun), 4) if reused + rerun else None,
-                             specs=results)
+    return ReviseSpecsResult(
+        checked=len(results),
+        failing_checks=sum(bool(r.problems) for r in results),
+        revised=sum(r.revised_spec_id is not None for r in results),
+        reused=reused,
+        rerun=rerun,
+        reuse_rate=round(reused / (reused + rerun), 4) if reused + rerun else None,
+        specs=results,
+    )
 
 
 def _rollout(ctx: StageContext, params: ReviseSpecsParams, old: TaskSpec, new: TaskSpec,
@@ -274,13 +308,25 @@ def _rollout(ctx: StageContext, params: ReviseSpecsParams, old: TaskSpec, new: T
     initial = ctx.graph.read_dicts(GET_SPEC_ROLLOUTS, spec_id=old.spec_id)
     if initial and new.statement_hash == old.statement_hash:
         # Every initial execution is reused and will be re-judged against the revised rubric.
-        copies = [t.model_copy(update={"trajectory_id": f"{t.trajectory_id}-v{new.version}", "spec_id": new.spec_id,
-                                       "status": TrajectoryStatus.MATERIALISED,
-                                       "source": f"{t.source}; reused for {new.spec_id}"})
-                  for t in store.get_trajectories(ctx.graph, [r["trajectory_id"] for r in initial])]
+        copies = [
+            t.model_copy(
+                update={
+                    "trajectory_id": f"{t.trajectory_id}-v{new.version}",
+                    "spec_id": new.spec_id,
+                    "status": TrajectoryStatus.MATERIALISED,
+                    "source": f"{t.source}; reused for {new.spec_id}",
+                }
+            )
+            for t in store.get_trajectories(ctx.graph, [r["trajectory_id"] for r in initial])
+        ]
         store.save_trajectories(ctx.graph, copies)
-        ctx.graph.write(LINK_REUSED_ROLLOUTS, [{"trajectory_id": c.trajectory_id,
-                                                "reused_from": c.trajectory_id.rsplit("-v", 1)[0]} for c in copies])
+        ctx.graph.write(
+            LINK_REUSED_ROLLOUTS,
+            [
+                {"trajectory_id": c.trajectory_id, "reused_from": c.trajectory_id.rsplit("-v", 1)[0]}
+                for c in copies
+            ],
+        )
         result.rollout, result.trajectory_id = "reused", copies[0].trajectory_id
         return
     if params.rerun == "oracle":

@@ -34,7 +34,9 @@ def run(ctx: StageContext, params: RolloutOracleParams) -> RolloutOracleResult:
     view = load_view(ctx.graph, params.spec_id)
     confusers = ctx.graph.read(GET_CONFUSER_FACTS, Anchor, spec_id=params.spec_id)
     out = ctx.out_dir / "rollouts"
-    result = run_oracle(view, view.paths, out, inject=list(params.inject), confusers=confusers, seed=params.seed)
+    result = run_oracle(
+        view, view.paths, out, inject=list(params.inject), confusers=confusers, seed=params.seed
+    )
     store.save_trajectories(ctx.graph, [result.trajectory])
     t = result.trajectory
     return RolloutOracleResult(trajectory_id=t.trajectory_id, spec_id=params.spec_id, model=ORACLE_MODEL,

@@ -74,10 +74,10 @@ def graph_counts(rows: list[SelectedValueCount]) -> dict[str, dict[str, int]]:
     return dict(counts)
 
 
-def plan_selection(pool: list[SeedCandidate], params: SelectSeedsParams,
-                   initial: dict[str, dict[str, int]]) -> tuple[list[tuple[int, int, float]], seeding.Selection,
-                                                                 seeding.Rebalanced | None]:
-    """(pool index, greedy rank, gain) per pick in final order, with the greedy and rebalance details (pure)."""
+def plan_selection(
+    pool: list[SeedCandidate], params: SelectSeedsParams, initial: dict[str, dict[str, int]]
+) -> tuple[list[tuple[int, int, float]], seeding.Selection, seeding.Rebalanced | None]:
+    """(pool index, greedy rank, gain) per pick in final order, with greedy and rebalance details (pure)."""
     candidates = to_candidates(pool)
     depth = min(len(pool), params.n * params.pool_factor) if params.rebalance else params.n
     selection = seeding.greedy(candidates, depth, initial, method=params.method.value)
@@ -95,7 +95,9 @@ def run(ctx: StageContext, params: SelectSeedsParams) -> SelectSeedsResult:
     """Rank candidates, store ``selection_rank`` on each chosen Seed, and report coverage from the graph."""
     seeds = ctx.graph.read(GET_SEED_CANDIDATES, SeedCandidate)
     if not seeds:
-        raise StageError("select_seeds", "no candidate seeds in the graph; run `graphforge seeds build` first")
+        raise StageError(
+            "select_seeds", "no candidate seeds in the graph; run `graphforge seeds build` first"
+        )
     if params.extend:
         initial = graph_counts(ctx.graph.read(COUNT_SELECTED_VALUES, SelectedValueCount))
         already = [s for s in seeds if s.selection_rank is not None]

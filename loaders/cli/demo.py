@@ -21,7 +21,9 @@ def demo_cmd(out: Annotated[Path, typer.Option("--out", help="Where sample data,
 
     def summary(r: DemoResult) -> None:
         stdout.print(f"\n[bold green]GraphForge demo finished[/] — Neo4j {r.neo4j_version} at {r.bolt_uri}")
-        stdout.print(f"graph: {r.nodes} nodes, {r.relationships} relationships; specs: {', '.join(r.spec_ids)}")
+        stdout.print(
+            f"graph: {r.nodes} nodes, {r.relationships} relationships; specs: {', '.join(r.spec_ids)}"
+        )
         stdout.print(f"admission funnel: {r.funnel}")
         stdout.print(f"contamination audit {r.audit_id}: overlaps found = {r.audit_found_overlaps}")
         stdout.print("\n[bold]Judge sensitivity[/]\n" + r.sensitivity)

@@ -13,10 +13,20 @@ from graphforge.cli.common import JsonOption, emit, load_app
 @load_app.command("onet")
 def load_onet_cmd(
     path: Annotated[Path, typer.Argument(help="Unpacked O*NET release folder (text .txt or .xlsx files).")],
-    release: Annotated[str | None, typer.Option("--release", help="Release id, e.g. 29.1 (default: from the "
-                                                "folder name db_29_1_text or Read Me.txt).")] = None,
-    sectors: Annotated[Path | None, typer.Option("--sectors", help="Sector mapping CSV/TSV (soc, sector, "
-                                                 "sub_sector) replacing the 23 SOC 2018 major groups.")] = None,
+    release: Annotated[
+        str | None,
+        typer.Option(
+            "--release",
+            help="Release id, e.g. 29.1 (default: from the folder name db_29_1_text or Read Me.txt).",
+        ),
+    ] = None,
+    sectors: Annotated[
+        Path | None,
+        typer.Option(
+            "--sectors",
+            help="Sector mapping CSV/TSV (soc, sector, sub_sector) replacing the 23 SOC 2018 major groups.",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Validate every file of an O*NET release, then load it (batched, idempotent)."""
@@ -32,16 +42,29 @@ def load_onet_cmd(
 @load_app.command("digital")
 def load_digital_cmd(
     labels: Annotated[Path | None, typer.Argument(help="DIGITAL labels CSV/TSV (task id -> yes/no).")] = None,
-    all_candidates: Annotated[bool, typer.Option("--all-candidates", help="No labels: treat every task as a "
-                                                 "DIGITAL candidate (recorded as such).")] = False,
-    classify_with_llm: Annotated[bool, typer.Option("--classify-with-llm", help="No labels: classify each task "
-                                                    "with the configured chat model (model name stored).")] = False,
-    unlabelled_as_not_digital: Annotated[bool, typer.Option("--unlabelled-not-digital", help="Tasks missing from "
-                                                            "the labels file become not DIGITAL (default: "
-                                                            "left unlabelled).")] = False,
+    all_candidates: Annotated[
+        bool,
+        typer.Option(
+            "--all-candidates", help="No labels: treat every task as a DIGITAL candidate (recorded as such)."
+        ),
+    ] = False,
+    classify_with_llm: Annotated[
+        bool,
+        typer.Option(
+            "--classify-with-llm",
+            help="No labels: classify each task with the configured chat model (model name stored).",
+        ),
+    ] = False,
+    unlabelled_as_not_digital: Annotated[
+        bool,
+        typer.Option(
+            "--unlabelled-not-digital",
+            help="Tasks missing from the labels file become not DIGITAL (default: left unlabelled).",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Mark tasks DIGITAL from labels; without labels you must choose --all-candidates or --classify-with-llm."""
+    """Mark tasks DIGITAL from labels; without labels choose --all-candidates or --classify-with-llm."""
     from graphforge.context import open_context
     from graphforge.errors import ConfigError
     from graphforge.stages import load_digital

@@ -28,7 +28,6 @@ from graphforge.settings import GraphforgeSettings
 from graphforge.specs_store import save_spec
 from graphforge.stages import run_rollouts
 from graphforge.store import get_trajectories, save_trajectories
-from tests.support.llm_fixtures import llm_settings, scripted_llm  # noqa: F401 - fixtures
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, error, text, tool_call
 
 pytestmark = pytest.mark.neo4j

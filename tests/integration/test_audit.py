@@ -51,16 +51,18 @@ def _count(graph: Graph, query: str) -> int:
 
 @pytest.fixture
 def loaded(ctx: StageContext, tmp_path: Path) -> Path:
-    """The bundled benchmark sample loaded, one clean training file, and one seed for a benchmark occupation."""
+    """The bundled benchmark sample loaded, one clean training file, one seed for a benchmark occupation."""
     root = tmp_path / "bench"
     write_benchmark_sample(root)
     load_benchmark(ctx, root, SAMPLE_NAME)
     clean = tmp_path / "ws" / "ledger-notes.md"
     clean.parent.mkdir(parents=True)
-    clean.write_text("# Ledger notes\n\nThe Brightwater finance team closed the second quarter books on time. "
-                     "Revenue rose in the northern region while freight costs fell against the prior year, "
-                     "and the controller asked for a variance table by region and product line.\n",
-                     encoding="utf-8")
+    clean.write_text(
+        "# Ledger notes\n\nThe Brightwater finance team closed the second quarter books on time. "
+        "Revenue rose in the northern region while freight costs fell against the prior year, "
+        "and the controller asked for a variance table by region and product line.\n",
+        encoding="utf-8",
+    )
     _add_training_file(ctx.graph, clean)
     ctx.graph.driver.execute_query(_ADD_SEED, soc_code="13-2011.00", title="Accountants and Auditors",
                                    seed_id="seed-1", database_=ctx.graph.database)
@@ -73,7 +75,9 @@ def test_load_benchmark_writes_tasks_files_and_references(ctx: StageContext, tmp
     result = load_benchmark(ctx, root, SAMPLE_NAME)
     assert result.tasks == sample.tasks and result.files == sample.files
     assert result.references == sample.files and result.missing_references == []
-    assert _count(ctx.graph, "MATCH (:Benchmark)-[:HAS_TASK]->(t:BenchmarkTask) RETURN count(t)") == sample.tasks
+    assert (
+        _count(ctx.graph, "MATCH (:Benchmark)-[:HAS_TASK]->(t:BenchmarkTask) RETURN count(t)") == sample.tasks
+    )
     assert _count(ctx.graph, "MATCH (f:BenchmarkFile) WHERE size(f.text) > 0 RETURN count(f)") == sample.files
     again = load_benchmark(ctx, root, SAMPLE_NAME)
     assert again.references == result.references
@@ -96,7 +100,9 @@ def test_clean_run_records_no_overlaps(ctx: StageContext, loaded: Path) -> None:
     assert report["found_overlaps"] is False and Path(result.report_html).read_text().count("No pair shares")
 
 
-def test_planted_near_duplicate_is_found_and_recorded(ctx: StageContext, loaded: Path, tmp_path: Path) -> None:
+def test_planted_near_duplicate_is_found_and_recorded(
+    ctx: StageContext, loaded: Path, tmp_path: Path
+) -> None:
     passage = plant_near_duplicate(loaded, tmp_path / "ws" / "meeting-minutes.txt")
     planted = _add_training_file(ctx.graph, tmp_path / "ws" / "meeting-minutes.txt")
     result = audit_contamination.run(ctx, AuditContaminationParams(benchmarks=[SAMPLE_NAME], top_k=5))

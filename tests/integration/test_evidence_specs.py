@@ -1,4 +1,4 @@
-"""The bundled sample end to end: ingest, evidence graph, compiled specs; anchors, leaks, re-runs, Browser queries."""
+"""The bundled sample end to end: ingest, evidence graph, specs; anchors, leaks, re-runs, Browser queries."""
 
 from __future__ import annotations
 
@@ -52,10 +52,14 @@ def test_sample_compiles_to_anchored_leak_free_specs_and_reruns_change_nothing(c
         for c in spec.criteria:
             if c.kind is CriterionKind.VALUE and c.polarity is Polarity.POSITIVE:
                 found = {a.fact_id: a for a in by_criterion[c.criterion_id]}
-                numbers = [parse_value(found[i].value) * (found[i].value_num or 0) / parse_value(found[i].value)
-                           for i in c.anchors]
+                numbers = [
+                    parse_value(found[i].value) * (found[i].value_num or 0) / parse_value(found[i].value)
+                    for i in c.anchors
+                ]
                 assert recompute(c.computation or "", numbers) == pytest.approx(c.expected_value, rel=1e-9)
-        negative_roles = {a.role for c in spec.negative for a in by_criterion[c.criterion_id] if a.position == 0}
+        negative_roles = {
+            a.role for c in spec.negative for a in by_criterion[c.criterion_id] if a.position == 0
+        }
         assert spec.negative and negative_roles == {"confuser"}
         view = specs_store.agent_view_from_graph(ctx.graph, spec.spec_id)
         every_fact = [a.fact_id for a in anchors]
@@ -64,8 +68,10 @@ def test_sample_compiles_to_anchored_leak_free_specs_and_reruns_change_nothing(c
         for d in spec.deliverables:
             assert d.name in view.statement
     before = db.counts(ctx.graph)
-    again_evidence, again_specs = (build_evidence.run(ctx, build_evidence.BuildEvidenceParams(extractor="rule-based")),
-                                   compile_specs.run(ctx, compile_specs.CompileSpecsParams(compiler="template")))
+    again_evidence, again_specs = (
+        build_evidence.run(ctx, build_evidence.BuildEvidenceParams(extractor="rule-based")),
+        compile_specs.run(ctx, compile_specs.CompileSpecsParams(compiler="template")),
+    )
     assert db.counts(ctx.graph) == before
     assert again_evidence.workspaces == evidence.workspaces and again_specs == compiled
 

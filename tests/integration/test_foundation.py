@@ -88,8 +88,10 @@ def test_batched_write_is_idempotent_and_counts_rows(graph: Graph) -> None:
     sector_rows = [{"code": f"{i:02d}", "title": f"Sector {i}"} for i in range(10)]
     merge = cypher.CypherQuery(
         "test/merge_sectors",
-        "UNWIND $rows AS row MERGE (s:Sector {code: row.code}) SET s.title = row.title RETURN count(*) AS written",
-        frozenset({"rows"}))
+        "UNWIND $rows AS row MERGE (s:Sector {code: row.code}) SET s.title = row.title "
+        "RETURN count(*) AS written",
+        frozenset({"rows"}),
+    )
     assert graph.write(merge, sector_rows) == 10
     assert graph.write(merge, sector_rows) == 10
     assert db.counts(graph).nodes["Sector"] == 10
@@ -191,7 +193,9 @@ def test_browser_is_served(settings: GraphforgeSettings, neo4j_info: server.Serv
     assert default.status_code == 401
 
 
-def test_managed_config_binds_loopback_only(settings: GraphforgeSettings, neo4j_info: server.ServerInfo) -> None:
+def test_managed_config_binds_loopback_only(
+    settings: GraphforgeSettings, neo4j_info: server.ServerInfo
+) -> None:
     if not settings.managed:
         pytest.fail("this test needs the managed server; unset NEO4J_URI")
     conf = (server.ManagedServer(settings).home / "conf" / "neo4j.conf").read_text()

@@ -1,5 +1,6 @@
-"""The sample end to end through stages 6-8 and the sensitivity study: oracle rollouts (correct and with injected
-errors), revision, judging with anchors fetched from Neo4j, admission with cleaning, judge sensitivity."""
+"""The sample end to end through stages 6-8 and the sensitivity study: oracle rollouts (correct and with
+injected errors), revision, judging with anchors fetched from Neo4j, admission with cleaning, judge
+sensitivity."""
 
 from __future__ import annotations
 
@@ -28,8 +29,10 @@ from loaders.workspace import load_workspace
 
 pytestmark = pytest.mark.neo4j
 COUNT_JUDGMENT_EDGES = cypher.CypherQuery(
-    "test/count_rates", "MATCH (:Judgment {judgment_id: $judgment_id})-[r:RATES]->(:Criterion) RETURN count(r) AS n",
-    frozenset({"judgment_id"}))
+    "test/count_rates",
+    "MATCH (:Judgment {judgment_id: $judgment_id})-[r:RATES]->(:Criterion) RETURN count(r) AS n",
+    frozenset({"judgment_id"}),
+)
 GET_RATINGS = cypher.CypherQuery(
     "test/get_ratings",
     "MATCH (j:Judgment {arm: 'anchored'})-[:SCORES]->(:Trajectory {trajectory_id: $trajectory_id}) "
@@ -71,11 +74,16 @@ def test_sample_pipeline_admits_the_correct_oracle_and_rejects_injected_errors(c
     by_id = {j.trajectory_id: j for j in judged.judgments}
     assert by_id[good].q == pytest.approx(1.0), by_id[good].reason
     assert by_id[wrong].q < 0.9 and "not met" in by_id[wrong].reason
-    assert by_id[missing].q == 0 and not by_id[missing].deliverables_ok and "judge not asked" in by_id[missing].reason
+    assert (
+        by_id[missing].q == 0
+        and not by_id[missing].deliverables_ok
+        and "judge not asked" in by_id[missing].reason
+    )
     assert judged.losses == 1
     # Judgments are in the graph with a RATES edge per criterion (none for the loss).
-    rows = ctx.graph.read_dicts(judge_trajectories.GET_TRAJECTORIES_TO_JUDGE, statuses=["judged"], spec_ids=None,
-                                trajectory_ids=None)
+    rows = ctx.graph.read_dicts(
+        judge_trajectories.GET_TRAJECTORIES_TO_JUDGE, statuses=["judged"], spec_ids=None, trajectory_ids=None
+    )
     assert {r["trajectory_id"] for r in rows} == {good, wrong, missing, degenerate}
 
     admitted = admit_trajectories.run(ctx, admit_trajectories.AdmitTrajectoriesParams())
@@ -131,7 +139,7 @@ def test_revision_reuses_the_rollout_when_the_statement_is_unchanged_and_reruns_
     assert clean.checked == 1 and clean.specs[0].problems == [] and clean.revised == 0  # the sample is sound
     spec = specs_store.load_spec(ctx.graph, spec_id)
     first = spec.positive[0]
-    # A wrong expected value: the revision recomputes it from the anchored spans; the statement keeps its hash.
+    # A wrong expected value: the revision recomputes it from the anchored spans; the statement hash stays.
     broken = spec.model_copy(update={"criteria": [first.model_copy(update={"expected_value": 1.0}),
                                                   *spec.criteria[1:]]})
     specs_store.save_spec(ctx.graph, broken)
@@ -151,7 +159,9 @@ def test_revision_reuses_the_rollout_when_the_statement_is_unchanged_and_reruns_
                                                                                     use_llm=False))
     assert [j.q for j in judged.judgments] == [pytest.approx(1.0)]
     # A leak in the statement changes it: the revision redacts it, the hash changes and the oracle re-runs.
-    leaky = v2.model_copy(update={"statement": v2.statement + f" Ignore the confuser file ({first.anchors[0]})."})
+    leaky = v2.model_copy(
+        update={"statement": v2.statement + f" Ignore the confuser file ({first.anchors[0]})."}
+    )
     specs_store.save_spec(ctx.graph, leaky)
     again = revise_specs.run(ctx, revise_specs.ReviseSpecsParams(use_llm=False))
     third = again.specs[0]

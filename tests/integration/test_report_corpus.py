@@ -30,8 +30,14 @@ def _fixture(seed: int = 5) -> dict[str, list[dict[str, object]]]:
     seeds, workspaces, files, specs, trajectories, judgments = [], [], [], [], [], []
     for k in range(9):
         occ = rng.choice(occupations)
-        seeds.append({"seed_id": f"seed-{k}", "soc_code": occ["soc_code"], "dwa_id": f"4.A.{rng.randint(1, 5)}",
-                      "pattern": rng.choice(PATTERNS[:4])})
+        seeds.append(
+            {
+                "seed_id": f"seed-{k}",
+                "soc_code": occ["soc_code"],
+                "dwa_id": f"4.A.{rng.randint(1, 5)}",
+                "pattern": rng.choice(PATTERNS[:4]),
+            }
+        )
         workspaces.append({"workspace_id": f"ws-{k}", "seed_id": f"seed-{k}"})
         for fmt in rng.sample(FORMATS, rng.randint(1, 3)):
             files.append({"sha256": f"{k}-{fmt}", "format": fmt.upper() if k % 3 == 0 else fmt,
@@ -45,21 +51,47 @@ def _fixture(seed: int = 5) -> dict[str, list[dict[str, object]]]:
     for k in range(30):
         status = rng.choice(STATUSES)
         tokens = 262_144 if k in (3, 11) else rng.randint(50_000, 240_000)
-        trajectories.append({"trajectory_id": f"traj-{k:02d}", "spec_id": rng.choice(spec_ids), "status": status,
-                             "steps": rng.randint(10, 90), "tokens": tokens})
+        trajectories.append(
+            {
+                "trajectory_id": f"traj-{k:02d}",
+                "spec_id": rng.choice(spec_ids),
+                "status": status,
+                "steps": rng.randint(10, 90),
+                "tokens": tokens,
+            }
+        )
         if status in ("admitted", "rejected", "discarded", "judged"):
-            judgments.append({"judgment_id": f"j-{k}", "trajectory_id": f"traj-{k:02d}", "arm": "anchored",
-                              "q": round(rng.uniform(0.95, 1.0) if status == "admitted" else rng.uniform(-0.2, 1.0), 3)})
+            judgments.append(
+                {
+                    "judgment_id": f"j-{k}",
+                    "trajectory_id": f"traj-{k:02d}",
+                    "arm": "anchored",
+                    "q": round(rng.uniform(0.95, 1.0) if status == "admitted" else rng.uniform(-0.2, 1.0), 3),
+                }
+            )
             if k % 4 == 0:
-                judgments.append({"judgment_id": f"j-{k}-rnd", "trajectory_id": f"traj-{k:02d}", "arm": "random",
-                                  "q": round(rng.random(), 3)})
+                judgments.append(
+                    {
+                        "judgment_id": f"j-{k}-rnd",
+                        "trajectory_id": f"traj-{k:02d}",
+                        "arm": "random",
+                        "q": round(rng.random(), 3),
+                    }
+                )
     trajectories.append({"trajectory_id": "traj-orphan", "spec_id": None, "status": "admitted", "steps": 12,
                          "tokens": 1000})
     # The revision stage's way of recording reuse: a copy of the rollout on the revised spec (REUSED_FROM).
     trajectories.append({"trajectory_id": "traj-copy", "spec_id": "spec-8-r", "status": "judged", "steps": 12,
                          "tokens": 1000, "reused_from": "traj-orphan"})
-    return {"occupations": occupations, "seeds": seeds, "workspaces": workspaces, "files": files, "specs": specs,
-            "trajectories": trajectories, "judgments": judgments}
+    return {
+        "occupations": occupations,
+        "seeds": seeds,
+        "workspaces": workspaces,
+        "files": files,
+        "specs": specs,
+        "trajectories": trajectories,
+        "judgments": judgments,
+    }
 
 
 def _load(graph: Graph, data: dict[str, list[dict[str, object]]]) -> None:
@@ -74,8 +106,11 @@ def _load(graph: Graph, data: dict[str, list[dict[str, object]]]) -> None:
         "(p:ExecutionPattern {name: r.pattern}) MERGE (s:Seed {seed_id: r.seed_id}) "
         "MERGE (s)-[:FOR_OCCUPATION]->(o) MERGE (s)-[:OF_TYPE]->(d) MERGE (s)-[:USES_PATTERN]->(p)",
         rows=data["seeds"])
-    run("UNWIND $rows AS r MATCH (s:Seed {seed_id: r.seed_id}) MERGE (w:Workspace {workspace_id: r.workspace_id}) "
-        "MERGE (w)-[:FOR_SEED]->(s)", rows=data["workspaces"])
+    run(
+        "UNWIND $rows AS r MATCH (s:Seed {seed_id: r.seed_id}) "
+        "MERGE (w:Workspace {workspace_id: r.workspace_id}) MERGE (w)-[:FOR_SEED]->(s)",
+        rows=data["workspaces"],
+    )
     run("UNWIND $rows AS r MATCH (w:Workspace {workspace_id: r.workspace_id}) "
         "MERGE (f:File {sha256: r.sha256}) SET f.format = r.format MERGE (w)-[:CONTAINS {role: 'core'}]->(f)",
         rows=data["files"])
@@ -93,12 +128,17 @@ def _load(graph: Graph, data: dict[str, list[dict[str, object]]]) -> None:
     run("UNWIND $rows AS r MATCH (t:Trajectory {trajectory_id: r.trajectory_id}), "
         "(o:Trajectory {trajectory_id: r.reused_from}) MERGE (t)-[:REUSED_FROM]->(o)",
         rows=[t for t in data["trajectories"] if t.get("reused_from")])
-    run("UNWIND $rows AS r MATCH (t:Trajectory {trajectory_id: r.trajectory_id}) "
-        "MERGE (j:Judgment {judgment_id: r.judgment_id}) SET j.q = r.q, j.arm = r.arm MERGE (j)-[:SCORES]->(t)",
-        rows=data["judgments"])
+    run(
+        "UNWIND $rows AS r MATCH (t:Trajectory {trajectory_id: r.trajectory_id}) "
+        "MERGE (j:Judgment {judgment_id: r.judgment_id}) SET j.q = r.q, j.arm = r.arm "
+        "MERGE (j)-[:SCORES]->(t)",
+        rows=data["judgments"],
+    )
 
 
-def _expected(data: dict[str, list[dict[str, object]]], statuses: set[str], admit_q: float) -> dict[str, object]:
+def _expected(
+    data: dict[str, list[dict[str, object]]], statuses: set[str], admit_q: float
+) -> dict[str, object]:
     specs = {s["spec_id"]: s for s in data["specs"]}
     seeds = {s["seed_id"]: s for s in data["seeds"]}
     ws_seed = {w["workspace_id"]: w["seed_id"] for w in data["workspaces"]}
@@ -114,10 +154,16 @@ def _expected(data: dict[str, list[dict[str, object]]], statuses: set[str], admi
             spec = specs[spec["revised_from"]]
         ws = spec["workspace_id"] if spec else None
         seed = seeds[ws_seed[ws]] if ws else None
-        facets.append({"pattern": seed["pattern"] if seed else None,
-                       "sector": sector_of[seed["soc_code"]] if seed else None,
-                       "dwa": seed["dwa_id"] if seed else None, "formats": formats_of.get(ws, set()) if ws else set(),
-                       "steps": t["steps"], "tokens": t["tokens"]})
+        facets.append(
+            {
+                "pattern": seed["pattern"] if seed else None,
+                "sector": sector_of[seed["soc_code"]] if seed else None,
+                "dwa": seed["dwa_id"] if seed else None,
+                "formats": formats_of.get(ws, set()) if ws else set(),
+                "steps": t["steps"],
+                "tokens": t["tokens"],
+            }
+        )
     linked = [f for f in facets if f["pattern"]]
     steps = np.array([f["steps"] for f in facets], dtype=float)
     tokens = np.array([f["tokens"] for f in facets], dtype=float)

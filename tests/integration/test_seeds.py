@@ -1,4 +1,4 @@
-"""Seed building, coverage-gain selection, the coverage report and the saved Browser queries, on the sample."""
+"""Seed building, coverage-gain selection, the coverage report and saved Browser queries, on the sample."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from graphforge.settings import GraphforgeSettings
 from graphforge.stages import build_seeds, load_digital, report_coverage, select_seeds
 from loaders import onet
 from loaders.labels import read_digital_labels
-from tests.support.llm_fixtures import llm_settings, scripted_llm  # noqa: F401 - fixtures
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer
 
 pytestmark = pytest.mark.neo4j
@@ -43,14 +42,18 @@ def test_every_seed_is_a_full_tuple_citing_evidence(ctx: StageContext) -> None:
     result = _rule_seeds(ctx)
     assert result.backend == "rule-based" and result.seeds_written > 0
     assert result.demands_dropped_unsupported == 0
-    rows = _rows(ctx, """
+    rows = _rows(
+        ctx,
+        """
         MATCH (s:Seed)
         RETURN count(s) AS seeds,
-          count(CASE WHEN EXISTS { (s)-[:FOR_OCCUPATION]->(:Occupation) } AND EXISTS { (s)-[:OF_TYPE]->(:DWA) }
+          count(CASE WHEN EXISTS { (s)-[:FOR_OCCUPATION]->(:Occupation) }
+                 AND EXISTS { (s)-[:OF_TYPE]->(:DWA) }
                  AND EXISTS { (s)-[:USES_PATTERN]->(:ExecutionPattern) }
                  AND EXISTS { (s)-[:EXPECTS_INPUT]->(:InputFamily) } THEN 1 END) AS complete,
           count(CASE WHEN EXISTS { (s)-[:SUPPORTED_BY]->(:Evidence) } THEN 1 END) AS cited,
-          collect(DISTINCT s.demand_source) AS sources""")
+          collect(DISTINCT s.demand_source) AS sources""",
+    )
     assert rows[0] == {"seeds": result.seeds_written, "complete": result.seeds_written,
                        "cited": result.seeds_written, "sources": ["rule-based"]}
     # Only DIGITAL tasks become seeds, and a seed's task type is one of its task's DWAs.
@@ -101,11 +104,15 @@ def test_llm_demands_are_checked_against_their_evidence(ctx: StageContext, scrip
 
 
 def _selected(ctx: StageContext) -> list[dict[str, object]]:
-    return _rows(ctx, """
+    return _rows(
+        ctx,
+        """
         MATCH (s:Seed) WHERE s.selection_rank IS NOT NULL
-        MATCH (s)-[:FOR_OCCUPATION]->(o), (s)-[:OF_TYPE]->(d), (s)-[:USES_PATTERN]->(p), (s)-[:EXPECTS_INPUT]->(f)
+        MATCH (s)-[:FOR_OCCUPATION]->(o), (s)-[:OF_TYPE]->(d),
+              (s)-[:USES_PATTERN]->(p), (s)-[:EXPECTS_INPUT]->(f)
         RETURN s.seed_id AS seed_id, s.selection_rank AS rank, o.soc_code AS soc_code, d.dwa_id AS dwa_id,
-               p.name AS pattern, f.name AS input_family ORDER BY rank""")
+               p.name AS pattern, f.name AS input_family ORDER BY rank""",
+    )
 
 
 def test_selection_ranks_are_stored_and_lazy_matches_naive(ctx: StageContext) -> None:
@@ -204,7 +211,9 @@ def test_browser_queries_return_what_they_claim(ctx: StageContext) -> None:
 
     tasks = _rows(ctx, (BROWSER / "occupation_tasks_dwas_seeds.cypher").read_text(), soc_code="13-2011.00")
     statements = {r["task"] for r in tasks}
-    performed = _rows(ctx, "MATCH (:Occupation {soc_code: '13-2011.00'})-[:PERFORMS]->(t) RETURN t.statement AS s")
+    performed = _rows(
+        ctx, "MATCH (:Occupation {soc_code: '13-2011.00'})-[:PERFORMS]->(t) RETURN t.statement AS s"
+    )
     assert statements == {r["s"] for r in performed}
     seeds = _rows(ctx, "MATCH (s:Seed {soc_code: '13-2011.00'}) RETURN count(s) AS n")[0]["n"]
     assert len({r["seed_id"] for r in tasks if r["seed_id"]}) == seeds > 0

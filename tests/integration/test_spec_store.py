@@ -21,9 +21,11 @@ SETUP = """
 MERGE (w:Workspace {workspace_id: 'ws1'}) SET w.name = 'ws1'
 MERGE (f:File {sha256: 'aa11'}) SET f.valid = true, f.format = 'csv'
 MERGE (w)-[:CONTAINS {path: 'ledger.csv', role: 'core'}]->(f)
-MERGE (s:Span {span_id: 'aa11:row=2'}) SET s.locator = 'row=2', s.text = 'Revenue\t1,200', s.kind = 'row', s.ordinal = 1
+MERGE (s:Span {span_id: 'aa11:row=2'})
+  SET s.locator = 'row=2', s.text = 'Revenue\t1,200', s.kind = 'row', s.ordinal = 1
 MERGE (f)-[:HAS_SPAN]->(s)
-MERGE (x:Fact {fact_id: 'fact-1'}) SET x.value = '1,200', x.value_num = 1200.0, x.statement = 'Revenue is 1,200'
+MERGE (x:Fact {fact_id: 'fact-1'})
+  SET x.value = '1,200', x.value_num = 1200.0, x.statement = 'Revenue is 1,200'
 MERGE (x)-[:FROM_SPAN]->(s)
 """
 
@@ -34,10 +36,20 @@ def _spec(spec_id: str = "ws1-recon@v1", anchors: tuple[str, ...] = ("fact-1",))
                         required_sheets=["Summary"], required_formulas=["Summary!B2"])
     memo = DeliverableSpec(deliverable_id=f"{spec_id}/memo.md", name="memo.md", format="md",
                            required_sections=["Summary", "Sources"])
-    c1 = CriterionSpec(criterion_id=f"{spec_id}/c1", polarity=Polarity.POSITIVE, kind=CriterionKind.VALUE,
-                       weight=2.0, requirement="Summary!B2 holds revenue", target_deliverable="recon.xlsx",
-                       target_location="Summary!B2", expected="1200", expected_value=1200.0, computation="copy",
-                       verification="read the cell", anchors=list(anchors))
+    c1 = CriterionSpec(
+        criterion_id=f"{spec_id}/c1",
+        polarity=Polarity.POSITIVE,
+        kind=CriterionKind.VALUE,
+        weight=2.0,
+        requirement="Summary!B2 holds revenue",
+        target_deliverable="recon.xlsx",
+        target_location="Summary!B2",
+        expected="1200",
+        expected_value=1200.0,
+        computation="copy",
+        verification="read the cell",
+        anchors=list(anchors),
+    )
     c2 = CriterionSpec(criterion_id=f"{spec_id}/c2", polarity=Polarity.NEGATIVE, kind=CriterionKind.VALUE,
                        weight=1.0, requirement="no draft figure", target_deliverable="memo.md",
                        verification="search", anchors=[])
@@ -53,7 +65,9 @@ def test_spec_round_trips_with_full_fidelity_and_idempotent_save(graph: Graph) -
     specs_store.save_spec(graph, spec)
     assert specs_store.load_spec(graph, spec.spec_id) == spec
     counts = db.counts(graph)
-    assert counts.nodes["TaskSpec"] == 1 and counts.nodes["Criterion"] == 2 and counts.nodes["Deliverable"] == 2
+    assert (
+        counts.nodes["TaskSpec"] == 1 and counts.nodes["Criterion"] == 2 and counts.nodes["Deliverable"] == 2
+    )
     assert counts.relationships["ANCHORED_TO"] == 1 and counts.relationships["TARGETS"] == 2
     assert counts.relationships["COMPILED_FROM"] == 1
 

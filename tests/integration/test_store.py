@@ -37,8 +37,16 @@ def test_judgment_is_linked_to_its_trajectory(graph: Graph) -> None:
                                verifier="deterministic", evidence="found 12.5 at Summary!B2"),
                CriterionRating(criterion_id="s@v1/c2", polarity="negative", weight=1, score=1.0,
                                verifier="deterministic", evidence="confuser figure used")]
-    judgment = Judgment(judgment_id="j1", trajectory_id="t2", spec_id="s@v1", judge="anchored", arm=JudgeArm.ANCHORED,
-                        q=q_score(ratings), deliverables_ok=True, ratings=ratings)
+    judgment = Judgment(
+        judgment_id="j1",
+        trajectory_id="t2",
+        spec_id="s@v1",
+        judge="anchored",
+        arm=JudgeArm.ANCHORED,
+        q=q_score(ratings),
+        deliverables_ok=True,
+        ratings=ratings,
+    )
     assert judgment.q == pytest.approx(0.5)
     assert store.save_judgments(graph, [judgment]) == 1
     counts = db.counts(graph)

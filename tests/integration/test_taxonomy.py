@@ -14,7 +14,6 @@ from graphforge.settings import GraphforgeSettings
 from graphforge.stages import load_digital
 from loaders import onet
 from loaders.labels import read_digital_labels
-from tests.support.llm_fixtures import llm_settings, scripted_llm  # noqa: F401 - fixtures
 from tests.support.llm_server import ScriptedLLMServer, json_answer
 
 pytestmark = pytest.mark.neo4j
@@ -54,7 +53,9 @@ def test_release_and_hierarchy_are_queryable(ctx: StageContext) -> None:
 
 def test_renamed_required_column_writes_nothing(ctx: StageContext, tmp_path: Path) -> None:
     # Break the last table the loader writes from, so a loader that wrote while reading would leave a trace.
-    folder = taxonomy.write_release(tmp_path / "db_29_1_text", rename={"Tasks to DWAs": ("DWA ID", "DWA Code")})
+    folder = taxonomy.write_release(
+        tmp_path / "db_29_1_text", rename={"Tasks to DWAs": ("DWA ID", "DWA Code")}
+    )
     with pytest.raises(SourceFormatError, match=r"Tasks to DWAs\.txt: missing required column 'DWA ID'"):
         onet.load(ctx, folder)
     counts = db.counts(ctx.graph)
@@ -91,7 +92,9 @@ def test_user_sector_mapping_replaces_the_soc_groups_and_back(ctx: StageContext)
 def test_digital_labels_mark_tasks_and_record_the_source(ctx: StageContext) -> None:
     onet.load(ctx, FIXTURE)
     labels = read_digital_labels(FIXTURE / "digital_labels.csv")
-    result = load_digital.run(ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LABELS), labels)
+    result = load_digital.run(
+        ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LABELS), labels
+    )
     expected = taxonomy.task_labels()
     assert result.digital == sum(d for _, d in expected)
     assert result.not_digital == sum(not d for _, d in expected)
@@ -105,7 +108,9 @@ def test_all_candidates_is_explicit_and_recorded(ctx: StageContext) -> None:
     onet.load(ctx, FIXTURE)
     with pytest.raises(ConfigError):
         load_digital.run(ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LABELS))
-    result = load_digital.run(ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.ALL_CANDIDATES))
+    result = load_digital.run(
+        ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.ALL_CANDIDATES)
+    )
     assert result.digital == result.tasks and result.source == "all-candidates"
 
 

@@ -65,7 +65,13 @@ def test_every_call_site_passes_exactly_the_query_parameters() -> None:
                     and node.func.attr in RUN_METHODS and node.args):
                 continue
             first = node.args[0]
-            const = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else None
+            const = (
+                first.id
+                if isinstance(first, ast.Name)
+                else first.attr
+                if isinstance(first, ast.Attribute)
+                else None
+            )
             if const not in constants:
                 continue
             query = queries[constants[const]]
@@ -96,7 +102,9 @@ CYPHER_WORDS = re.compile(r"\b(MATCH|MERGE|CREATE|UNWIND|RETURN|DETACH)\b")
 def test_no_cypher_is_built_with_fstrings_or_format(path: Path) -> None:
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.JoinedStr):
-            literal = "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+            literal = "".join(
+                v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)
+            )
             assert not CYPHER_WORDS.search(literal), f"{path}:{node.lineno}: f-string Cypher"
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
                 and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)):

@@ -1,4 +1,4 @@
-"""Bradley-Terry Elo: recovers known strengths, anchors exactly, ties as half wins, batched bootstrap is exact."""
+"""Bradley-Terry Elo: recovers known strengths, anchors exactly, ties as half wins, exact bootstrap."""
 
 from __future__ import annotations
 
@@ -195,7 +195,9 @@ def test_scaffold_makes_a_model_scaffold_player_and_csv_equals_jsonl(tmp_path: P
 
 def test_run_writes_json_csv_png_and_html(tmp_path: Path) -> None:
     path = write_sample(tmp_path / "cmp.jsonl")
-    result = elo.run(elo.EloParams(comparisons=path, anchor=SAMPLE_ANCHOR, bootstrap=100, out_dir=tmp_path / "o"))
+    result = elo.run(
+        elo.EloParams(comparisons=path, anchor=SAMPLE_ANCHOR, bootstrap=100, out_dir=tmp_path / "o")
+    )
     for key in ("json", "csv", "png", "html"):
         assert Path(result.outputs[key]).stat().st_size > 0
     saved = json.loads(Path(result.outputs["json"]).read_text())

@@ -1,4 +1,4 @@
-"""Rule-based evidence extraction on hand-made spans: figures, labels, periods, derive/compare/reconcile edges."""
+"""Rule-based evidence extraction on hand-made spans: figures, labels, periods, derive/compare/reconcile."""
 
 from __future__ import annotations
 
@@ -14,10 +14,24 @@ from graphforge.models.evidence import DependencyKind, FactRow
 from graphforge.stages.build_evidence import build
 
 
-def span(sha: str, locator: str, text: str, path: str, ordinal: int = 0, formulas: dict[str, str] | None = None,
-         ) -> WorkspaceSpan:
-    return WorkspaceSpan(span_id=f"{sha}:{locator}", file_sha256=sha, locator=locator, kind="x", ordinal=ordinal,
-                         text=text, formulas_json=json.dumps(formulas) if formulas else "", path=path)
+def span(
+    sha: str,
+    locator: str,
+    text: str,
+    path: str,
+    ordinal: int = 0,
+    formulas: dict[str, str] | None = None,
+) -> WorkspaceSpan:
+    return WorkspaceSpan(
+        span_id=f"{sha}:{locator}",
+        file_sha256=sha,
+        locator=locator,
+        kind="x",
+        ordinal=ordinal,
+        text=text,
+        formulas_json=json.dumps(formulas) if formulas else "",
+        path=path,
+    )
 
 
 @pytest.mark.parametrize(("text", "number", "unit"), [
@@ -32,8 +46,9 @@ def test_figures_parse_currency_percent_separators_and_negative_parentheses(text
 
 
 def test_periods_scales_and_containment() -> None:
-    assert [p for p, _, _ in find_periods("Q3 2024, 2024 Q2, Sep 2024, FY2024, H1 2024, first half of 2023")] == [
-        "2024-Q3", "2024-Q2", "2024-09", "FY2024", "2024-H1", "2023-H1"]
+    assert [
+        p for p, _, _ in find_periods("Q3 2024, 2024 Q2, Sep 2024, FY2024, H1 2024, first half of 2023")
+    ] == ["2024-Q3", "2024-Q2", "2024-09", "FY2024", "2024-H1", "2023-H1"]
     assert scale_of("Revenue by segment (EUR thousand)") == 1000 and scale_of("revenue_eur_k") == 1000
     assert scale_of("USD millions") == 1e6 and scale_of("Revenue") == 1
     assert period_contains("2024-H1", "2024-Q2") and not period_contains("2024-Q2", "2024-Q2")
@@ -44,19 +59,42 @@ LEDGER = [
     span("aa", "sheet=Q2!A2:C2", "Segment\tRevenue\tCosts", "ledger.xlsx", 1),
     span("aa", "sheet=Q2!A3:C3", "North\t100\t65", "ledger.xlsx", 2),
     span("aa", "sheet=Q2!A4:C4", "South\t50\t30", "ledger.xlsx", 3),
-    span("aa", "sheet=Q2!A5:C5", "Total\t150\t95", "ledger.xlsx", 4, {"B5": "=SUM(B3:B4)", "C5": "=SUM(C3:C4)"}),
+    span(
+        "aa", "sheet=Q2!A5:C5", "Total\t150\t95", "ledger.xlsx", 4, {"B5": "=SUM(B3:B4)", "C5": "=SUM(C3:C4)"}
+    ),
 ]
-REPORT = [span("bb", "page=2", "2. Revenue by segment (EUR thousand)\n\n  Segment   Q1 2024   Q2 2024\n"
-                               "  North        90       100\n  South        40        50\n  Total       130       150\n",
-               "report.pdf", 0)]
-VERTICAL = [span("cc", "page=1", "Costs by segment (EUR thousand)\nSegment\nQ2 2024\nNorth\n60\nSouth\n30\nTotal\n90",
-                 "draft.pdf", 0)]
+REPORT = [
+    span(
+        "bb",
+        "page=2",
+        "2. Revenue by segment (EUR thousand)\n\n  Segment   Q1 2024   Q2 2024\n"
+        "  North        90       100\n  South        40        50\n  Total       130       150\n",
+        "report.pdf",
+        0,
+    )
+]
+VERTICAL = [
+    span(
+        "cc",
+        "page=1",
+        "Costs by segment (EUR thousand)\nSegment\nQ2 2024\nNorth\n60\nSouth\n30\nTotal\n90",
+        "draft.pdf",
+        0,
+    )
+]
 CSV = [span("dd", "row=1", "quarter,segment,revenue_eur_k", "export.csv", 0),
        span("dd", "row=2", "Q2 2024,North,100", "export.csv", 1)]
-MEMO = [span("ee", "para=3", "Group revenue for Q2 2024 was EUR 150 thousand, up from EUR 130 thousand in Q1 2024.",
-             "memo.docx", 0),
-        span("ee", "table=1", "Metric\tQ1 2024\tQ2 2024\nRevenue\t130\t150", "memo.docx", 1),
-        span("ee", "para=4", "All figures in EUR thousand.", "memo.docx", 2)]
+MEMO = [
+    span(
+        "ee",
+        "para=3",
+        "Group revenue for Q2 2024 was EUR 150 thousand, up from EUR 130 thousand in Q1 2024.",
+        "memo.docx",
+        0,
+    ),
+    span("ee", "table=1", "Metric\tQ1 2024\tQ2 2024\nRevenue\t130\t150", "memo.docx", 1),
+    span("ee", "para=4", "All figures in EUR thousand.", "memo.docx", 2),
+]
 
 
 def _facts(spans: list[WorkspaceSpan]) -> dict[tuple[str | None, str | None, str | None, str], FactRow]:
@@ -97,7 +135,11 @@ def test_totals_give_derive_edges_and_files_give_compare_and_reconcile() -> None
     spans = LEDGER + REPORT + VERTICAL + MEMO
     extraction, edges = build(spans)
     by_id = {f.fact_id: f for f in extraction.facts}
-    derive = {(by_id[e.src_fact_id].value, by_id[e.dst_fact_id].value) for e in edges if e.kind is DependencyKind.DERIVE}
+    derive = {
+        (by_id[e.src_fact_id].value, by_id[e.dst_fact_id].value)
+        for e in edges
+        if e.kind is DependencyKind.DERIVE
+    }
     assert {("150", "100"), ("150", "50"), ("95", "65"), ("95", "30"), ("130", "90"), ("130", "40")} <= derive
     assert ("90", "60") in derive  # one-cell-per-line table, column total
     kinds = {(e.kind, frozenset((by_id[e.src_fact_id].span_id[:2], by_id[e.dst_fact_id].span_id[:2])),
@@ -111,14 +153,20 @@ def test_totals_give_derive_edges_and_files_give_compare_and_reconcile() -> None
 
 def test_agreement_allows_rounding_of_the_less_precise_figure() -> None:
     a = FactRow(fact_id="a", span_id="s", statement="", value="9.1 million", value_num=9.1e6, extractor="x")
-    b = FactRow(fact_id="b", span_id="s", statement="", value="9,115", value_num=9_115_000, scale=1000, extractor="x")
-    c = FactRow(fact_id="c", span_id="s", statement="", value="9,215", value_num=9_215_000, scale=1000, extractor="x")
+    b = FactRow(
+        fact_id="b", span_id="s", statement="", value="9,115", value_num=9_115_000, scale=1000, extractor="x"
+    )
+    c = FactRow(
+        fact_id="c", span_id="s", statement="", value="9,215", value_num=9_215_000, scale=1000, extractor="x"
+    )
     assert agree(a, b) and not agree(a, c) and not agree(b, c)
 
 
 def test_unrecoverable_facts_are_rejected_and_counted() -> None:
     s = span("ff", "para=1", "Revenue was 1,200.", "x.txt")
-    good = FactRow(fact_id="g", span_id=s.span_id, statement="", value="1,200", value_num=1200.0, extractor="llm:m")
+    good = FactRow(
+        fact_id="g", span_id=s.span_id, statement="", value="1,200", value_num=1200.0, extractor="llm:m"
+    )
     invented = good.model_copy(update={"fact_id": "i", "value": "1,300", "value_num": 1300.0})
     wrong_num = good.model_copy(update={"fact_id": "w", "value_num": 999.0})
     assert recoverability_problem(good, s.text) is None

@@ -1,4 +1,4 @@
-"""The chat-model extractor against the scripted OpenAI-compatible server: structured facts, verified or rejected."""
+"""The chat-model extractor against the scripted OpenAI-compatible server: facts verified or rejected."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from graphforge.evidence.base import WorkspaceSpan
 from graphforge.evidence.llm import LLMExtractor
 from graphforge.llm import OpenAICompatibleChatModel
 from graphforge.stages.build_evidence import build
-from tests.support.llm_fixtures import scripted_chat_model, scripted_llm  # noqa: F401 - fixtures
 from tests.support.llm_server import ScriptedLLMServer, json_answer
 
 SPANS = [
@@ -22,12 +21,31 @@ SPANS = [
 def test_llm_facts_are_structured_verified_and_linked(scripted_llm: ScriptedLLMServer,  # noqa: F811
                                                       scripted_chat_model: OpenAICompatibleChatModel) -> None:  # noqa: F811
     scripted_llm.push(  # files are read in path order: export.csv, then memo.docx
-        json_answer({"facts": [{"value": "9100", "metric": "revenue", "period": "2024-Q2", "unit": "EUR",
-                                "scale": 1000}]}),
-        json_answer({"facts": [
-            {"value": "EUR 9,115 thousand", "metric": "Revenue", "entity": None, "period": "2024-Q2", "unit": "EUR"},
-            {"value": "EUR 9,999 thousand", "metric": "revenue", "period": "2024-Q2"},  # not in the span
-        ]}),
+        json_answer(
+            {
+                "facts": [
+                    {"value": "9100", "metric": "revenue", "period": "2024-Q2", "unit": "EUR", "scale": 1000}
+                ]
+            }
+        ),
+        json_answer(
+            {
+                "facts": [
+                    {
+                        "value": "EUR 9,115 thousand",
+                        "metric": "Revenue",
+                        "entity": None,
+                        "period": "2024-Q2",
+                        "unit": "EUR",
+                    },
+                    {
+                        "value": "EUR 9,999 thousand",
+                        "metric": "revenue",
+                        "period": "2024-Q2",
+                    },  # not in the span
+                ]
+            }
+        ),
     )
     extractor = LLMExtractor(scripted_chat_model)
     extraction, edges = build(SPANS, extractor)

@@ -9,7 +9,6 @@ from graphforge.judge.llm_verifier import build_messages, fence
 from graphforge.llm import OpenAICompatibleChatModel
 from graphforge.models.judge import JudgeArm
 from graphforge.oracle import InjectKind, run_oracle
-from tests.support.llm_fixtures import scripted_chat_model, scripted_llm  # noqa: F401  (fixtures)
 from tests.support.llm_server import ScriptedLLMServer, json_answer
 from tests.unit._judge_sample import sample_view
 
@@ -39,9 +38,15 @@ def test_qualitative_criterion_goes_to_the_chat_model_with_untrusted_text_fenced
         scripted_chat_model: OpenAICompatibleChatModel) -> None:  # noqa: F811
     files, tid = _files(tmp_path, InjectKind.PROMPT_INJECTION)
     scripted_llm.push(json_answer({"score": 0.25, "evidence": "names no cause"}))
-    judgment, _ = judge_attempt(sample_view(), files, JudgeArm.ANCHORED, trajectory_id=tid, llm=scripted_chat_model)
+    judgment, _ = judge_attempt(
+        sample_view(), files, JudgeArm.ANCHORED, trajectory_id=tid, llm=scripted_chat_model
+    )
     c7 = next(r for r in judgment.ratings if r.criterion_id.endswith("/c7"))
-    assert (c7.score, c7.verifier, c7.evidence) == (0.25, f"llm:{scripted_chat_model.model}", "names no cause")
+    assert (c7.score, c7.verifier, c7.evidence) == (
+        0.25,
+        f"llm:{scripted_chat_model.model}",
+        "names no cause",
+    )
     assert judgment.judge == judge_name(scripted_chat_model)
     # Exactly one call (the only qualitative criterion); deterministic criteria never reach the model.
     assert len(scripted_llm.requests) == 1

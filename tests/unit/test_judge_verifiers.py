@@ -18,8 +18,18 @@ from graphforge.oracle import InjectKind, run_oracle
 from tests.unit._judge_sample import A_BANK, A_INV, MD, XLSX, sample_spec, sample_view
 
 
-@pytest.mark.parametrize(("text", "value"), [("$12,450.00", 12450.0), ("(1,200)", -1200.0), ("12.5%", 12.5),
-                                              ("1.2M", 1.2e6), ("−3.5", -3.5), ("n/a", None), ("1 and 2", None)])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("$12,450.00", 12450.0),
+        ("(1,200)", -1200.0),
+        ("12.5%", 12.5),
+        ("1.2M", 1.2e6),
+        ("−3.5", -3.5),
+        ("n/a", None),
+        ("1 and 2", None),
+    ],
+)
 def test_parse_number_reads_office_spellings(text: str, value: float | None) -> None:
     assert parse_number(text) == value
 
@@ -33,10 +43,17 @@ def test_computations_follow_anchor_order() -> None:
 
 
 def test_formula_evaluator_handles_refs_functions_and_cycles() -> None:
-    sheets = {"S": {"A1": CellData(None, 10), "A2": CellData(None, "1,000"), "A3": CellData("=SUM(A1:A2)", None),
-                    "B1": CellData("=A3*2-'E x'!C2/4", None), "B2": CellData("=VLOOKUP(A1,A2,1)", 42),
-                    "B3": CellData("=B3+1", None)},
-              "E x": {"C2": CellData(None, 8)}}
+    sheets = {
+        "S": {
+            "A1": CellData(None, 10),
+            "A2": CellData(None, "1,000"),
+            "A3": CellData("=SUM(A1:A2)", None),
+            "B1": CellData("=A3*2-'E x'!C2/4", None),
+            "B2": CellData("=VLOOKUP(A1,A2,1)", 42),
+            "B3": CellData("=B3+1", None),
+        },
+        "E x": {"C2": CellData(None, 8)},
+    }
     ev = Evaluator(sheets)
     assert ev.evaluate("S", "A3").value == 1010
     assert ev.evaluate("S", "B1").value == 2018
@@ -58,7 +75,7 @@ def test_expected_value_is_recomputed_from_span_text() -> None:
     c1 = spec.criteria[0]
     exp = expected_value(c1, [A_INV, A_BANK])
     assert exp.value == pytest.approx(12450.0 - 11980.5)
-    # A value the span does not contain is not recoverable; the spec's figure is used and the evidence says so.
+    # A value the span lacks is not recoverable; the spec's figure is used and the evidence says so.
     ghost = A_INV.model_copy(update={"value": "99,999.00"})
     assert recover(ghost) is None
     assert "not found in their spans" in expected_value(c1, [ghost, A_BANK]).note

@@ -26,12 +26,7 @@ from graphforge.llm import (
     records_of,
 )
 from graphforge.settings import GraphforgeSettings
-from tests.support.llm_fixtures import (  # noqa: F401 - fixtures
-    TEST_API_KEY,
-    llm_settings,
-    scripted_chat_model,
-    scripted_llm,
-)
+from tests.support.llm_fixtures import TEST_API_KEY
 from tests.support.llm_server import (
     ScriptedLLMServer,
     error,

@@ -56,7 +56,9 @@ def test_one_hash_per_window_and_equal_windows_hash_equal(tokens: list[str]) -> 
 
 @settings(max_examples=60)
 @given(st.lists(docs, min_size=1, max_size=6), docs)
-def test_exact_index_counts_match_python_set_intersection(references: list[list[str]], query: list[str]) -> None:
+def test_exact_index_counts_match_python_set_intersection(
+    references: list[list[str]], query: list[str]
+) -> None:
     n = 4
     hasher = TokenHasher()
     index = ExactIndex([shingle_set(hasher(r), n) for r in references])
@@ -68,7 +70,9 @@ def test_exact_index_counts_match_python_set_intersection(references: list[list[
 
 def test_shared_passages_recover_the_copied_run() -> None:
     source = " ".join(f"alpha{i}" for i in range(40))
-    copy = "unrelated words first " + " ".join(f"alpha{i}" for i in range(10, 30)) + " and then something else"
+    copy = (
+        "unrelated words first " + " ".join(f"alpha{i}" for i in range(10, 30)) + " and then something else"
+    )
     hasher = TokenHasher()
     shared = np.intersect1d(shingle_text(copy, hasher).shingles, shingle_text(source, hasher).shingles)
     assert len(shared) == 20 - NGRAM_SIZE + 1
@@ -79,9 +83,11 @@ def test_find_overlaps_reports_a_copied_passage_and_a_hash_match() -> None:
     bench_text = " ".join(f"b{i}" for i in range(100))
     bench = [BenchmarkDoc(key="s1", kind="file", label="b/notes.txt", text=bench_text),
              BenchmarkDoc(key="t:1", kind="prompt", label="b/1", text="write a memo on the harbour ledger")]
-    training = [TrainingDoc("clean", " ".join(f"c{i}" for i in range(200)), ["a.txt"]),
-                TrainingDoc("dirty", "intro " + " ".join(f"b{i}" for i in range(30, 60)) + " outro", ["m.txt"]),
-                TrainingDoc("s1", bench_text, ["copy.txt"])]
+    training = [
+        TrainingDoc("clean", " ".join(f"c{i}" for i in range(200)), ["a.txt"]),
+        TrainingDoc("dirty", "intro " + " ".join(f"b{i}" for i in range(30, 60)) + " outro", ["m.txt"]),
+        TrainingDoc("s1", bench_text, ["copy.txt"]),
+    ]
     found = find_overlaps(training, bench, {"s1": ["b/notes.txt"]}, method="exact")
     assert [h.sha256 for h in found.hash_overlaps] == ["s1"]
     assert [(p.training_sha256, p.shared_ngrams) for p in found.pairs] == [("s1", 88), ("dirty", 18)]

@@ -28,7 +28,11 @@ def test_sample_release_reads_completely() -> None:
     release = onet.read_release(FIXTURE)
     occupations, tasks, links = _expected()
     assert release.release_id == taxonomy.RELEASE_ID  # from Read Me.txt
-    assert (len(release.occupations), len(release.tasks), len(release.task_dwas)) == (occupations, tasks, links)
+    assert (len(release.occupations), len(release.tasks), len(release.task_dwas)) == (
+        occupations,
+        tasks,
+        links,
+    )
     assert len(release.dwas) == len(taxonomy.dwa_ids())
     # Content Model elements above the GWA level are not work activities.
     assert {g.element_id for g in release.gwas} == {gwa for gwa, _, _ in taxonomy.HIERARCHY}
@@ -69,7 +73,9 @@ def test_columns_are_matched_by_header_name_not_position(tmp_path: Path) -> None
     folder = taxonomy.write_release(tmp_path / "db_28_3_text")
     path = folder / "Task Statements.txt"
     rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines(), delimiter="\t"))
-    shuffled = [["Extra Column", *reversed(r)] for r in rows]  # reordered, plus a column a later release added
+    shuffled = [
+        ["Extra Column", *reversed(r)] for r in rows
+    ]  # reordered, plus a column a later release added
     path.write_text("\n".join("\t".join(r) for r in shuffled) + "\n", encoding="utf-8")
     release = onet.read_release(folder)
     assert release.release_id == "28.3"  # from the folder name
@@ -146,10 +152,19 @@ def test_default_sectors_are_the_soc_major_groups() -> None:
 
 
 def test_sector_mapping_longest_prefix_wins_and_gaps_are_reported() -> None:
-    mapping = SectorMapping(scheme="user:t", rules=(
-        SectorAssignment(prefix="13", sector_code="biz", sector_name="Business"),
-        SectorAssignment(prefix="13-2011", sector_code="fin", sector_name="Finance", sub_sector_code="fin/acc",
-                         sub_sector_name="Accounting")))
+    mapping = SectorMapping(
+        scheme="user:t",
+        rules=(
+            SectorAssignment(prefix="13", sector_code="biz", sector_name="Business"),
+            SectorAssignment(
+                prefix="13-2011",
+                sector_code="fin",
+                sector_name="Finance",
+                sub_sector_code="fin/acc",
+                sub_sector_name="Accounting",
+            ),
+        ),
+    )
     occupations = [Occupation(soc_code=c, title="x") for c in ("13-2011.00", "13-1071.00", "15-1211.00")]
     assigned, sectors, _ = assign_sectors(occupations, mapping)
     assert assigned == {"13-2011.00": ("fin", "fin/acc"), "13-1071.00": ("biz", ""), "15-1211.00": ("", "")}

@@ -11,7 +11,13 @@ from graphforge.judge.documents import read_markdown
 from graphforge.judge.sensitivity import cases_for, summarise
 from graphforge.models.judge import JudgeArm
 from graphforge.oracle import ORACLE_MODEL, InjectKind, run_oracle
-from graphforge.stages.revise_specs import RevisionPatch, apply_patch, rule_based_patch, spec_checks, statement_leaks
+from graphforge.stages.revise_specs import (
+    RevisionPatch,
+    apply_patch,
+    rule_based_patch,
+    spec_checks,
+    statement_leaks,
+)
 from tests.unit._judge_sample import MD, XLSX, sample_spec, sample_view
 
 
@@ -57,9 +63,12 @@ def test_every_perturbation_moves_its_target_and_not_the_others(tmp_path: Path) 
 
 def test_spec_checks_find_leaks_and_unrecoverable_values_and_revision_fixes_them() -> None:
     spec = sample_spec()
-    leaky = spec.model_copy(update={"statement": spec.statement + " Use the core file f-inv; the answer is 469.50.",
-                                    "criteria": [spec.criteria[0].model_copy(update={"expected_value": 500.0}),
-                                                 *spec.criteria[1:]]})
+    leaky = spec.model_copy(
+        update={
+            "statement": spec.statement + " Use the core file f-inv; the answer is 469.50.",
+            "criteria": [spec.criteria[0].model_copy(update={"expected_value": 500.0}), *spec.criteria[1:]],
+        }
+    )
     view = sample_view(leaky)
     problems = spec_checks(view)
     assert any("expected value 500" in p for p in problems)

@@ -36,7 +36,10 @@ def _candidates(rows: list[tuple[int, int, int, int, int]]) -> list[seeding.Cand
 instances = st.lists(st.tuples(st.integers(0, 12), st.integers(0, 6), st.integers(0, 9), st.integers(0, 4),
                                st.integers(0, 3)), min_size=1, max_size=60)
 initial_counts = st.dictionaries(
-    st.sampled_from(["o0", "o1", "o2", "d0", "d3", "p0", "p1", "p2", "f0", "f1"]), st.integers(0, 6), max_size=8)
+    st.sampled_from(["o0", "o1", "o2", "d0", "d3", "p0", "p1", "p2", "f0", "f1"]),
+    st.integers(0, 6),
+    max_size=8,
+)
 # Every way of splitting the dimensions into grouped (outer) and per-candidate (inner) parts, plus the
 # automatic choice, must give the same order.
 splits = st.sampled_from([None, (), (0,), (3,), (2, 3), (0, 2), (1, 3), (0, 1, 2), (0, 1, 2, 3)])
@@ -176,9 +179,13 @@ VOCAB = load_vocabulary()
 
 
 def _task(statement: str, dwa_title: str, task_id: str = "90001") -> TaskContext:
-    return TaskContext(task_id=task_id, statement=statement, soc_code="13-2011.00",
-                       occupation_title="Accountants and Auditors",
-                       dwas=[{"dwa_id": "4.A.2.a.4.I01.D02", "title": dwa_title, "iwa_title": "Analyze financial data"}])
+    return TaskContext(
+        task_id=task_id,
+        statement=statement,
+        soc_code="13-2011.00",
+        occupation_title="Accountants and Auditors",
+        dwas=[{"dwa_id": "4.A.2.a.4.I01.D02", "title": dwa_title, "iwa_title": "Analyze financial data"}],
+    )
 
 
 def test_accountant_quarterly_reporting_is_data_analysis_from_spreadsheets() -> None:
@@ -207,14 +214,34 @@ def test_unsupported_and_out_of_vocabulary_demands_are_dropped_and_counted() -> 
     task = _task("Reconcile general ledger accounts with bank statements.", "Reconcile accounts")
     dwa = task.dwas[0]["dwa_id"]
     proposals = [
-        Proposal(dwa_id=dwa, demand="Reconcile ledger accounts with bank statements", pattern="data cleaning and "
-                 "reconciliation", input_family="spreadsheet", evidence_quote="general ledger accounts"),
-        Proposal(dwa_id=dwa, demand="Design a marketing campaign for a new product", pattern="planning and "
-                 "scheduling", input_family="document", evidence_quote="bank statements"),
-        Proposal(dwa_id=dwa, demand="Reconcile accounts", pattern="not a pattern", input_family="pdf",
-                 evidence_quote="Reconcile"),
-        Proposal(dwa_id=dwa, demand="Reconcile accounts", pattern="data cleaning and reconciliation",
-                 input_family="pdf", evidence_quote="words that are not in the statement"),
+        Proposal(
+            dwa_id=dwa,
+            demand="Reconcile ledger accounts with bank statements",
+            pattern="data cleaning and reconciliation",
+            input_family="spreadsheet",
+            evidence_quote="general ledger accounts",
+        ),
+        Proposal(
+            dwa_id=dwa,
+            demand="Design a marketing campaign for a new product",
+            pattern="planning and scheduling",
+            input_family="document",
+            evidence_quote="bank statements",
+        ),
+        Proposal(
+            dwa_id=dwa,
+            demand="Reconcile accounts",
+            pattern="not a pattern",
+            input_family="pdf",
+            evidence_quote="Reconcile",
+        ),
+        Proposal(
+            dwa_id=dwa,
+            demand="Reconcile accounts",
+            pattern="data cleaning and reconciliation",
+            input_family="pdf",
+            evidence_quote="words that are not in the statement",
+        ),
     ]
     rows, unsupported, invalid = seed_rows(task, proposals, evidence_for(task), VOCAB, 0.6, "llm", "m")
     assert [r.demand for r in rows] == ["Reconcile ledger accounts with bank statements"]

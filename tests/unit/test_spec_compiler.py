@@ -12,9 +12,23 @@ from graphforge.specs_store import agent_view
 
 def fact(fid: str, value: str, num: float, metric: str, entity: str | None, period: str, path: str, role: str,
          locator: str = "sheet=Q2!A3:C3") -> GraphFact:
-    return GraphFact(fact_id=fid, statement=f"{metric} {value}", value=value, value_num=num * 1000, unit="EUR",
-                     scale=1000.0, metric=metric, entity=entity, period=period, span_id=f"{path}:{locator}",
-                     locator=locator, ordinal=0, span_text=f"x\t{value}\ty", path=path, role=role)
+    return GraphFact(
+        fact_id=fid,
+        statement=f"{metric} {value}",
+        value=value,
+        value_num=num * 1000,
+        unit="EUR",
+        scale=1000.0,
+        metric=metric,
+        entity=entity,
+        period=period,
+        span_id=f"{path}:{locator}",
+        locator=locator,
+        ordinal=0,
+        span_text=f"x\t{value}\ty",
+        path=path,
+        role=role,
+    )
 
 
 FACTS = [
@@ -32,8 +46,13 @@ EDGES = [GraphEdge(src_fact_id="fact-t", dst_fact_id=p, kind="derive") for p in 
     GraphEdge(src_fact_id="fact-rc", dst_fact_id="fact-lc", kind="reconcile"),
     GraphEdge(src_fact_id="fact-dn", dst_fact_id="fact-n", kind="reconcile"),
 ]
-GRAPH = WorkspaceGraph(workspace_id="ws1", name="Acme Q2 review", files=["ledger.xlsx", "report.pdf", "draft.pdf"],
-                       facts=FACTS, edges=EDGES)
+GRAPH = WorkspaceGraph(
+    workspace_id="ws1",
+    name="Acme Q2 review",
+    files=["ledger.xlsx", "report.pdf", "draft.pdf"],
+    facts=FACTS,
+    edges=EDGES,
+)
 
 
 def test_templates_cover_every_edge_kind_with_anchored_recomputable_criteria() -> None:
@@ -61,10 +80,18 @@ def test_templates_cover_every_edge_kind_with_anchored_recomputable_criteria() -
         numbers = [{f.fact_id: f for f in FACTS}[a].value_num or 0.0 for a in c.anchors]
         assert c.computation and recompute(c.computation, numbers) == pytest.approx(c.expected_value)
     kinds = {c.kind for c in spec.criteria}
-    assert {CriterionKind.VALUE, CriterionKind.CITATION, CriterionKind.STRUCTURE, CriterionKind.QUALITATIVE} <= kinds
+    assert {
+        CriterionKind.VALUE,
+        CriterionKind.CITATION,
+        CriterionKind.STRUCTURE,
+        CriterionKind.QUALITATIVE,
+    } <= kinds
     assert all(c.anchors for c in spec.positive)
     book = spec.deliverables[0]
-    assert book.required_sheets == ["Summary", "Totals", "Reconciliation"] and "Totals!B2" in book.required_formulas
+    assert (
+        book.required_sheets == ["Summary", "Totals", "Reconciliation"]
+        and "Totals!B2" in book.required_formulas
+    )
     assert compile_template(GRAPH) == spec  # deterministic ids and content
 
 
@@ -74,9 +101,13 @@ def test_agent_view_hides_roles_ids_anchors_and_expected_values() -> None:
     view = agent_view(spec, GRAPH.files)
     assert leaks(view, spec, [f.fact_id for f in FACTS]) == []
     assert all(d.name in view.statement for d in spec.deliverables)
-    leaky = spec.model_copy(update={"statement": spec.statement + " Hint: 150 (fact-t), ignore the confuser."})
+    leaky = spec.model_copy(
+        update={"statement": spec.statement + " Hint: 150 (fact-t), ignore the confuser."}
+    )
     found = leaks(agent_view(leaky, GRAPH.files), leaky)
-    assert any("role" in f for f in found) and any("fact" in f for f in found) and any("150" in f for f in found)
+    assert (
+        any("role" in f for f in found) and any("fact" in f for f in found) and any("150" in f for f in found)
+    )
 
 
 def test_recompute_grammar() -> None:

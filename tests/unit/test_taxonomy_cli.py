@@ -11,10 +11,17 @@ from graphforge.cli.main import main
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "onet_mini"
 
 
-@pytest.mark.parametrize("args", [["load", "digital"],
-                                  ["load", "digital", str(FIXTURE / "digital_labels.csv"), "--all-candidates"],
-                                  ["load", "digital", "--all-candidates", "--classify-with-llm"]])
-def test_digital_source_must_be_chosen_exactly_once(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["load", "digital"],
+        ["load", "digital", str(FIXTURE / "digital_labels.csv"), "--all-candidates"],
+        ["load", "digital", "--all-candidates", "--classify-with-llm"],
+    ],
+)
+def test_digital_source_must_be_chosen_exactly_once(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(args) == 1
     assert "choose exactly one source of DIGITAL labels" in capsys.readouterr().err
 

@@ -21,8 +21,13 @@ def _row(task: str, a: str, b: str, winner: str, covered: bool) -> dict[str, obj
 
 
 def test_win_rate_counts_ties_half_and_reads_both_column_orders() -> None:
-    rows = [_row("t1", "p", "q", "a", True), _row("t2", "q", "p", "b", True), _row("t3", "q", "p", "a", False),
-            _row("t4", "p", "q", "tie", False), _row("t5", "p", "r", "a", False)]
+    rows = [
+        _row("t1", "p", "q", "a", True),
+        _row("t2", "q", "p", "b", True),
+        _row("t3", "q", "p", "a", False),
+        _row("t4", "p", "q", "tie", False),
+        _row("t5", "p", "r", "a", False),
+    ]
     result = winrate.win_rates(comparisons_from_rows(rows), "p", "q", by="covered", bootstrap=500, seed=1)
     overall, covered_false, covered_true = result.rows
     assert (overall.wins, overall.losses, overall.ties, overall.comparisons) == (2, 1, 1, 4)
@@ -71,8 +76,26 @@ def test_cli_winrate_and_elo_write_reports(tmp_path: Path, capsys: pytest.Captur
     assert main(["eval", "sample", str(path), "--json"]) == 0
     assert len(read_comparisons(path)) == len(sample_rows())
     capsys.readouterr()
-    assert main(["eval", "winrate", str(path), "--a", SFT, "--b", BASE, "--by", "covered", "--bootstrap", "200",
-                 "--out", str(tmp_path / "w")]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "winrate",
+                str(path),
+                "--a",
+                SFT,
+                "--b",
+                BASE,
+                "--by",
+                "covered",
+                "--bootstrap",
+                "200",
+                "--out",
+                str(tmp_path / "w"),
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "w" / "winrate.html").exists()
     assert main(["eval", "elo", str(write_sample(tmp_path / "c.csv")), "--anchor",
                  "anchor-model (openhands)=1667", "--bootstrap", "100", "--out", str(tmp_path / "e")]) == 0
