@@ -138,16 +138,16 @@ def find_overlaps(training: Iterable[TrainingDoc], benchmark: Sequence[Benchmark
 
     pairs = sorted(acc.pairs.values(), key=lambda p: (-p.shared_ngrams, -p.containment, p.training_sha256,
                                                        p.benchmark_key))
-    position = {(d.kind, d.key): k for k, d in enumerate(benchmark)}
+    position: dict[tuple[str, str], int] = {(d.kind, d.key): k for k, d in enumerate(benchmark)}
     for i, pair in enumerate(pairs[:top_k]):
         j = position[(pair.benchmark_kind, pair.benchmark_key)]
-        shared = np.intersect1d(
+        shared_hashes = np.intersect1d(
             shingle_text(acc.texts[pair.training_sha256], TokenHasher(), ngram_size).shingles,
             bench[j].shingles,
             assume_unique=True,
         )
         pairs[i] = pair.model_copy(
-            update={"passages": shared_passages(benchmark[j].text, shared, ngram_size)}
+            update={"passages": shared_passages(benchmark[j].text, shared_hashes, ngram_size)}
         )
     return OverlapFindings(
         ngram_size=ngram_size,

@@ -36,7 +36,7 @@ def contamination_cmd(
     if method not in ("exact", "minhash", "both"):
         raise typer.BadParameter("method must be exact, minhash or both", param_hint="--method")
     params = stage.AuditContaminationParams(benchmarks=benchmark, top_k=top_k, out_dir=out,
-                                            min_shared_ngrams=min_shared, method=method,  # type: ignore[arg-type]
+                                            min_shared_ngrams=min_shared, method=method,
                                             minhash_threshold=threshold)
     with open_context() as ctx:
         result = stage.run(ctx, params)

@@ -19,7 +19,7 @@ def evidence_build_cmd(workspace: WorkspaceOption = None,
     from graphforge.context import open_context
     from graphforge.stages import build_evidence
 
-    params = build_evidence.BuildEvidenceParams(workspace_id=workspace, extractor=extractor)  # type: ignore[arg-type]
+    params = build_evidence.BuildEvidenceParams(workspace_id=workspace, extractor=extractor)
     with open_context() as ctx:
         result = build_evidence.run(ctx, params)
     emit(result, as_json, "evidence build")
@@ -33,7 +33,7 @@ def specs_compile_cmd(workspace: WorkspaceOption = None,
     from graphforge.context import open_context
     from graphforge.stages import compile_specs
 
-    params = compile_specs.CompileSpecsParams(workspace_id=workspace, compiler=compiler)  # type: ignore[arg-type]
+    params = compile_specs.CompileSpecsParams(workspace_id=workspace, compiler=compiler)
     with open_context() as ctx:
         result = compile_specs.run(ctx, params)
     emit(result, as_json, "specs compile")

@@ -354,7 +354,9 @@ def dwa_ids() -> dict[str, tuple[str, str, str]]:
 def tables() -> dict[str, list[list[str]]]:
     """Every release table as rows of strings (header first), in the text-release column order."""
     ids = dwa_ids()
-    occ_rows, task_rows, link_rows = [], [], []
+    occ_rows: list[list[str]] = []
+    task_rows: list[list[str]] = []
+    link_rows: list[list[str]] = []
     task_id = 90000
     for soc, title, description, tasks in OCCUPATIONS:
         occ_rows.append([soc, title, description])

@@ -204,7 +204,15 @@ def _write_report_pdf(path: Path, draft: bool) -> None:
     from reportlab.lib import colors
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
-    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+    from reportlab.platypus import (
+        Flowable,
+        PageBreak,
+        Paragraph,
+        SimpleDocTemplate,
+        Spacer,
+        Table,
+        TableStyle,
+    )
 
     revenue = dict(REVENUE, **({"Q2 2024": DRAFT_REVENUE_Q2} if draft else {}))
     costs = dict(COSTS, **({"Q2 2024": DRAFT_COSTS_Q2} if draft else {}))
@@ -222,7 +230,7 @@ def _write_report_pdf(path: Path, draft: bool) -> None:
         creator="graphforge sample generator",
         subject="Q2 2024 results",
     )
-    story: list[object] = [Paragraph(title, styles["Title"])]
+    story: list[Flowable] = [Paragraph(title, styles["Title"])]
     if draft:
         story.append(
             Paragraph(

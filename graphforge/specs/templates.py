@@ -217,14 +217,18 @@ def _divisor(computation: str | None) -> str:
     return m.group(0) if m else ""
 
 
+def _trusted(fact: GraphFact) -> bool:
+    """Whether a spec may take figures from the fact: its file role is core, supporting or unset."""
+    return fact.role in TRUSTED
+
+
 def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None:
     """The template spec of one workspace, or None when its graph has nothing checkable."""
     facts = {f.fact_id: f for f in graph.facts}
     numeric = [f for f in graph.facts if f.value_num is not None]
-    trusted = lambda f: f.role in TRUSTED  # noqa: E731 - reads better inline than a def here
-    scales = Counter(f.scale for f in numeric if f.unit != "%" and trusted(f))
+    scales = Counter(f.scale for f in numeric if f.unit != "%" and _trusted(f))
     scale = scales.most_common(1)[0][0] if scales else 1.0
-    units = Counter(f.unit for f in numeric if f.unit and f.unit != "%" and trusted(f))
+    units = Counter(f.unit for f in numeric if f.unit and f.unit != "%" and _trusted(f))
     unit = units.most_common(1)[0][0] if units else ""
     unit_words = (f"{unit} thousand" if scale == 1e3 else f"{unit} million" if scale == 1e6 else unit).strip()
     divisor = "" if scale == 1.0 else f"/{scale:g}"
@@ -246,14 +250,15 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
     used: dict[str, list[str]] = defaultdict(list)  # path -> anchor fact ids
 
     def add(**kw: object) -> None:
-        criteria.append(CriterionSpec(criterion_id=f"{spec_id}/c{len(criteria) + 1}", **kw))  # type: ignore[arg-type]
+        criteria.append(CriterionSpec(criterion_id=f"{spec_id}/c{len(criteria) + 1}", **kw))
 
     # derive: totals and their parts, in trusted files
     parts_of: dict[str, list[GraphFact]] = defaultdict(list)
     for e in by_kind["derive"]:
         parts_of[e.src_fact_id].append(facts[e.dst_fact_id])
     totals = sorted(
-        (facts[t] for t in parts_of if trusted(facts[t]) and all(trusted(p) for p in parts_of[t])), key=_rank
+        (facts[t] for t in parts_of if _trusted(facts[t]) and all(_trusted(p) for p in parts_of[t])),
+        key=_rank,
     )
     chosen_totals: list[GraphFact] = []
     for t in totals:
@@ -295,10 +300,10 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
 
     # reconcile between trusted files: both figures and their difference
     recon = [
-        e for e in by_kind["reconcile"] if trusted(facts[e.src_fact_id]) and trusted(facts[e.dst_fact_id])
+        e for e in by_kind["reconcile"] if _trusted(facts[e.src_fact_id]) and _trusted(facts[e.dst_fact_id])
     ]
     seen: set[tuple[str, str, str]] = set()
-    recon_rows = []
+    recon_rows: list[str] = []
     for e in sorted(recon, key=lambda e: (_rank(facts[e.src_fact_id]), e.src_fact_id, e.dst_fact_id)):
         a, b = facts[e.src_fact_id], facts[e.dst_fact_id]
         if _key(a) in seen or len(recon_rows) == MAX_ROWS:
@@ -339,13 +344,13 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
 
     # compare: figures confirmed by two trusted files, with the change against the earlier period
     agreeing = [
-        e for e in by_kind["compare"] if trusted(facts[e.src_fact_id]) and trusted(facts[e.dst_fact_id])
+        e for e in by_kind["compare"] if _trusted(facts[e.src_fact_id]) and _trusted(facts[e.dst_fact_id])
     ]
-    summary_rows = []
+    summary_rows: list[str] = []
     seen = {_key(t) for t in chosen_totals}
     by_key_file: dict[tuple[tuple[str, str, str], str], GraphFact] = {}
     for f in sorted(numeric, key=_rank):
-        if trusted(f):
+        if _trusted(f):
             by_key_file.setdefault((_key(f), f.path), f)
     conflicted = {_key(facts[x]) for e in by_kind["reconcile"] for x in (e.src_fact_id, e.dst_fact_id)
                   if facts[x].role == "confuser"}

@@ -216,7 +216,7 @@ def seed_rows(task: TaskContext, proposals: Sequence[Proposal], evidence: Eviden
             input_family=p.input_family,
             demand=p.demand.strip(),
             demand_normalized=normalized,
-            demand_source=source,  # type: ignore[arg-type]
+            demand_source=source,
             demand_model=model,
             evidence_id=evidence.evidence_id,
             evidence_quote=p.evidence_quote.strip(),
