@@ -178,6 +178,27 @@ class OpenAICompatibleChatModel(BaseChatModel):
             raise LLMHTTPError(self.endpoint, "answer is not a JSON object", response.status_code)
         return body
 
+    def _transport_problem(self, exc: httpx.TransportError) -> str:
+        if isinstance(exc, httpx.TimeoutException):
+            return f"timed out after {self.timeout_s:g} s ({type(exc).__name__})"
+        return f"unreachable ({type(exc).__name__}: {self._scrub(str(exc))})"
+
+    def _refusal(self, response: httpx.Response, attempt: int) -> tuple[str, int]:
+        """(problem, status) of a non-200 answer worth retrying; raises at once for one that is not."""
+        retry, problem = self._verdict(response)
+        if not retry:
+            raise LLMHTTPError(self.endpoint, problem, response.status_code, attempt + 1)
+        return problem, response.status_code
+
+    def _backoff(self, attempt: int, response: httpx.Response | None, problem: str) -> float:
+        """Seconds to wait before the next attempt, logged with the reason for the retry."""
+        wait = self._delay(attempt, response)
+        log.warning("chat API %s: %s; retry %d/%d in %.2f s",
+                    self.endpoint, problem, attempt + 1, self.max_retries, wait)
+        return wait
+
+    # _post and _apost are the same loop over the sync and async httpx clients; what each attempt
+    # means (retry or raise, how long to wait) lives in the helpers above so the two cannot drift.
     def _post(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
         problem, status = "no attempt made", None
         with httpx.Client(timeout=self.timeout_s, verify=_ssl_context()) as client:
@@ -185,28 +206,14 @@ class OpenAICompatibleChatModel(BaseChatModel):
                 response = None
                 try:
                     response = client.post(self.endpoint, json=payload, headers=self._headers())
-                except httpx.TimeoutException as exc:
-                    problem, status = f"timed out after {self.timeout_s:g} s ({type(exc).__name__})", None
                 except httpx.TransportError as exc:
-                    problem, status = f"unreachable ({type(exc).__name__}: {self._scrub(str(exc))})", None
+                    problem, status = self._transport_problem(exc), None
                 else:
                     if response.status_code == 200:
                         return self._body(response), attempt + 1
-                    retry, problem = self._verdict(response)
-                    status = response.status_code
-                    if not retry:
-                        raise LLMHTTPError(self.endpoint, problem, status, attempt + 1)
+                    problem, status = self._refusal(response, attempt)
                 if attempt < self.max_retries:
-                    wait = self._delay(attempt, response)
-                    log.warning(
-                        "chat API %s: %s; retry %d/%d in %.2f s",
-                        self.endpoint,
-                        problem,
-                        attempt + 1,
-                        self.max_retries,
-                        wait,
-                    )
-                    time.sleep(wait)
+                    time.sleep(self._backoff(attempt, response, problem))
         raise LLMHTTPError(self.endpoint, problem, status, self.max_retries + 1)
 
     async def _apost(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
@@ -216,28 +223,14 @@ class OpenAICompatibleChatModel(BaseChatModel):
                 response = None
                 try:
                     response = await client.post(self.endpoint, json=payload, headers=self._headers())
-                except httpx.TimeoutException as exc:
-                    problem, status = f"timed out after {self.timeout_s:g} s ({type(exc).__name__})", None
                 except httpx.TransportError as exc:
-                    problem, status = f"unreachable ({type(exc).__name__}: {self._scrub(str(exc))})", None
+                    problem, status = self._transport_problem(exc), None
                 else:
                     if response.status_code == 200:
                         return self._body(response), attempt + 1
-                    retry, problem = self._verdict(response)
-                    status = response.status_code
-                    if not retry:
-                        raise LLMHTTPError(self.endpoint, problem, status, attempt + 1)
+                    problem, status = self._refusal(response, attempt)
                 if attempt < self.max_retries:
-                    wait = self._delay(attempt, response)
-                    log.warning(
-                        "chat API %s: %s; retry %d/%d in %.2f s",
-                        self.endpoint,
-                        problem,
-                        attempt + 1,
-                        self.max_retries,
-                        wait,
-                    )
-                    await asyncio.sleep(wait)
+                    await asyncio.sleep(self._backoff(attempt, response, problem))
         raise LLMHTTPError(self.endpoint, problem, status, self.max_retries + 1)
 
     # -- results ----------------------------------------------------------------------------------
