@@ -6,8 +6,6 @@
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -15,21 +13,15 @@ if __package__ in (None, ""):  # run as a script: make `training` importable fro
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def make_parser() -> argparse.ArgumentParser:
-    from training.runner import make_parser as base
-
-    return base(
-        "Rejection fine-tuning on one exported RFT arm (trl SFTTrainer, Muon + AdamW).",
-        "training/configs/rft_paper.yaml",
-    )
+DESCRIPTION = "Rejection fine-tuning on one exported RFT arm (trl SFTTrainer, Muon + AdamW)."
+DEFAULT_CONFIG = "training/configs/rft_paper.yaml"
 
 
 def main(argv: list[str] | None = None) -> int:
-    from training.runner import load_config, run
+    # Imported here: the sys.path line above must run first when this file is run as a script.
+    from training.runner import main as run_main
 
-    config = load_config(make_parser().parse_args(argv))
-    print(json.dumps(run(config), indent=2))
-    return 0
+    return run_main(DESCRIPTION, DEFAULT_CONFIG, argv)
 
 
 if __name__ == "__main__":

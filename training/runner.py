@@ -21,6 +21,13 @@ def make_parser(description: str, default_config: str) -> argparse.ArgumentParse
     return parser
 
 
+def main(description: str, default_config: str, argv: list[str] | None = None) -> int:
+    """The whole command line of sft.py and rft.py: parse, read the recipe, train, print the summary."""
+    config = load_config(make_parser(description, default_config).parse_args(argv))
+    print(json.dumps(run(config), indent=2))
+    return 0
+
+
 def load_config(args: argparse.Namespace) -> dict[str, Any]:
     """The YAML recipe with command-line overrides applied."""
     config: dict[str, Any] = yaml.safe_load(args.config.read_text(encoding="utf-8")) or {}

@@ -5,8 +5,6 @@ python training/sft.py --config training/configs/sft_paper.yaml --dataset out/ex
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -14,21 +12,15 @@ if __package__ in (None, ""):  # run as a script: make `training` importable fro
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def make_parser() -> argparse.ArgumentParser:
-    from training.runner import make_parser as base
-
-    return base(
-        "SFT on exported GraphForge trajectories (trl SFTTrainer, Muon + AdamW).",
-        "training/configs/sft_paper.yaml",
-    )
+DESCRIPTION = "SFT on exported GraphForge trajectories (trl SFTTrainer, Muon + AdamW)."
+DEFAULT_CONFIG = "training/configs/sft_paper.yaml"
 
 
 def main(argv: list[str] | None = None) -> int:
-    from training.runner import load_config, run
+    # Imported here: the sys.path line above must run first when this file is run as a script.
+    from training.runner import main as run_main
 
-    config = load_config(make_parser().parse_args(argv))
-    print(json.dumps(run(config), indent=2))
-    return 0
+    return run_main(DESCRIPTION, DEFAULT_CONFIG, argv)
 
 
 if __name__ == "__main__":
