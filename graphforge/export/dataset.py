@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa  # type: ignore[import-untyped]
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import __version__
-from graphforge.export.guard import AuditDecision
+from graphforge.export.guard import AuditDecision, AuditLookup, check_audit
 from graphforge.export.record import ExportRow, TrajectoryText, record_export
 from graphforge.export.rows import (
+    DEFAULT_MAX_TOKENS,
     TokenCounter,
     canonical_tools,
     conversational_messages,
@@ -22,6 +23,29 @@ from graphforge.export.rows import (
 from graphforge.export.writer import FileEntry, RowWriter, TokenStats, git_commit, token_stats, write_json
 from graphforge.graph import Graph
 from graphforge.models.base import stable_hash
+
+
+class DatasetExportParams(BaseModel):
+    """What every trajectory data set export takes: where to write, the audit gate, the length limit."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    out_dir: Path
+    benchmarks: list[str] = Field(default_factory=list)  # the audit must cover these
+    max_tokens: int = Field(DEFAULT_MAX_TOKENS, gt=0)
+    tokenizer: Path | None = None  # tokenizer.json or a tokenizer directory; None: the byte estimate
+    allow_contaminated: bool = False
+    skip_audit: bool = False
+
+    def gate(self, graph: Graph, lookup: AuditLookup | None = None) -> AuditDecision:
+        """The contamination audit decision for this export; raises when the export must not run."""
+        return check_audit(
+            graph,
+            self.benchmarks,
+            allow_contaminated=self.allow_contaminated,
+            skip_audit=self.skip_audit,
+            lookup=lookup,
+        )
 
 
 class Excluded(BaseModel):

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pyarrow as pa  # type: ignore[import-untyped]
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from graphforge import cypher
 from graphforge.context import StageContext
-from graphforge.export.dataset import ExportSummary, finish_export, write_dataset
-from graphforge.export.guard import AuditLookup, check_audit
+from graphforge.export.dataset import DatasetExportParams, ExportSummary, finish_export, write_dataset
+from graphforge.export.guard import AuditLookup
 from graphforge.export.record import TrajectoryText
 from graphforge.export.rft_select import (
     JUDGED_ARMS,
@@ -19,7 +17,7 @@ from graphforge.export.rft_select import (
     group_by_query,
     select,
 )
-from graphforge.export.rows import DEFAULT_MAX_TOKENS, counter_for
+from graphforge.export.rows import counter_for
 from graphforge.models.base import stable_hash
 from graphforge.models.judge import JudgeArm
 
@@ -28,10 +26,7 @@ GET_RFT_JUDGED_ARMS = cypher.load("export/get_rft_judged_arms")
 STREAM_TRAJECTORIES = cypher.load("export/stream_trajectories")
 
 
-class ExportRftParams(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    out_dir: Path
+class ExportRftParams(DatasetExportParams):
     arm: JudgeArm
     name: str | None = None  # default "rft-<arm>"
     k: int = Field(4, ge=1)
@@ -40,11 +35,6 @@ class ExportRftParams(BaseModel):
     seed: int = 0
     judge: str | None = None  # only judgments by this judge
     model: str | None = None  # only rollouts of this model (the SFT model's own samples)
-    benchmarks: list[str] = Field(default_factory=list)
-    max_tokens: int = Field(DEFAULT_MAX_TOKENS, gt=0)
-    tokenizer: Path | None = None
-    allow_contaminated: bool = False
-    skip_audit: bool = False
 
 
 ExportRftResult = ExportSummary
@@ -54,13 +44,7 @@ def run(
     ctx: StageContext, params: ExportRftParams, *, audit_lookup: AuditLookup | None = None
 ) -> ExportRftResult:
     """Gate on the audit, select per query, then stream the picked trajectories into the data set."""
-    decision = check_audit(
-        ctx.graph,
-        params.benchmarks,
-        allow_contaminated=params.allow_contaminated,
-        skip_audit=params.skip_audit,
-        lookup=audit_lookup,
-    )
+    decision = params.gate(ctx.graph, audit_lookup)
     options = SelectionOptions(
         k=params.k,
         threshold=params.threshold,
