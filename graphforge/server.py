@@ -176,7 +176,7 @@ class ManagedServer:
             raise ConfigError(
                 f"no managed Neo4j has been set up under {self.home}; run `graphforge db start`"
             )
-        password = secrets.token_urlsafe(24)
+        password = generate_password()
         self.home.mkdir(parents=True, exist_ok=True)
         # Created with owner-only permissions from the first byte, never world-readable.
         fd = os.open(self.credentials, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -304,6 +304,17 @@ def open_driver(info: ServerInfo) -> neo4j.Driver:
         hint = "start it with `graphforge db start`" if info.managed else "check NEO4J_URI"
         raise GraphConnectionError(f"Neo4j is not reachable at {info.uri}; {hint}") from exc
     return driver
+
+
+def generate_password() -> str:
+    """32 URL-safe characters starting with a letter or digit.
+
+    A leading '-' would be read as an option by neo4j-admin's `set-initial-password`.
+    """
+    while True:
+        password = secrets.token_urlsafe(24)
+        if password[0].isalnum():
+            return password
 
 
 def _require_free_port(host: str, port: int) -> None:

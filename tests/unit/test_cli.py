@@ -42,3 +42,11 @@ def test_json_output_is_one_object(monkeypatch: pytest.MonkeyPatch, capsys: pyte
     assert main(["db", "status", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["running"] is False and data["managed"] is True and data["password"] is None
+
+
+def test_generated_passwords_never_look_like_options() -> None:
+    from graphforge.server import generate_password
+
+    passwords = {generate_password() for _ in range(2000)}
+    assert len(passwords) == 2000
+    assert all(p[0].isalnum() and len(p) >= 8 for p in passwords)
