@@ -18,6 +18,7 @@ from graphforge.export.rows import (
     canonical_tools,
     conversational_messages,
     has_assistant_turn,
+    pair_tool_calls,
     row_schema,
 )
 from graphforge.export.writer import FileEntry, RowWriter, TokenStats, git_commit, token_stats, write_json
@@ -61,6 +62,7 @@ class WriteOutcome(BaseModel):
     seen: int
     over_length: list[Excluded]
     no_assistant_turn: list[str]
+    repaired_tool_pairing: list[str] = Field(default_factory=list)
 
 
 def write_dataset(
@@ -81,15 +83,18 @@ def write_dataset(
     specs: set[str] = set()
     over: list[Excluded] = []
     empty: list[str] = []
+    repaired: list[str] = []
     seen = 0
     with RowWriter(out_dir, name, row_schema(extra_columns)) as writer:
         for t in rows:
             seen += 1
-            messages = conversational_messages(t.messages_json, t.trajectory_id)
+            messages, fixed = pair_tool_calls(conversational_messages(t.messages_json, t.trajectory_id))
             tools = canonical_tools(t.tools_json)
             if not has_assistant_turn(messages):
                 empty.append(t.trajectory_id)
                 continue
+            if fixed:
+                repaired.append(t.trajectory_id)
             tokens = counter(messages, tools)
             if tokens > max_tokens:
                 over.append(Excluded(trajectory_id=t.trajectory_id, tokens=tokens))
@@ -116,6 +121,7 @@ def write_dataset(
         seen=seen,
         over_length=over,
         no_assistant_turn=empty,
+        repaired_tool_pairing=repaired,
     )
 
 
@@ -124,6 +130,7 @@ class ExportCounts(BaseModel):
     exported: int
     excluded_over_length: int
     excluded_no_assistant_turn: int
+    repaired_tool_pairing: int = 0  # rows whose unanswered tool calls / orphan tool results were dropped
 
 
 class ExportManifest(BaseModel):
@@ -139,6 +146,7 @@ class ExportManifest(BaseModel):
     tokens: TokenStats
     excluded_over_length: list[Excluded]
     excluded_no_assistant_turn: list[str]
+    repaired_tool_pairing: list[str] = Field(default_factory=list)
     audit: AuditDecision
     git_commit: str
     graphforge_version: str = __version__
@@ -193,6 +201,7 @@ def finish_export(
         exported=len(outcome.trajectory_ids),
         excluded_over_length=len(outcome.over_length),
         excluded_no_assistant_turn=len(outcome.no_assistant_turn),
+        repaired_tool_pairing=len(outcome.repaired_tool_pairing),
     )
     commit = git_commit()
     manifest = ExportManifest(
@@ -204,6 +213,7 @@ def finish_export(
         tokens=stats,
         excluded_over_length=outcome.over_length,
         excluded_no_assistant_turn=outcome.no_assistant_turn,
+        repaired_tool_pairing=outcome.repaired_tool_pairing,
         audit=decision,
         git_commit=commit,
         params=params,

@@ -153,6 +153,62 @@ def has_assistant_turn(messages: Sequence[dict[str, Any]]) -> bool:
     return any(m["role"] == "assistant" and (m.get("content") or m.get("tool_calls")) for m in messages)
 
 
+def pair_tool_calls(messages: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+    """Every assistant tool call answered by one tool message and every tool message answering one call.
+
+    Chat templates and trl pair them up; an imported log cut off after a tool call, or a tool result
+    whose call is missing, breaks that. Unanswered calls are removed from their assistant turn (a turn
+    left empty is dropped) and orphan tool messages are dropped; nothing else changes. Returns the
+    messages and whether anything was repaired.
+    """
+    out: list[dict[str, Any]] = []
+    pending: list[str] = []  # ids of the open assistant turn's calls not answered yet
+    owner = -1  # index in ``out`` of that assistant turn
+    answered: list[str] = []
+    repaired = False
+
+    def close() -> None:
+        nonlocal repaired, owner
+        if owner >= 0 and pending:
+            repaired = True
+            turn = dict(out[owner])
+            keep = list(answered)
+            calls = []
+            for call in turn["tool_calls"]:
+                if call["id"] in keep:
+                    keep.remove(call["id"])
+                    calls.append(call)
+            if calls:
+                turn["tool_calls"] = calls
+                out[owner] = turn
+            elif turn.get("content"):
+                del turn["tool_calls"]
+                out[owner] = turn
+            else:
+                del out[owner]
+        pending.clear()
+        answered.clear()
+        owner = -1
+
+    for m in messages:
+        if m["role"] == "tool":
+            call_id = m.get("tool_call_id")
+            if call_id in pending:
+                pending.remove(call_id)
+                answered.append(call_id)
+                out.append(m)
+            else:
+                repaired = True  # a result with no call to answer
+            continue
+        close()
+        out.append(m)
+        if m["role"] == "assistant" and m.get("tool_calls"):
+            owner = len(out) - 1
+            pending.extend(call["id"] for call in m["tool_calls"])
+    close()
+    return (out, True) if repaired else (list(messages), False)
+
+
 def tokenizer_counter(path: Path) -> tuple[TokenCounter, str]:
     """An exact counter from a local tokenizer: a ``tokenizer.json`` file or a directory with a chat template.
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import secrets
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,6 +11,7 @@ from graphforge.errors import GraphforgeError
 from graphforge.judge.regions import Footprint
 from graphforge.judge.verifiers import Verdict
 from graphforge.judge.view import Anchor
+from graphforge.models.base import stable_hash
 from graphforge.models.spec import CriterionSpec, Polarity
 
 if TYPE_CHECKING:
@@ -50,7 +50,9 @@ def fence(text: str, tag: str) -> str:
 def build_messages(criterion: CriterionSpec, excerpt: str, anchors: list[Anchor], anchored: bool,
                    tag: str | None = None) -> list[tuple[str, str]]:
     """The system and user messages for one criterion (anchors and procedure only in the anchored arm)."""
-    tag = tag or secrets.token_hex(4)
+    # A content-derived tag keeps the prompt (and so the cache key and the judgment) reproducible; the
+    # deliverable cannot forge it, since the markers inside the fenced text are defused anyway.
+    tag = tag or stable_hash(criterion.criterion_id, excerpt, [a.span_text for a in anchors], anchored)[:8]
     kind = "NEGATIVE (penalty)" if criterion.polarity is Polarity.NEGATIVE else "POSITIVE"
     parts = [f"Criterion ({kind}): {criterion.requirement}",
              f"Target: {criterion.target_deliverable} at {criterion.target_location or 'anywhere'}"]

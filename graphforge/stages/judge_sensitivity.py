@@ -43,7 +43,7 @@ def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityRe
     if params.use_llm:
         from graphforge.llm import chat_model
 
-        llm = chat_model(ctx.settings)
+        llm = chat_model(ctx.settings, temperature=0.0)  # greedy: the same deliverable gets the same verdict
     out = ctx.out_dir / "sensitivity"
     views: dict[str, JudgeView] = {}
     cases: list[SensitivityCase] = []

@@ -51,7 +51,7 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
     if params.use_llm and params.arm is not JudgeArm.RANDOM:
         from graphforge.llm import chat_model
 
-        llm = chat_model(ctx.settings)
+        llm = chat_model(ctx.settings, temperature=0.0)  # greedy: the same deliverable gets the same verdict
     views: dict[str, JudgeView] = {}
     judgments: list[Judgment] = []
     trajectories = store.get_trajectories(ctx.graph, [r["trajectory_id"] for r in rows])

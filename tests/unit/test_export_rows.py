@@ -21,6 +21,7 @@ from graphforge.export.rows import (
     conversational_messages,
     estimate_tokens,
     has_assistant_turn,
+    pair_tool_calls,
     row_schema,
 )
 from graphforge.export.writer import RowWriter, token_stats
@@ -98,6 +99,50 @@ def test_dataset_writer_excludes_over_length_and_is_deterministic(tmp_path: Path
         assert hashlib.sha256((tmp_path / "a" / f.path).read_bytes()).hexdigest() == f.sha256
     assert pq.read_table(tmp_path / "a" / "sft.parquet").schema.equals(row_schema())
     assert not list((tmp_path / "a").glob(".*partial"))
+
+
+def _call(call_id: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": "list_files", "arguments": "{}"}}
+
+
+def _assert_paired(messages: list[dict[str, Any]]) -> None:
+    """Each assistant turn's calls are answered by exactly the tool messages that follow it."""
+    open_ids: list[str] = []
+    for m in [*messages, {"role": "user", "content": "end"}]:
+        if m["role"] == "tool":
+            assert m["tool_call_id"] in open_ids
+            open_ids.remove(m["tool_call_id"])
+            continue
+        assert open_ids == []
+        open_ids = [c["id"] for c in m.get("tool_calls") or ()]
+
+
+def test_pair_tool_calls_drops_unanswered_calls_and_orphan_results() -> None:
+    cut_off = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "tool_calls": [_call("a"), _call("b")]},
+        {"role": "tool", "tool_call_id": "a", "content": "x"},
+        {"role": "tool", "tool_call_id": "zz", "content": "orphan"},
+        {"role": "assistant", "content": "done"},
+        {"role": "assistant", "content": "checking", "tool_calls": [_call("c")]},
+        {"role": "assistant", "tool_calls": [_call("d")]},
+    ]
+    fixed, repaired = pair_tool_calls(cut_off)
+    assert repaired
+    _assert_paired(fixed)
+    assert [c["id"] for c in fixed[1]["tool_calls"]] == ["a"]
+    assert all(m.get("tool_call_id") != "zz" for m in fixed)
+    assert fixed[-1] == {"role": "assistant", "content": "checking"}  # "d" had no result: turn dropped
+    assert cut_off[1]["tool_calls"] == [_call("a"), _call("b")]  # the input is not mutated
+    assert pair_tool_calls(MESSAGES) == (MESSAGES, False)
+
+
+def test_dataset_writer_exports_only_paired_tool_calls(tmp_path: Path) -> None:
+    broken = [*MESSAGES, {"role": "assistant", "tool_calls": [_call("late")]}]
+    out = write_dataset([text("t1", broken)], tmp_path, "sft", estimate_tokens, max_tokens=10_000)
+    assert out.repaired_tool_pairing == ["t1"] and out.trajectory_ids == ["t1"]
+    row = json.loads((tmp_path / "sft.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    _assert_paired(row["messages"])
 
 
 def test_failed_write_leaves_no_files(tmp_path: Path) -> None:

@@ -24,6 +24,14 @@ def test_fence_defuses_markers_inside_untrusted_text() -> None:
     assert fenced.count("UNTRUSTED-ab>>>") == 1 and fenced.endswith("UNTRUSTED-ab>>>")
 
 
+def test_prompt_is_reproducible_so_judgments_and_cache_keys_repeat() -> None:
+    view = sample_view()
+    c7 = view.spec.criteria[6]
+    first = build_messages(c7, "the excerpt", view.anchors_of(c7), True)
+    assert first == build_messages(c7, "the excerpt", view.anchors_of(c7), True)
+    assert first != build_messages(c7, "another excerpt", view.anchors_of(c7), True)
+
+
 def test_unanchored_prompt_holds_no_anchors_or_procedure() -> None:
     view = sample_view()
     c7 = view.spec.criteria[6]
