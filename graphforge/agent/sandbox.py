@@ -35,6 +35,48 @@ def _no_connection(*args, **kwargs):
 socket.socket = _Blocked
 socket.create_connection = _no_connection
 socket.getaddrinfo = _no_connection
+import os
+_real_path, _sep = os.path.realpath, os.sep
+_box, _home = _real_path(os.getcwd()), _real_path(os.environ["HOME"])
+_writable = (_box, _home)
+_readable = _writable + tuple(sorted({_real_path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+    sys.base_exec_prefix)})) + ("/usr", "/lib", "/lib32", "/lib64", "/etc", "/dev", "/sys/devices/system")
+_own_proc = ("/proc/self", "/proc/thread-self", "/proc/" + str(os.getpid()))
+_write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+def _inside(path, roots):
+    return any(path == r or path.startswith(r + _sep) for r in roots)
+def _refuse(what):
+    raise PermissionError(what + " is outside the GraphForge sandbox's working copy")
+def _guard(event, args):
+    # An audit hook sees every open, including those of C extensions' Python callers and of _socket,
+    # and cannot be removed from Python: files outside the copy, other processes and the network stay shut.
+    if event == "open":
+        path, mode, flags = args
+        if not isinstance(path, (str, bytes)):
+            return
+        real = _real_path(os.fsdecode(path))
+        writes = any(c in (mode or "") for c in "wax+") or bool((flags or 0) & _write_flags)
+        if writes and not (_inside(real, _writable) or real == "/dev/null"):
+            _refuse("writing " + real)
+        if real.startswith("/proc/"):
+            rest = real[len("/proc/"):].split(_sep, 1)[0]
+            if rest.isdigit() and not _inside(real, _own_proc):
+                _refuse("reading another process's " + real)
+        elif not writes and not _inside(real, _readable):
+            _refuse("reading " + real)
+    elif event in ("socket.connect", "socket.sendto", "socket.sendmsg", "socket.bind"):
+        if args[0].family != socket.AF_UNIX:
+            raise PermissionError("network access is disabled in the GraphForge sandbox")
+    elif event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                   "os.forkpty"):
+        raise PermissionError(event + " is disabled in the GraphForge sandbox")
+    elif event == "ctypes.dlopen" and args[0] and _sep in os.fsdecode(args[0]):
+        # numpy loads ctypes (the interpreter itself, name None); a library the script wrote is refused.
+        if not _inside(_real_path(os.fsdecode(args[0])), _readable[len(_writable):]):
+            _refuse("loading " + os.fsdecode(args[0]))
+    elif event in ("os.symlink", "os.link"):
+        _refuse("linking " + str(args[0]))
+sys.addaudithook(_guard)
 sys.argv = ["main.py"]
 runpy.run_path("main.py", run_name="__main__")
 """

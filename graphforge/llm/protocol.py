@@ -108,9 +108,12 @@ def from_openai_message(data: Mapping[str, Any]) -> BaseMessage:
 def parse_assistant(data: Mapping[str, Any]) -> AIMessage:
     """The ``choices[0].message`` of a response as an AIMessage with parsed tool calls."""
     calls, invalid = [], []
-    for raw in data.get("tool_calls") or []:
+    for position, raw in enumerate(data.get("tool_calls") or []):
         fn = raw.get("function") or {}
-        name, args_text, call_id = fn.get("name"), fn.get("arguments"), raw.get("id")
+        # Some servers (Ollama, older vLLM parsers) send calls without ids: give each a positional one
+        # here, so the tool results sent back and the stored trajectory answer the same id.
+        name, args_text = fn.get("name"), fn.get("arguments")
+        call_id = str(raw.get("id") or f"call_{position}")
         try:
             args = (
                 json.loads(args_text)

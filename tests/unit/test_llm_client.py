@@ -122,6 +122,24 @@ def test_tool_calls_round_trip(
     assert tool == {"role": "tool", "tool_call_id": call["id"], "content": "A1=Account"}
 
 
+def test_tool_calls_without_ids_get_distinct_ids_that_tool_results_can_answer() -> None:
+    from graphforge.llm.protocol import parse_assistant, to_openai
+
+    reply = parse_assistant({"role": "assistant", "content": None, "tool_calls": [
+        {"type": "function", "function": {"name": "list_files", "arguments": "{}"}},
+        {"type": "function", "function": {"name": "read_file", "arguments": '{"path": '}},
+        {"type": "function", "function": {"name": "read_file", "arguments": '{"path": "a.csv"}'}},
+    ]})
+    ids = [c["id"] for c in reply.tool_calls] + [c["id"] for c in reply.invalid_tool_calls]
+    assert len(set(ids)) == 3 and all(ids)
+    # What is sent back (and stored) names the same ids a ToolMessage built from reply.tool_calls uses.
+    sent = [c["id"] for c in to_openai(reply)["tool_calls"]]
+    assert sorted(sent) == sorted(ids)
+    answers = [to_openai(ToolMessage("ok", tool_call_id=c["id"] or ""))["tool_call_id"]
+               for c in reply.tool_calls]
+    assert set(answers) <= set(sent)
+
+
 def test_malformed_tool_arguments_are_kept_as_invalid_calls(
     scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
 ) -> None:

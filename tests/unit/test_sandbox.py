@@ -103,11 +103,34 @@ def test_no_network_even_below_the_socket_module(workspace: Path, listener: int)
         f"s.connect(('127.0.0.1', {listener}))\nprint(s.recv(16))\n"
     )
     result = run_python(code, workspace)
-    if netns_available():
-        assert result.network_isolation == "netns"
-        assert not result.ok and "reached" not in result.stdout
-    else:
-        assert result.network_isolation == "socket-guard"
+    assert result.network_isolation == ("netns" if netns_available() else "socket-guard")
+    # The audit hook sees _socket's connect too, so even without a network namespace it is refused.
+    assert not result.ok and "reached" not in result.stdout
+
+
+def test_files_outside_the_copy_stay_out_of_reach(workspace: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("sk-do-not-leak", encoding="utf-8")
+    outside = tmp_path / "planted.txt"
+    attempts = {
+        "read": f"print(open({str(secret)!r}).read())",
+        "write": f"open({str(outside)!r}, 'w').write('x')",
+        "symlink": f"import os\nos.symlink({str(secret)!r}, 'link.txt')\nprint(open('link.txt').read())",
+        "parent environ": "import os\nprint(open(f'/proc/{os.getppid()}/environ').read())",
+        "shell": f"import subprocess\nprint(subprocess.run(['cat', {str(secret)!r}], capture_output=True))",
+        "os.system": f"import os\nos.system('cat {secret}')",
+    }
+    for what, code in attempts.items():
+        result = run_python(code, workspace)
+        assert not result.ok, what
+        assert "sk-do-not-leak" not in result.stdout and "PermissionError" in result.stderr, what
+    assert not outside.exists()
+    ok = run_python(
+        "import numpy, openpyxl, tempfile\nwb = openpyxl.Workbook(); wb.save('out.xlsx')\n"
+        "tempfile.NamedTemporaryFile().close()\nprint(open('data/ledger.csv').read().count(','))",
+        workspace,
+    )
+    assert ok.ok and ok.stdout.strip() == "3" and ok.changed_files == ["out.xlsx"], ok.stderr
 
 
 def test_environment_does_not_leak_into_the_script(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
