@@ -157,3 +157,15 @@ def build(issues: Issues, **fields: Any) -> Trajectory | None:
     except ValidationError as exc:
         issues.add(f"not a valid trajectory: {exc.errors()[0]['msg']}")
         return None
+
+
+def finish(conv: Conversation, issues: Issues, *, unanswered: str, empty: str, **fields: Any) -> ParsedFile:
+    """The end of every importer: report unanswered calls, refuse a conversation without an assistant
+    turn (``empty`` says why), else build the trajectory from ``conv`` and ``fields``."""
+    for call_id in sorted(conv.pending_call_ids()):
+        issues.add(f"tool call {call_id} {unanswered}")
+    if not any(m.role == "assistant" for m in conv.messages):
+        issues.add(empty)
+        return ParsedFile(issues=issues.items)
+    trajectory = build(issues, messages=conv.messages, steps=conv.steps, **fields)
+    return ParsedFile(trajectories=[trajectory] if trajectory else [], issues=issues.items)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from loaders.trajectories.base import Conversation, Issues, ParsedFile, build, read_jsonl, text_of
+from loaders.trajectories.base import Conversation, Issues, ParsedFile, finish, read_jsonl, text_of
 
 SCAFFOLD = "claude-code"
 _MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -128,21 +128,16 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
             conv.user("\n".join(t for t in texts if t))
     # An assistant turn holding only thinking blocks leaves an empty message: drop those.
     conv.messages = [m for m in conv.messages if m.role != "assistant" or m.content or m.tool_calls]
-    for call_id in sorted(conv.pending_call_ids()):
-        issues.add(f"tool call {call_id} has no result in the transcript")
-    if not any(m.role == "assistant" for m in conv.messages):
-        issues.add("no assistant turn in this transcript; nothing imported")
-        return ParsedFile(issues=issues.items)
-    trajectory = build(
+    return finish(
+        conv,
         issues,
+        unanswered="has no result in the transcript",
+        empty="no assistant turn in this transcript; nothing imported",
         trajectory_id=f"{SCAFFOLD}:{session}",
         spec_id=spec_id,
         scaffold=SCAFFOLD,
         model=str(model or "unknown"),
-        messages=conv.messages,
-        steps=conv.steps,
         prompt_tokens=sum(p for p, _ in usage.values()),
         completion_tokens=sum(c for _, c in usage.values()),
         source=f"import:{SCAFFOLD}{'@' + str(cli) if cli else ''}:{path.name}",
     )
-    return ParsedFile(trajectories=[trajectory] if trajectory else [], issues=issues.items)

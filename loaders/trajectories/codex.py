@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from loaders.trajectories.base import Conversation, Issues, ParsedFile, build, read_jsonl, text_of
+from loaders.trajectories.base import Conversation, Issues, ParsedFile, finish, read_jsonl, text_of
 
 SCAFFOLD = "codex"
 _ITEM_TYPES = frozenset(
@@ -122,21 +122,16 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
                 conv.system(text_of(record["instructions"]))
         else:
             issues.add(f"unknown record type {kind!r}; skipped", line)
-    for call_id in sorted(conv.pending_call_ids()):
-        issues.add(f"tool call {call_id} has no output in the log (session interrupted?)")
-    if not any(m.role == "assistant" for m in conv.messages):
-        issues.add("no assistant turn in this session; nothing imported")
-        return ParsedFile(issues=issues.items)
-    trajectory = build(
+    return finish(
+        conv,
         issues,
+        unanswered="has no output in the log (session interrupted?)",
+        empty="no assistant turn in this session; nothing imported",
         trajectory_id=f"{SCAFFOLD}:{session_id or path.stem}",
         spec_id=spec_id,
         scaffold=SCAFFOLD,
         model=str(model or "unknown"),
-        messages=conv.messages,
-        steps=conv.steps,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         source=f"import:{SCAFFOLD}{'@' + cli if cli else ''}:{path.name}",
     )
-    return ParsedFile(trajectories=[trajectory] if trajectory else [], issues=issues.items)

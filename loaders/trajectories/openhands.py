@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from loaders.trajectories.base import Conversation, Issues, ParsedFile, build, read_json, text_of
+from loaders.trajectories.base import Conversation, Issues, ParsedFile, finish, read_json, text_of
 
 SCAFFOLD = "openhands"
 _SKIP_ACTIONS = frozenset(
@@ -166,22 +166,17 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
         else:
             issues.add("event is neither an action nor an observation; skipped", record=where)
         session = str(event.get("session_id") or session)
-    for call_id in sorted(conv.pending_call_ids()):
-        issues.add(f"tool call {call_id} has no observation")
-    if not any(m.role == "assistant" for m in conv.messages):
-        issues.add("no agent turn in this trajectory; nothing imported")
-        return ParsedFile(issues=issues.items)
-    trajectory = build(
+    return finish(
+        conv,
         issues,
+        unanswered="has no observation",
+        empty="no agent turn in this trajectory; nothing imported",
         trajectory_id=f"{SCAFFOLD}:{session}",
         spec_id=spec_id,
         scaffold=SCAFFOLD,
         model=str(model or "unknown"),
-        messages=conv.messages,
         tools=tools,
-        steps=conv.steps,
         prompt_tokens=sum(p for p, _ in usage.values()),
         completion_tokens=sum(c for _, c in usage.values()),
         source=f"import:{SCAFFOLD}:{path.name}",
     )
-    return ParsedFile(trajectories=[trajectory] if trajectory else [], issues=issues.items)
