@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -11,6 +12,7 @@ from graphforge.models.workspace import FileFormat, FileRow, SpanKind, SpanRow
 
 # Spans longer than this are cut (with a marker): a span is evidence to quote, not a whole book.
 MAX_SPAN_CHARS = 20_000
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 class ParseLimits(BaseModel):
@@ -96,7 +98,13 @@ def span_id(sha256: str, locator: str) -> str:
 
 
 def clip(text: str) -> str:
-    """Cut over-long span text, saying so, so one pathological span cannot bloat the graph."""
+    """Cut over-long span text, saying so, so one pathological span cannot bloat the graph.
+
+    Lone UTF-16 surrogates (JSON "\\ud800" escapes, PDFs with broken ToUnicode maps) become U+FFFD here:
+    the Bolt driver encodes strings as UTF-8 and would fail the whole write batch on one of them.
+    """
+    if _SURROGATE_RE.search(text):
+        text = _SURROGATE_RE.sub("\ufffd", text)
     if len(text) <= MAX_SPAN_CHARS:
         return text
     return text[:MAX_SPAN_CHARS] + f"\n[... {len(text) - MAX_SPAN_CHARS} more characters cut]"

@@ -45,7 +45,7 @@ def detect_format(path: Path) -> Detection:
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
         return _detect_zip(path, ext)
     if head.startswith(_OLE_MAGIC):
-        return _detect_ole(head, ext)
+        return _detect_ole(path, head, ext)
     if head.startswith(_IMAGE_MAGIC):
         return Detection(FileFormat.IMAGE, "image magic bytes")
     text = _decode(head)
@@ -77,9 +77,10 @@ def _detect_zip(path: Path, ext: str) -> Detection:
     )
 
 
-def _detect_ole(head: bytes, ext: str) -> Detection:
+def _detect_ole(path: Path, head: bytes, ext: str) -> Detection:
     # Password-protected OOXML files are OLE compound files holding EncryptionInfo + EncryptedPackage.
-    if "EncryptionInfo".encode("utf-16-le") in head or "EncryptedPackage".encode("utf-16-le") in head:
+    names = head + _ole_directory(path, head)
+    if "EncryptionInfo".encode("utf-16-le") in names or "EncryptedPackage".encode("utf-16-le") in names:
         fmt = {".xlsx": FileFormat.XLSX, ".docx": FileFormat.DOCX, ".pptx": FileFormat.PPTX}.get(
             ext, FileFormat.UNKNOWN
         )
@@ -91,6 +92,24 @@ def _detect_ole(head: bytes, ext: str) -> Detection:
         "OLE compound file",
         "legacy binary Office format (.doc/.xls/.ppt) is not supported",
     )
+
+
+def _ole_directory(path: Path, head: bytes) -> bytes:
+    """The first directory sector of an OLE compound file, wherever the header says it is.
+
+    Writers place the directory anywhere (Office often puts it after the payload), so in a large
+    encrypted workbook the stream names are not within the sniffed head.
+    """
+    if len(head) < 512:
+        return b""
+    shift = int.from_bytes(head[30:32], "little")
+    first = int.from_bytes(head[48:52], "little")
+    if shift not in (9, 12) or first >= 0xFFFFFFFA:
+        return b""
+    size = 1 << shift
+    with path.open("rb") as fh:
+        fh.seek((first + 1) * size)  # sector n starts after the one-sector header
+        return fh.read(size)
 
 
 def _decode(head: bytes) -> str | None:

@@ -36,10 +36,19 @@ def parse(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None
     if count > limits.max_pages:
         raise Refused(f"PDF has {count} pages, over the cap of {limits.max_pages}")
     spans: list[ParsedSpan] = []
-    for number, page in enumerate(reader.pages, start=1):
-        text = page_text(page)
+    skipped = 0
+    for number in range(1, count + 1):
+        try:
+            text = page_text(reader.pages[number - 1])
+        except (MemoryError, RecursionError):
+            raise  # the worker's caps: reported as such by parse_file
+        except Exception:  # one page with a broken content stream or font must not cost the other pages
+            skipped += 1
+            continue
         if text:
             spans.append(ParsedSpan(locator=f"page={number}", kind=SpanKind.PAGE, text=clip(text)))
+    if skipped and not spans:
+        raise Refused(f"no page of the PDF could be read ({skipped} of {count} failed)")
     return spans, count
 
 

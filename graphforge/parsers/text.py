@@ -36,14 +36,21 @@ _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
 
 def read_text(path: Path) -> str:
-    """Decode a text file: BOMs honoured, UTF-8 first, Latin-1 as the lossless fallback."""
+    """Decode a text file: BOMs honoured, UTF-8 first, then Windows-1252, Latin-1 as the lossless fallback.
+
+    Windows-1252 before Latin-1 because spreadsheet exports from Windows are the common non-UTF-8 case
+    and Latin-1 turns their euro signs and curly quotes into C1 control characters ("\x80" for "€").
+    """
     data = path.read_bytes()
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
+        # A damaged UTF-16 file (odd length, lone surrogate) still yields its readable text.
+        return data.decode("utf-16", errors="replace")
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1")
 
 
 def _check_spans(spans: list[ParsedSpan], limits: ParseLimits, what: str) -> None:

@@ -197,11 +197,43 @@ def _bad_crc_xlsx() -> bytes:
 
 
 def _encrypted_ooxml_container() -> bytes:
-    """An OLE compound-file header and directory naming EncryptionInfo / EncryptedPackage streams.
+    """A really password-protected .xlsx (ECMA-376 agile encryption, password "budget-2024").
 
-    This is how Office stores a password-protected .xlsx; the payload here is filler, which is enough to
-    exercise detection (real encryption would need a crypto dependency for a sample file).
+    Made with msoffcrypto-tool (dev extra) from a small real workbook. Its salts and keys come from a
+    counter instead of the OS RNG so the sample's bytes are identical on every run (a sample, not a
+    secret). Without the package, a hand-made OLE container with the same stream names stands in.
     """
+    try:
+        from msoffcrypto.format.ooxml import OOXMLFile  # type: ignore[import-untyped]
+        from msoffcrypto.method import ecma376_agile  # type: ignore[import-untyped]
+        from msoffcrypto.method.container import ecma376_encrypted  # type: ignore[import-untyped]
+    except ImportError:
+        return _fake_encrypted_ooxml_container()
+    # Over 4 KiB of plaintext: msoffcrypto cannot read back its own output when the package is small
+    # enough to land in the OLE mini-stream.
+    rows = [(r, [(f"A{r}", 2023 + r), (f"B{r}", 1250 + 7 * r)]) for r in range(1, 301)]
+    plain = _xlsx_package(_sheet_xml("A1:B300", rows))
+    counter = iter(range(1, 1 << 30))
+
+    def fixed_random(size: int) -> bytes:
+        seed = next(counter)
+        return bytes((seed * 97 + i * 31) % 256 for i in range(size))
+
+    # Both hooks are module globals the encryptor looks up at call time; restored whatever happens.
+    saved = (ecma376_agile._random_buffer, ecma376_encrypted.datetime2filetime)
+    ecma376_agile._random_buffer = fixed_random
+    ecma376_encrypted.datetime2filetime = lambda _dt: 133_650_000_000_000_000  # 2024-07-15, as FILETIME
+    try:
+        out = io.BytesIO()
+        OOXMLFile(io.BytesIO(plain)).encrypt("budget-2024", out)
+    finally:
+        ecma376_agile._random_buffer, ecma376_encrypted.datetime2filetime = saved
+    return out.getvalue()
+
+
+def _fake_encrypted_ooxml_container() -> bytes:
+    """An OLE compound-file header and directory naming EncryptionInfo / EncryptedPackage streams, with
+    filler as payload: how Office lays out a password-protected .xlsx, enough to exercise detection."""
     header = bytearray(512)
     header[0:8] = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
     struct.pack_into("<HHHHH", header, 24, 0x3E, 3, 0xFFFE, 9, 6)  # minor, major version, byte order, shifts

@@ -228,3 +228,103 @@ def test_pool_times_out_the_slow_pdf(broken: Path) -> None:
     path = broken / "hangs_parser.pdf"
     [(index, parsed)] = list(parse_files(_tasks([path]), timeout_s=1.0, jobs=1))
     assert index == 0 and not parsed.valid and "timed out" in (parsed.invalid_reason or "")
+
+
+def test_json_lone_surrogate_escape_becomes_a_replacement_character(tmp_path: Path) -> None:
+    # json.loads accepts "\ud800"; a lone surrogate cannot be UTF-8 encoded, so the Bolt write would fail.
+    path = tmp_path / "export.json"
+    path.write_text('{"name": "caf\\ud800", "revenue": 1340}', encoding="ascii")
+    parsed = parse_file(path)
+    assert parsed.valid, parsed.invalid_reason
+    for span in parsed.spans:
+        span.text.encode("utf-8")  # raises UnicodeEncodeError on a surrogate
+    assert any("caf\ufffd" in s.text for s in parsed.spans)
+
+
+def test_windows_1252_csv_keeps_euro_signs_and_semicolons(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.csv"
+    path.write_bytes("Posten;Betrag\r\nUmsatz;€ 1.340\r\nKosten;€ 415\r\n".encode("cp1252"))
+    spans = _spans(path)
+    assert spans["row=2"] == "Umsatz\t€ 1.340"
+    assert not any("\x80" in text for text in spans.values())
+
+
+def test_utf8_bom_csv_header_has_no_bom(tmp_path: Path) -> None:
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbfSegment,Q1\nServices,1340\nGoods,99\n")
+    assert _spans(path)["row=1"] == "Segment\tQ1"
+
+
+def test_pdf_page_that_fails_to_extract_costs_only_that_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    from graphforge.parsers import pdf
+
+    buf = io.BytesIO()
+    pages = canvas.Canvas(buf)
+    for line in ("Revenue 1,340", "Broken page", "Costs 415"):
+        pages.drawString(72, 720, line)
+        pages.showPage()
+    pages.save()
+    path = tmp_path / "report.pdf"
+    path.write_bytes(buf.getvalue())
+    real = pdf.page_text
+
+    def flaky(page: object) -> str:
+        text = real(page)
+        if "Broken" in text:  # what a damaged font table or content stream does inside pypdf
+            raise KeyError("/Widths")
+        return text
+
+    monkeypatch.setattr(pdf, "page_text", flaky)
+    parsed = parse_file(path)
+    assert parsed.valid, parsed.invalid_reason
+    assert [s.locator for s in parsed.spans] == ["page=1", "page=3"]
+    assert parsed.page_count == 3
+
+
+def test_sample_encrypted_xlsx_is_really_encrypted_and_recorded_so(broken: Path) -> None:
+    import io
+
+    import msoffcrypto
+
+    path = broken / "encrypted_budget.xlsx"
+    assert msoffcrypto.OfficeFile(io.BytesIO(path.read_bytes())).is_encrypted()
+    office = msoffcrypto.OfficeFile(io.BytesIO(path.read_bytes()))  # is_encrypted() spoils a later decrypt
+    office.load_key(password="budget-2024")
+    plain = io.BytesIO()
+    office.decrypt(plain)
+    decrypted = broken.parent / "decrypted_budget.xlsx"  # outside the broken folder other tests ingest
+    decrypted.write_bytes(plain.getvalue())
+    assert _spans(decrypted)["sheet=Data!A1:B1"] == "2024\t1257"
+    parsed = parse_file(path)
+    assert not parsed.valid
+    assert parsed.format is FileFormat.XLSX
+    assert "encrypted Office document" in (parsed.invalid_reason or "")
+
+
+def test_encrypted_office_file_with_its_directory_after_the_payload(tmp_path: Path) -> None:
+    import struct
+
+    # Office often writes the OLE directory after the (large) encrypted payload, past the sniffed head.
+    header = bytearray(512)
+    header[0:8] = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+    struct.pack_into("<HHHHH", header, 24, 0x3E, 3, 0xFFFE, 9, 6)
+    payload_sectors = 300  # 150 KiB of "ciphertext"
+    struct.pack_into("<I", header, 48, payload_sectors)
+    payload = bytes((i * 131 + 7) % 256 for i in range(payload_sectors * 512))
+    directory = bytearray()
+    for name in ("Root Entry", "EncryptionInfo", "EncryptedPackage", ""):
+        entry = bytearray(128)
+        encoded = (name + "\0").encode("utf-16-le") if name else b""
+        entry[0 : len(encoded)] = encoded
+        directory += entry
+    path = tmp_path / "budget.xlsx"
+    path.write_bytes(bytes(header) + payload + bytes(directory))
+    detection = detect_format(path)
+    assert detection.format is FileFormat.XLSX
+    assert "encrypted Office document" in (detection.refusal or "")
