@@ -95,9 +95,13 @@ def _is_failure(result: str, markers: list[str]) -> bool:
     head = result.lstrip()[:200]
     if head.startswith("{"):
         try:
-            return "error" in json.loads(result)
+            parsed = json.loads(result)
         except (json.JSONDecodeError, TypeError):
             pass
+        else:
+            # {"error": null, ...} is how many tools say "no error": only a non-empty error is a failure.
+            if isinstance(parsed, dict):
+                return bool(parsed.get("error")) or parsed.get("is_error") is True
     return any(head.startswith(m) for m in markers if not m.startswith('"'))
 
 

@@ -31,6 +31,19 @@ def test_repeated_calls_failures_excess_and_truncation_are_detected(tmp_path: Pa
     assert any(r.startswith("repeated truncation") for r in reasons)
 
 
+def test_json_results_fail_only_with_a_non_empty_error(tmp_path: Path) -> None:
+    t = _trajectory(tmp_path)
+    tool_messages = [m for m in t.messages if m.role == "tool"]
+    assert len(tool_messages) >= 5
+    for k, m in enumerate(tool_messages):
+        m.content = f'{{"error": null, "rows": {k}}}'
+    s = AdmissionSettings()
+    assert degenerate_reasons(t, s) == []
+    for m in tool_messages:
+        m.content = '{"error": "file not found"}'
+    assert any(r.startswith("tool-failure rate") for r in degenerate_reasons(t, s))
+
+
 def test_polling_tools_may_repeat(tmp_path: Path) -> None:
     t = _trajectory(tmp_path, InjectKind.REPEATED_CALLS)
     assert degenerate_reasons(t, AdmissionSettings(polling_tools=["read_file"])) == []
