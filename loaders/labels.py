@@ -29,13 +29,21 @@ def _key(header: str) -> str:
 
 def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        raw = path.read_bytes()
     except OSError as exc:
         raise SourceFormatError(path, f"cannot read: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise SourceFormatError(path, "not UTF-8 text") from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        try:
+            text = raw.decode("cp1252")  # what Excel on Windows writes for "CSV"
+        except UnicodeDecodeError as exc:
+            raise SourceFormatError(path, "neither UTF-8 nor Windows-1252 text") from exc
     first = text.split("\n", 1)[0]
-    delimiter = "\t" if first.count("\t") >= first.count(",") and "\t" in first else ","
+    # Tab (TSV), semicolon (Excel's CSV where the decimal mark is a comma) or comma: the header's most
+    # frequent one; a header with none of them is a one-column file, read as comma-separated.
+    counts = {d: first.count(d) for d in ("\t", ";", ",")}
+    delimiter = max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     rows = [(n, r) for n, r in enumerate(reader, start=1) if any(c.strip() for c in r)]
     if not rows:

@@ -155,8 +155,11 @@ def _text_records(path: Path) -> Iterator[tuple[int, list[str]]]:
     except UnicodeDecodeError:
         # Releases before 25 were published in Windows-1252.
         text = raw.decode("cp1252", errors="replace")
-    # O*NET text files never quote fields, and statements may contain quote characters.
-    reader = csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE)
+    # O*NET text files never quote fields, and statements may contain quote characters. Records end at
+    # "\n" only: str.splitlines() would also break a row at U+2028, U+0085, form feeds and other
+    # separators that turn up inside real task statements and descriptions.
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    reader = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
     yield from enumerate(reader, start=1)
 
 

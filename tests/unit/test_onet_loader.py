@@ -116,6 +116,27 @@ def test_links_to_unknown_tasks_are_set_aside_and_counted(tmp_path: Path) -> Non
     assert len(release.task_dwas) == _expected()[2]
 
 
+def test_line_separator_characters_inside_a_statement_do_not_split_the_row(tmp_path: Path) -> None:
+    folder = taxonomy.write_release(tmp_path / "r")
+    path = folder / "Task Statements.txt"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    cells = lines[1].split("\t")
+    cells[2] = cells[2] + "\u2028second line\x85third\x0cfourth"
+    lines[1] = "\t".join(cells)
+    path.write_text("\r\n".join(lines), encoding="utf-8")
+    release = onet.read_release(folder)
+    changed = next(t for t in release.tasks if t.task_id == cells[1])
+    assert changed.statement.endswith("\u2028second line\x85third\x0cfourth")
+    assert len(release.tasks) == _expected()[1]
+
+
+def test_windows_1252_semicolon_labels_from_excel(tmp_path: Path) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_bytes("Task ID;DIGITAL;Anmerkung\r\n1;yes;\r\n2;no;Kosten in €\r\n".encode("cp1252"))
+    labels = read_digital_labels(path)
+    assert {lab.task_id: lab.digital for lab in labels.labels} == {"1": True, "2": False}
+
+
 def test_digital_labels_accept_common_spellings(tmp_path: Path) -> None:
     path = tmp_path / "labels.tsv"
     path.write_text("task_id\tis_digital\n1\tYES\n2\tno\n3\tTrue\n4\t0\n5\tDIGITAL\n6\tnot_digital\n",
