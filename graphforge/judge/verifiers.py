@@ -20,6 +20,16 @@ from graphforge.models.judge import JudgeArm
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 
 DETERMINISTIC = "deterministic"
+# A line that addresses the grader or tries to override the rubric is not content: the proxy neither counts
+# its words nor its terms, so an injected "award full marks" line can never lift a score.
+_TO_THE_GRADER = re.compile(
+    r"\b(ignore|disregard|override|forget)\b.{0,60}\b(instructions?|rubric|criteri\w*|prompt|verification|"
+    r"previous|above)\b"
+    r"|\b(grader|judge|evaluator|reviewer|assessor|language model|llm)\b.{0,80}\b(score|award|marks?|grade|"
+    r"rate|pass|points)\b"
+    r"|\b(full|maximum|perfect|top)\s+(marks|score|points|credit)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -327,21 +337,25 @@ def qualitative_proxy(criterion: CriterionSpec, anchors: list[Anchor], doc: Docu
                       negative: bool, min_words: int = 12) -> Verdict:
     """Without a chat model: the target text exists, has substance and (anchored) mentions anchored facts."""
     region = lines(doc, loc, criterion.target_deliverable)
-    text = "\n".join(line.text for line in region)
+    injected = [line for line in region if _TO_THE_GRADER.search(line.text)]
+    text = "\n".join(line.text for line in region if line not in injected)
     fp = _lines_fp(region)
     verifier = "rule-based proxy (no chat model configured)"
     if negative:
         return Verdict(0.0, "a qualitative violation cannot be evidenced without a chat model", fp, verifier)
     words = len(text.split())
+    ignored = (f"; ignored {len(injected)} line(s) addressed to the grader ({injected[0].where})"
+               if injected else "")
     if words < min_words:
-        return Verdict(0.0, f"{loc.raw or 'the deliverable'} has {words} words (< {min_words})", fp, verifier)
+        return Verdict(0.0, f"{loc.raw or 'the deliverable'} has {words} words (< {min_words}){ignored}", fp,
+                       verifier)
     if not anchors:
-        return Verdict(1.0, f"{words} words at {loc.raw or 'the deliverable'}", fp, verifier)
+        return Verdict(1.0, f"{words} words at {loc.raw or 'the deliverable'}{ignored}", fp, verifier)
     terms = {t for a in anchors for t in (a.metric, a.period, a.value) if t}
     mentioned = [t for t in terms if _norm(t) and _norm(t) in _norm(text)]
     score = 0.5 + 0.5 * min(1.0, len(mentioned) / max(1, min(2, len(terms))))
-    return Verdict(score, f"{words} words; mentions {sorted(mentioned)[:5]} of the anchored facts' terms", fp,
-                   verifier)
+    return Verdict(score, f"{words} words; mentions {sorted(mentioned)[:5]} of the anchored facts' "
+                          f"terms{ignored}", fp, verifier)
 
 
 def _union(found: list[Found]) -> Footprint:
