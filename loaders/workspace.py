@@ -211,6 +211,12 @@ def scan_workspace(
                 refused.append((rel, "not a regular file (device, socket or pipe)"))
             else:
                 found.append(rel)
+    # Crawled names may hold bytes that are not UTF-8 (Python keeps them as lone surrogates); the graph
+    # and the JSON report get a readable name with U+FFFD, the file is still read under its real name.
+    real_of = {_shown(rel): rel for rel in found}
+    found = list(real_of)
+    refused = [(_shown(path), reason) for path, reason in refused]
+    skipped = [_shown(path) for path in skipped]
     by_path: dict[str, ManifestFile] = {}
     for entry in spec.files:
         inside = _inside(root, entry.path)
@@ -229,7 +235,7 @@ def scan_workspace(
         candidates.append(
             CandidateFile(
                 path=rel,
-                abs_path=str(root / rel),
+                abs_path=str(root / real_of[rel]),
                 role=role,
                 role_source=source,
                 source_url=entry.source_url if entry else None,
@@ -254,6 +260,15 @@ def default_workspace_id(root: Path) -> str:
     """ws-<folder name>-<hash of the absolute path>: stable across runs on the same folder."""
     slug = re.sub(r"[^a-z0-9]+", "-", root.name.lower()).strip("-")[:40] or "workspace"
     return f"ws-{slug}-{stable_hash(str(root.resolve()), length=8)}"
+
+
+def _shown(path: str) -> str:
+    """``path`` as valid Unicode: undecodable file-name bytes become U+FFFD."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return path
 
 
 def _relative(root: Path, path: Path) -> str | None:

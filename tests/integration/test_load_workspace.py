@@ -121,6 +121,18 @@ def test_changed_file_replaces_its_link_and_seed_is_linked_when_it_exists(
     assert rows == [{"p": "notes.md", "t": "# Q2\n\nRevenue 9,116", "seed": "seed-1"}]
 
 
+def test_non_utf8_file_name_is_ingested_not_a_crash(ctx: StageContext, tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    with open(os.path.join(os.fsencode(root), b"Umsatz_M\xe4rz.csv"), "wb") as fh:
+        fh.write(b"Segment,Q1\nServices,1340\n")
+    result = load_workspace(ctx, root, workspace_id="ws-bytes", jobs=1, use_llm_roles=False)
+    assert result.valid == 1 and not result.refused
+    rows = _query(ctx.graph, "MATCH (:Workspace {workspace_id: 'ws-bytes'})-[c:CONTAINS]->(f:File) "
+                             "RETURN c.path AS p, f.span_count AS n")
+    assert rows == [{"p": "Umsatz_M\ufffdrz.csv", "n": 2}]
+
+
 def _cli_env(settings: GraphforgeSettings) -> dict[str, str]:
     env = dict(os.environ)
     env.update(

@@ -119,3 +119,18 @@ def test_duplicates_keep_the_shortest_path_and_list_the_rest() -> None:
         FileRole.CORE,
         ["exports/x (copy).csv"],
     )
+
+
+def test_file_names_that_are_not_utf8_are_kept_under_a_readable_name(tmp_path: Path) -> None:
+    import os
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    # A crawler on Linux can save any bytes as a name; Python hands them over as lone surrogates.
+    with open(os.path.join(os.fsencode(root), b"Bericht_M\xe4rz.csv"), "wb") as fh:
+        fh.write(b"Segment,Q1\nServices,1340\n")
+    scan = scan_workspace(root)
+    [cand] = scan.candidates
+    assert cand.path == "Bericht_M\ufffdrz.csv"
+    cand.path.encode("utf-8")  # what the Bolt driver and the JSON report need
+    assert Path(cand.abs_path).read_bytes().startswith(b"Segment")  # read under its real name
