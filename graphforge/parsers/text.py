@@ -59,6 +59,9 @@ def _check_spans(spans: list[ParsedSpan], limits: ParseLimits, what: str) -> Non
 
 
 def parse_csv(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None]:
+    # The csv module refuses fields over 128 KiB by default; exports with long free-text or embedded
+    # JSON columns have them. The file-size cap already bounds a field, and spans are clipped.
+    csv.field_size_limit(max(csv.field_size_limit(), min(limits.max_file_bytes, 2**31 - 1)))
     text = read_text(path)
     try:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|")
@@ -120,8 +123,15 @@ def parse_json(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int |
 def parse_html(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None]:
     from bs4 import BeautifulSoup, Tag
 
+    data = path.read_bytes()
+    try:
+        markup: str | bytes = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        # Not UTF-8: bs4 honours the page's BOM or <meta charset> (windows-1251, Shift_JIS, ...) before
+        # guessing; a UTF-8 page is taken as such even when its meta tag claims otherwise.
+        markup = data
     # lxml's HTML parser never expands DTD entities, so entity bombs have no effect here.
-    soup = BeautifulSoup(read_text(path), "lxml")
+    soup = BeautifulSoup(markup, "lxml")
     for tag in soup(["script", "style", "noscript", "template", "head"]):
         tag.decompose()
     sections: list[list[str]] = [[]]

@@ -328,3 +328,34 @@ def test_encrypted_office_file_with_its_directory_after_the_payload(tmp_path: Pa
     detection = detect_format(path)
     assert detection.format is FileFormat.XLSX
     assert "encrypted Office document" in (detection.refusal or "")
+
+
+def test_csv_with_a_field_over_the_csv_module_default_limit(tmp_path: Path) -> None:
+    path = tmp_path / "export.csv"
+    notes = "x" * 200_000  # a long free-text column; the csv module refuses fields over 128 KiB by default
+    path.write_text(f"id,amount,notes\n1,1340,\"{notes}\"\n2,415,short\n", encoding="utf-8")
+    spans = _spans(path)
+    assert spans["row=3"] == "2\t415\tshort"
+    assert spans["row=2"].startswith("1\t1340\txxx")
+
+
+def test_html_in_its_declared_legacy_charset(tmp_path: Path) -> None:
+    path = tmp_path / "otchet.html"
+    page = (
+        '<html><head><meta charset="windows-1251"><title>Отчёт</title></head>'
+        "<body><h1>Отчёт за квартал</h1><p>Выручка 1 340 тыс. руб.</p></body></html>"
+    )
+    path.write_bytes(page.encode("cp1251"))
+    text = "\n".join(_spans(path).values())
+    assert "Выручка 1 340" in text
+
+
+def test_html_scripts_and_styles_never_become_spans(tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_text(
+        "<html><head><script>var revenue = 9999;</script><style>p {color: red}</style></head>"
+        "<body><p>Revenue 1,340</p><script>track('9998')</script><noscript>9997</noscript></body></html>",
+        encoding="utf-8",
+    )
+    text = "\n".join(_spans(path).values())
+    assert "Revenue 1,340" in text and not any(n in text for n in ("9999", "9998", "9997", "color"))
