@@ -1,7 +1,8 @@
-// RFT candidate pool: every trajectory that attempts a spec (optionally one rollout model), its judgments.
-// $rollout_model: string or null (null: every model)
+// RFT candidate pool: every trajectory that attempts a current spec (one no revision supersedes; optionally
+// one rollout model), with its judgments. $rollout_model: string or null (null: every model)
 MATCH (t:Trajectory)
 WHERE t.spec_id IS NOT NULL AND ($rollout_model IS NULL OR t.model = $rollout_model)
+  AND NOT EXISTS { MATCH (:TaskSpec)-[:REVISED_FROM]->(:TaskSpec {spec_id: t.spec_id}) }
 OPTIONAL MATCH (j:Judgment)-[:SCORES]->(t)
 WITH t, j ORDER BY j.judgment_id
 WITH t, [x IN collect(j) | {judgment_id: x.judgment_id, judge: x.judge, arm: x.arm, q: x.q,

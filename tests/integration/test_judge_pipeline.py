@@ -4,6 +4,7 @@ sensitivity."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,8 @@ from graphforge.stages import (
     admit_trajectories,
     build_evidence,
     compile_specs,
+    export_rft,
+    export_sft,
     judge_sensitivity,
     judge_trajectories,
     revise_specs,
@@ -169,6 +172,30 @@ def test_revision_reuses_the_rollout_when_the_statement_is_unchanged_and_reruns_
     v3 = specs_store.load_spec(ctx.graph, third.revised_spec_id or "")
     assert first.anchors[0] not in v3.statement and "confuser" not in v3.statement
     assert v3.statement_hash != leaky.statement_hash and again.reuse_rate == 0.0
+
+
+def test_a_reused_rollout_is_exported_once_for_the_current_spec_only(
+        ctx: StageContext, tmp_path: Path) -> None:
+    spec_id, _ = _sample(ctx, tmp_path)
+    spec = specs_store.load_spec(ctx.graph, spec_id)
+    broken = spec.model_copy(update={"criteria": [spec.positive[0].model_copy(update={"expected_value": 1.0}),
+                                                  *spec.criteria[1:]]})
+    specs_store.save_spec(ctx.graph, broken)
+    initial = _oracle(ctx, spec_id)
+    revised = revise_specs.run(ctx, revise_specs.ReviseSpecsParams(use_llm=False)).specs[0]
+    assert revised.rollout == "reused" and revised.trajectory_id
+    judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(use_llm=False))
+    decisions = admit_trajectories.run(ctx, admit_trajectories.AdmitTrajectoriesParams()).decisions
+    # Both copies pass on their own spec (the anchored spans win over the broken expected value) ...
+    assert {d.trajectory_id for d in decisions if d.status is TrajectoryStatus.ADMITTED} == {
+        initial, revised.trajectory_id}
+    # ... but the set holds the conversation once, under the revised spec.
+    sft = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "sft", skip_audit=True))
+    rows = [json.loads(line) for line in (tmp_path / "sft" / "sft.jsonl").read_text().splitlines()]
+    assert sft.rows == 1 and [r["trajectory_id"] for r in rows] == [revised.trajectory_id]
+    rft = export_rft.run(ctx, export_rft.ExportRftParams(out_dir=tmp_path / "rft", skip_audit=True, k=1,
+                                                               arm=JudgeArm.ANCHORED))
+    assert rft.selection is not None and rft.selection["queries_seen"] == 1
 
 
 def test_a_superseded_figure_is_never_admitted_and_a_correct_rollout_fires_no_negative(
