@@ -146,6 +146,10 @@ def _col_letters(index: int) -> str:
 def _split_cells(line: str) -> list[str]:
     if "\t" in line:
         return line.split("\t")
+    if "\n" in line or "\r" in line:
+        # One cell that held a line break (a quoted CSV field): re-reading it as CSV raised csv.Error and
+        # stopped evidence for the whole workspace.
+        return [line]
     return next(csv.reader([line]), [])
 
 

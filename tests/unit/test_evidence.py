@@ -181,3 +181,14 @@ def test_duplicate_file_under_two_paths_yields_no_self_edges() -> None:
     assert all(e.src_fact_id != e.dst_fact_id for e in edges)
     assert len(extraction.facts) == len(RuleBasedExtractor().extract(LEDGER).facts)
     assert not cross_file_edges([], [])
+
+
+def test_csv_row_span_holding_a_line_break_does_not_stop_extraction() -> None:
+    # What parse_csv makes of a one-column export whose quoted cell holds a line break.
+    spans = [
+        *CSV,
+        span("c" * 64, "row=1", "Note", "single.csv", 0),
+        span("c" * 64, "row=2", "Restated:\nsee memo", "single.csv", 1),
+    ]
+    extraction, _ = build(spans, RuleBasedExtractor())
+    assert any(f.value == "100" for f in extraction.facts)
