@@ -27,7 +27,9 @@ class ParseTask:
     path: Path
     sha256: str
     size: int
-    format_hint: str = "unknown"  # what detection said, for the record if the parser never answers
+    # The format for the record if the parser never answers; "unknown": detected then, from the bytes
+    # (only for the few files that time out or crash, not up front for every file).
+    format_hint: str = "unknown"
 
 
 def _default_target() -> Target:
@@ -112,11 +114,15 @@ def failed(task: ParseTask, reason: str, started: float) -> ParsedFile:
     """The record of a file whose parser never answered (timeout, crash)."""
     from graphforge.models.workspace import FileFormat
 
-    fmt = (
-        FileFormat(task.format_hint)
-        if task.format_hint in FileFormat._value2member_map_
-        else FileFormat.UNKNOWN
-    )
+    hint = task.format_hint
+    if hint == FileFormat.UNKNOWN.value:
+        from graphforge.parsers.detect import detect_format
+
+        try:
+            hint = detect_format(task.path).format.value
+        except OSError:
+            pass
+    fmt = FileFormat(hint) if hint in FileFormat._value2member_map_ else FileFormat.UNKNOWN
     return ParsedFile(
         path=str(task.path),
         sha256=task.sha256,

@@ -20,7 +20,7 @@ from graphforge.context import StageContext
 from graphforge.errors import StageError
 from graphforge.graph import Graph
 from graphforge.models.workspace import CandidateFile, ContainsRow, FileIngestRow, WorkspaceRow
-from graphforge.parsers import ParsedFile, ParseLimits, ParseTask, detect_format, file_digest, parse_files
+from graphforge.parsers import ParsedFile, ParseLimits, ParseTask, file_digest, parse_files
 
 MERGE_WORKSPACES = cypher.load("workspace/merge_workspaces")
 MERGE_FILES = cypher.load("workspace/merge_files")
@@ -119,10 +119,8 @@ def run(
         ((sha, group[0]) for sha, group in groups.items() if sha not in skip),
         key=lambda item: (item[1][1], item[0]),
     )
-    tasks = [
-        ParseTask(path=Path(cand.abs_path), sha256=sha, size=size, format_hint=_hint(Path(cand.abs_path)))
-        for sha, (cand, size) in todo
-    ]
+    # No format detection here: the worker detects it; the pool does for a file whose parser never answers.
+    tasks = [ParseTask(path=Path(cand.abs_path), sha256=sha, size=size) for sha, (cand, size) in todo]
     buffer: list[ParsedFile] = []
     parsed: list[ParsedFile] = []
     write_s = 0.0
@@ -211,13 +209,6 @@ def contains_row(workspace_id: str, sha256: str, group: Sequence[tuple[Candidate
 
 def ingest_row(parsed: ParsedFile) -> FileIngestRow:
     return FileIngestRow(**parsed.file_row().model_dump(), spans=parsed.span_rows())
-
-
-def _hint(path: Path) -> str:
-    try:
-        return detect_format(path).format.value
-    except OSError:
-        return "unknown"
 
 
 MERGE_SPANS = cypher.load("workspace/merge_spans")

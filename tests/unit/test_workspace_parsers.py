@@ -230,6 +230,12 @@ def test_pool_times_out_the_slow_pdf(broken: Path) -> None:
     assert index == 0 and not parsed.valid and "timed out" in (parsed.invalid_reason or "")
 
 
+def test_timed_out_file_without_a_hint_is_recorded_with_its_detected_format(broken: Path) -> None:
+    path = broken / "hangs_parser.pdf"
+    [(_, parsed)] = list(parse_files([ParseTask(path, *file_digest(path))], timeout_s=1.0, jobs=1))
+    assert not parsed.valid and parsed.format is FileFormat.PDF
+
+
 def test_json_lone_surrogate_escape_becomes_a_replacement_character(tmp_path: Path) -> None:
     # json.loads accepts "\ud800"; a lone surrogate cannot be UTF-8 encoded, so the Bolt write would fail.
     path = tmp_path / "export.json"
