@@ -76,7 +76,8 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
     _tool(
         "run_python",
         "Run a Python 3 script in a sandbox holding a copy of the working directory "
-        "(numpy, polars, openpyxl, python-docx available; no network). Files it writes are "
+        "(numpy, polars, openpyxl, python-docx available; no network, no subprocesses; only the "
+        "working directory and the temporary folder can be read or written). Files it writes are "
         "copied back into the working directory. Returns stdout and stderr.",
         {"code": {"type": "string"}},
         ["code"],
