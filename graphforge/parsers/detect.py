@@ -128,6 +128,8 @@ def _decode(head: bytes) -> str | None:
 
 
 def _detect_text(head: bytes, text: str, ext: str) -> Detection:
+    # A UTF-8 byte-order mark (Windows editors, many web exports) must not hide the markup behind it.
+    head, text = head.removeprefix(b"\xef\xbb\xbf"), text.removeprefix("\ufeff")
     if _HTML_RE.match(head) or (ext in {".html", ".htm"} and "<" in text[:2048]):
         return Detection(FileFormat.HTML, "html markup")
     stripped = text.lstrip()

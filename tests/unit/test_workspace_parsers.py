@@ -365,3 +365,14 @@ def test_html_scripts_and_styles_never_become_spans(tmp_path: Path) -> None:
     )
     text = "\n".join(_spans(path).values())
     assert "Revenue 1,340" in text and not any(n in text for n in ("9999", "9998", "9997", "color"))
+
+
+@pytest.mark.parametrize(("body", "fmt"), [
+    (b'<!DOCTYPE html><html><body><p>Revenue 1,340</p></body></html>', FileFormat.HTML),
+    (b'{"revenue": 1340, "quarter": "Q2 2024"}', FileFormat.JSON),
+])
+def test_utf8_bom_does_not_hide_html_or_json(tmp_path: Path, body: bytes, fmt: FileFormat) -> None:
+    path = tmp_path / "download"  # crawled files often have no extension
+    path.write_bytes(b"\xef\xbb\xbf" + body)
+    assert detect_format(path).format is fmt
+    assert parse_file(path).valid
