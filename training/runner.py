@@ -54,6 +54,61 @@ def load_rows(path: Path) -> Any:
     return load_dataset(kind, data_files=str(path), split="train")
 
 
+_PROBE_ARGUMENTS = '{"k": 1}'
+
+
+def double_encodes_arguments(tokenizer: Any) -> bool:
+    """Whether the chat template JSON-encodes tool-call arguments even when they are already JSON text.
+
+    The export keeps arguments as JSON text (the OpenAI wire form, one Arrow schema); templates such as
+    Llama 3.1's and Qwen 2.5's apply ``| tojson`` unconditionally and would train on escaped strings.
+    """
+    probe = [{"role": "user", "content": "x"},
+             {"role": "assistant", "content": "", "tool_calls": [
+                 {"id": "c", "type": "function", "function": {"name": "f", "arguments": _PROBE_ARGUMENTS}}]}]
+    try:
+        text = str(tokenizer.apply_chat_template(probe, tokenize=False))
+    except Exception:  # a template without tool support: nothing to fix here
+        return False
+    return _PROBE_ARGUMENTS not in text and '\\"k\\"' in text
+
+
+def with_argument_objects(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Messages with tool-call arguments parsed into objects and absent (None) fields dropped."""
+    out = []
+    for m in messages:
+        m = {k: v for k, v in m.items() if v is not None}
+        if m.get("tool_calls"):
+            m["tool_calls"] = [
+                {**c, "function": {**c["function"], "arguments": _parsed(c["function"]["arguments"])}}
+                for c in m["tool_calls"]
+            ]
+        out.append(m)
+    return out
+
+
+def _parsed(arguments: Any) -> Any:
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        value = json.loads(arguments)
+    except json.JSONDecodeError:
+        return arguments
+    return value if isinstance(value, dict) else arguments
+
+
+def rendered_with_argument_objects(dataset: Any, tokenizer: Any) -> Any:
+    """The conversations rendered to text by the template, with tool-call arguments passed as objects."""
+
+    def render(row: dict[str, Any]) -> dict[str, str]:
+        tools = json.loads(row["tools"]) if row.get("tools") else None
+        text = tokenizer.apply_chat_template(with_argument_objects(row["messages"]), tools=tools or None,
+                                             tokenize=False)
+        return {"text": str(text)}
+
+    return dataset.map(render, remove_columns=dataset.column_names)
+
+
 def accumulation_steps(global_batch: int, per_device: int, world_size: int) -> int:
     """Gradient accumulation that makes per_device × world_size × accumulation == global batch."""
     per_step = per_device * world_size
@@ -102,6 +157,15 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     model = AutoModelForCausalLM.from_pretrained(
         model_ref, local_files_only=config.get("local_files_only", True), **config.get("model_kwargs", {})
     )
+
+    if double_encodes_arguments(tokenizer):
+        if getattr(args, "assistant_only_loss", False):
+            raise SystemExit(
+                f"{model_ref}: the chat template JSON-encodes tool-call arguments that are already JSON "
+                "text, and assistant_only_loss needs trl to template the messages itself; use a template "
+                "that prints string arguments verbatim, or train on every token"
+            )
+        dataset = rendered_with_argument_objects(dataset, tokenizer)
 
     optimizers: tuple[Any, Any] = (None, None)
     if config.get("optimizer", "muon") == "muon":
