@@ -211,10 +211,13 @@ def scan_workspace(
                 refused.append((rel, "not a regular file (device, socket or pipe)"))
             else:
                 found.append(rel)
-    # Crawled names may hold bytes that are not UTF-8 (Python keeps them as lone surrogates); the graph
-    # and the JSON report get a readable name with U+FFFD, the file is still read under its real name.
-    real_of = {_shown(rel): rel for rel in found}
-    found = list(real_of)
+    # Crawled names may hold bytes that are not UTF-8 (Python keeps them as lone surrogates), which the
+    # Bolt driver cannot send: one such name failed the whole write. Such a file is refused with its
+    # reason, not ingested under a substitute name: the agent's working copy is made from the recorded
+    # paths, so a spec would cite a file the agent cannot open.
+    bad_names = {rel for rel in found if _shown(rel) != rel}
+    refused += [(rel, "file name is not valid UTF-8; rename the file to ingest it") for rel in sorted(bad_names)]
+    found = [rel for rel in found if rel not in bad_names]
     refused = [(_shown(path), reason) for path, reason in refused]
     skipped = [_shown(path) for path in skipped]
     by_path: dict[str, ManifestFile] = {}
@@ -235,7 +238,7 @@ def scan_workspace(
         candidates.append(
             CandidateFile(
                 path=rel,
-                abs_path=str(root / real_of[rel]),
+                abs_path=str(root / rel),
                 role=role,
                 role_source=source,
                 source_url=entry.source_url if entry else None,

@@ -121,16 +121,20 @@ def test_changed_file_replaces_its_link_and_seed_is_linked_when_it_exists(
     assert rows == [{"p": "notes.md", "t": "# Q2\n\nRevenue 9,116", "seed": "seed-1"}]
 
 
-def test_non_utf8_file_name_is_ingested_not_a_crash(ctx: StageContext, tmp_path: Path) -> None:
+def test_non_utf8_file_name_is_refused_not_a_crash(ctx: StageContext, tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     with open(os.path.join(os.fsencode(root), b"Umsatz_M\xe4rz.csv"), "wb") as fh:
         fh.write(b"Segment,Q1\nServices,1340\n")
+    (root / "ok.csv").write_text("Segment,Q1\nGoods,99\n")
     result = load_workspace(ctx, root, workspace_id="ws-bytes", jobs=1, use_llm_roles=False)
-    assert result.valid == 1 and not result.refused
+    assert result.valid == 1
+    assert result.refused == [
+        ["Umsatz_M\ufffdrz.csv", "file name is not valid UTF-8; rename the file to ingest it"]
+    ]
     rows = _query(ctx.graph, "MATCH (:Workspace {workspace_id: 'ws-bytes'})-[c:CONTAINS]->(f:File) "
-                             "RETURN c.path AS p, f.span_count AS n")
-    assert rows == [{"p": "Umsatz_M\ufffdrz.csv", "n": 2}]
+                             "RETURN c.path AS p")
+    assert rows == [{"p": "ok.csv"}]
 
 
 def _cli_env(settings: GraphforgeSettings) -> dict[str, str]:

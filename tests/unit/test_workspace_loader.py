@@ -121,7 +121,7 @@ def test_duplicates_keep_the_shortest_path_and_list_the_rest() -> None:
     )
 
 
-def test_file_names_that_are_not_utf8_are_kept_under_a_readable_name(tmp_path: Path) -> None:
+def test_file_names_that_are_not_utf8_are_refused_with_a_readable_name(tmp_path: Path) -> None:
     import os
 
     root = tmp_path / "ws"
@@ -129,8 +129,10 @@ def test_file_names_that_are_not_utf8_are_kept_under_a_readable_name(tmp_path: P
     # A crawler on Linux can save any bytes as a name; Python hands them over as lone surrogates.
     with open(os.path.join(os.fsencode(root), b"Bericht_M\xe4rz.csv"), "wb") as fh:
         fh.write(b"Segment,Q1\nServices,1340\n")
+    (root / "ok.csv").write_text("Segment,Q1\nGoods,99\n")
     scan = scan_workspace(root)
-    [cand] = scan.candidates
-    assert cand.path == "Bericht_M\ufffdrz.csv"
-    cand.path.encode("utf-8")  # what the Bolt driver and the JSON report need
-    assert Path(cand.abs_path).read_bytes().startswith(b"Segment")  # read under its real name
+    assert [c.path for c in scan.candidates] == ["ok.csv"]
+    assert scan.refused == [
+        ("Bericht_M\ufffdrz.csv", "file name is not valid UTF-8; rename the file to ingest it")
+    ]
+    scan.model_dump_json()  # what the JSON report and the Bolt driver need: no lone surrogates
