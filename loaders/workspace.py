@@ -216,7 +216,7 @@ def scan_workspace(
     # reason, not ingested under a substitute name: the agent's working copy is made from the recorded
     # paths, so a spec would cite a file the agent cannot open.
     bad_names = {rel for rel in found if _shown(rel) != rel}
-    refused += [(rel, "file name is not valid UTF-8; rename the file to ingest it") for rel in sorted(bad_names)]
+    refused += [(rel, "file name is not valid UTF-8; rename the file to ingest it") for rel in bad_names]
     found = [rel for rel in found if rel not in bad_names]
     refused = [(_shown(path), reason) for path, reason in refused]
     skipped = [_shown(path) for path in skipped]
