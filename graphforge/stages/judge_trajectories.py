@@ -10,6 +10,7 @@ from graphforge import cypher, store
 from graphforge.context import StageContext
 from graphforge.judge import JudgeView, judge_attempt, load_view
 from graphforge.judge.core import judge_name
+from graphforge.judge.llm_verifier import LLM_FAILED
 from graphforge.models.judge import JudgeArm, Judgment
 from graphforge.models.trajectory import TrajectoryStatus
 
@@ -42,6 +43,9 @@ class JudgeTrajectoriesResult(BaseModel):
     losses: int  # missing or invalid deliverables: Q = 0, judge not asked
     mean_q: float | None
     judgments: list[JudgedRow]
+    # Not stored: the chat model failed on some criterion, so the trajectory keeps its status and the next
+    # run judges it again instead of admitting or rejecting it on a verdict that was never given.
+    retry_later: list[str] = Field(default_factory=list)
 
 
 def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectoriesResult:
@@ -54,6 +58,7 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
         llm = chat_model(ctx.settings, temperature=0.0)  # greedy: the same deliverable gets the same verdict
     views: dict[str, JudgeView] = {}
     judgments: list[Judgment] = []
+    retry_later: list[str] = []
     trajectories = store.get_trajectories(ctx.graph, [r["trajectory_id"] for r in rows])
     for t in trajectories:
         assert t.spec_id is not None
@@ -61,7 +66,10 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
         files = {d.name: Path(d.path) for d in t.deliverables}
         judgment, _ = judge_attempt(view, files, params.arm, trajectory_id=t.trajectory_id, llm=llm,
                                     seed=params.seed)
-        judgments.append(judgment)
+        if any(r.evidence.startswith(LLM_FAILED) for r in judgment.ratings):
+            retry_later.append(t.trajectory_id)
+        else:
+            judgments.append(judgment)
     store.save_judgments(ctx.graph, judgments)
     # Only the admission arm moves a trajectory along the funnel; control arms leave statuses alone.
     if params.arm is JudgeArm.ANCHORED:
@@ -85,4 +93,5 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
             )
             for j in judgments
         ],
+        retry_later=retry_later,
     )

@@ -17,6 +17,7 @@ from graphforge.models.judge import JudgeArm
 from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.oracle import ORACLE_MODEL, InjectKind
 from graphforge.sample.workspace import generate_sample_workspace
+from graphforge.settings import GraphforgeSettings
 from graphforge.stages import (
     admit_trajectories,
     build_evidence,
@@ -29,6 +30,7 @@ from graphforge.stages import (
     rollout_oracle,
 )
 from loaders.workspace import load_workspace
+from tests.support.llm_server import ScriptedLLMServer, error, json_answer
 
 pytestmark = pytest.mark.neo4j
 COUNT_JUDGMENT_EDGES = cypher.CypherQuery(
@@ -196,6 +198,22 @@ def test_a_reused_rollout_is_exported_once_for_the_current_spec_only(
     rft = export_rft.run(ctx, export_rft.ExportRftParams(out_dir=tmp_path / "rft", skip_audit=True, k=1,
                                                                arm=JudgeArm.ANCHORED))
     assert rft.selection is not None and rft.selection["queries_seen"] == 1
+
+
+def test_a_chat_model_outage_leaves_the_trajectory_to_judge_again(
+        ctx: StageContext, llm_settings: GraphforgeSettings, scripted_llm: ScriptedLLMServer,
+        tmp_path: Path) -> None:
+    spec_id, _ = _sample(ctx, tmp_path)
+    tid = _oracle(ctx, spec_id)
+    llm_ctx = StageContext(settings=llm_settings, graph=ctx.graph, run_id="llm", out_dir=ctx.out_dir)
+    scripted_llm.push(error(400, "model overloaded"))  # 400 is not retried: c7 gets no verdict
+    down = judge_trajectories.run(llm_ctx, judge_trajectories.JudgeTrajectoriesParams())
+    assert down.retry_later == [tid] and down.judged == 0
+    assert store.get_trajectories(ctx.graph, [tid])[0].status is TrajectoryStatus.MATERIALISED
+    scripted_llm.push(json_answer({"score": 1.0, "evidence": "explained in Findings"}))
+    up = judge_trajectories.run(llm_ctx, judge_trajectories.JudgeTrajectoriesParams())
+    assert up.retry_later == [] and [j.trajectory_id for j in up.judgments] == [tid]
+    assert up.judgments[0].q == pytest.approx(1.0)
 
 
 def test_a_superseded_figure_is_never_admitted_and_a_correct_rollout_fires_no_negative(
