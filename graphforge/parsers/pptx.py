@@ -36,8 +36,13 @@ def parse(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None
 
 
 def _shape_lines(shapes: Iterable[Any]) -> Iterator[str]:
+    from pptx.shapes.group import GroupShape
+
     for shape in shapes:
-        if getattr(shape, "shape_type", None) == 6:  # MSO_SHAPE_TYPE.GROUP: recurse into its shapes
+        # isinstance, not shape.shape_type: python-pptx raises NotImplementedError for a shape with no
+        # preset or custom geometry that is not a text box (valid OOXML some exporters write), and one
+        # such shape made the whole deck invalid.
+        if isinstance(shape, GroupShape):
             yield from _shape_lines(shape.shapes)
         elif getattr(shape, "has_table", False):
             for row in shape.table.rows:

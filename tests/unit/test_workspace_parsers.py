@@ -376,3 +376,21 @@ def test_utf8_bom_does_not_hide_html_or_json(tmp_path: Path, body: bytes, fmt: F
     path.write_bytes(b"\xef\xbb\xbf" + body)
     assert detect_format(path).format is fmt
     assert parse_file(path).valid
+
+
+def test_pptx_shape_without_geometry_does_not_invalidate_the_deck(tmp_path: Path) -> None:
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE
+    from pptx.util import Inches
+
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    shape = slide.shapes.add_shape(MSO_SHAPE.RECTANGLE, Inches(1), Inches(1), Inches(4), Inches(1))
+    shape.text_frame.text = "Revenue Q2 2024: 1,340"
+    geometry = shape._element.spPr.find("{http://schemas.openxmlformats.org/drawingml/2006/main}prstGeom")
+    shape._element.spPr.remove(geometry)  # neither preset, custom geometry nor a text box
+    group = slide.shapes.add_group_shape()
+    group.shapes.add_textbox(Inches(1), Inches(3), Inches(4), Inches(1)).text_frame.text = "Costs 415"
+    prs.save(str(tmp_path / "deck.pptx"))
+    text = _spans(tmp_path / "deck.pptx")["slide=1"]
+    assert "Revenue Q2 2024: 1,340" in text and "Costs 415" in text
