@@ -10,6 +10,7 @@ from graphforge.models.workspace import SpanKind
 from graphforge.parsers.base import ParsedSpan, ParseLimits, Refused, clip
 
 NAME = "pypdf"
+_EOF_WINDOW = 64 * 1024
 
 
 def parse(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None]:
@@ -18,9 +19,11 @@ def parse(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None
 
     # pypdf logs every repaired xref at WARNING; the outcome is what matters here, not the chatter.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
+    # The trailer may be followed by padding or junk a server or downloader appended (NULs, an HTML
+    # footer); pypdf reads such files, so only a file without %%EOF near its end counts as truncated.
     with path.open("rb") as fh:
         fh.seek(0, 2)
-        fh.seek(max(0, fh.tell() - 2048))
+        fh.seek(max(0, fh.tell() - _EOF_WINDOW))
         tail = fh.read()
     if b"%%EOF" not in tail:
         raise Refused("truncated PDF: no %%EOF trailer at the end of the file")

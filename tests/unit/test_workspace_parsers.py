@@ -394,3 +394,17 @@ def test_pptx_shape_without_geometry_does_not_invalidate_the_deck(tmp_path: Path
     prs.save(str(tmp_path / "deck.pptx"))
     text = _spans(tmp_path / "deck.pptx")["slide=1"]
     assert "Revenue Q2 2024: 1,340" in text and "Costs 415" in text
+
+
+def test_pdf_with_padding_after_its_trailer_is_read_not_called_truncated(tmp_path: Path) -> None:
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    page = canvas.Canvas(buf)
+    page.drawString(72, 720, "Revenue 1,340")
+    page.save()
+    path = tmp_path / "downloaded.pdf"
+    path.write_bytes(buf.getvalue() + b"\x00" * 8192)  # what some servers and downloaders append
+    assert "Revenue 1,340" in _spans(path)["page=1"]
