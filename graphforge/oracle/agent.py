@@ -270,8 +270,12 @@ def _messages(view: JudgeView, files: list[str], written: list[DeliverableFile],
             messages += call(
                 "read_file", {"path": f"missing_{i}.xlsx"}, f"ERROR: no such file: missing_{i}.xlsx"
             )
+    # Name figures by where they were written, never by the rubric's wording: the trajectory is agent
+    # output and must not carry judge-only text into an SFT set.
     figures = "; ".join(
-        f"{short(a.criterion.requirement, 50)} = {fmt_number(a.value)}" for a in plan_.answers
+        f"{a.criterion.target_deliverable} {a.criterion.target_location or ''}".strip()
+        + f" = {fmt_number(a.value)}"
+        for a in plan_.answers
     )
     for d in written:
         messages += call(
