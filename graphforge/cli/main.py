@@ -7,6 +7,7 @@ import sys
 from importlib.metadata import entry_points
 
 import typer
+from pydantic import ValidationError
 
 from graphforge.cli import (  # noqa: F401  (importing registers each area's commands)
     audit,
@@ -52,6 +53,13 @@ def main(argv: list[str] | None = None) -> int:
         if verbose:
             raise
         typer.echo(f"error: {exc}", err=True)
+        return 1
+    except ValidationError as exc:
+        # Stage params validate the options a command passes on; a bad value is a usage error.
+        if verbose:
+            raise
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        typer.echo(f"error: invalid option value: {problems}", err=True)
         return 1
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)

@@ -85,15 +85,12 @@ def select_cmd(
 ) -> None:
     """Select seeds greedily by marginal coverage gain, then rebalance; ranks are stored on the Seeds."""
     from graphforge.context import open_context
-    from graphforge.errors import ConfigError
     from graphforge.stages import select_seeds
 
-    choices = [m.value for m in select_seeds.GreedyMethod]
-    if method not in choices:
-        raise ConfigError(f"--method must be one of {', '.join(choices)} (got {method!r})")
-    params = select_seeds.SelectSeedsParams(n=n, method=select_seeds.GreedyMethod(method),
-                                            rebalance=not no_rebalance,
-                                            pool_factor=pool_factor, demand_cap=demand_cap, extend=extend)
+    # An unknown --method fails validation here; the entry point reports it as one line.
+    params = select_seeds.SelectSeedsParams.model_validate(
+        {"n": n, "method": method, "rebalance": not no_rebalance, "pool_factor": pool_factor,
+         "demand_cap": demand_cap, "extend": extend})
     with open_context() as ctx:
         result = select_seeds.run(ctx, params)
     emit(result, as_json, "Seeds selected")

@@ -50,3 +50,12 @@ def test_generated_passwords_never_look_like_options() -> None:
     passwords = {generate_password() for _ in range(2000)}
     assert len(passwords) == 2000
     assert all(p[0].isalnum() and len(p) >= 8 for p in passwords)
+
+
+def test_bad_option_value_is_one_line_not_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    # Stage params reject the value before any server is touched.
+    assert main(["evidence", "build", "--extractor", "bogus"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: invalid option value: extractor") and "\n" not in err
+    assert main(["seeds", "select", "--n", "3", "--method", "bogus"]) == 1
+    assert capsys.readouterr().err.strip().startswith("error: invalid option value: method")
