@@ -214,6 +214,11 @@ def _fmt(value: float | None, digits: int = 1) -> str:
     return "n/a" if value is None else f"{value:,.{digits}f}"
 
 
+def _length_row(label: str, stats: Summary) -> tuple[object, ...]:
+    """One row of the steps/tokens table: n, mean, median, p95, max."""
+    return (label, stats.n, _fmt(stats.mean), _fmt(stats.median), _fmt(stats.p95), _fmt(stats.max, 0))
+
+
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
@@ -272,24 +277,7 @@ def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
         Section(
             "Assistant steps and tokens per trajectory",
             columns=("", "n", "mean", "median", "p95", "max"),
-            rows=[
-                (
-                    "assistant steps",
-                    result.steps.n,
-                    _fmt(result.steps.mean),
-                    _fmt(result.steps.median),
-                    _fmt(result.steps.p95),
-                    _fmt(result.steps.max, 0),
-                ),
-                (
-                    "tokens",
-                    result.tokens.n,
-                    _fmt(result.tokens.mean),
-                    _fmt(result.tokens.median),
-                    _fmt(result.tokens.p95),
-                    _fmt(result.tokens.max, 0),
-                ),
-            ],
+            rows=[_length_row("assistant steps", result.steps), _length_row("tokens", result.tokens)],
             images=img.histograms(
                 "lengths",
                 {
