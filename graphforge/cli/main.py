@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from importlib.metadata import entry_points
 
 import typer
 from pydantic import ValidationError
@@ -12,29 +11,17 @@ from pydantic import ValidationError
 from graphforge.cli import (  # noqa: F401  (importing registers each area's commands)
     audit,
     db,
+    demo,
     evaluation,
     evidence_specs,
     export,
     judging,
+    load,
     rollouts,
     seeds,
 )
 from graphforge.cli.common import app
 from graphforge.errors import GraphforgeError
-
-PLUGIN_GROUP = "graphforge.cli"
-
-
-def load_plugins() -> list[str]:
-    """Import every module registered under the ``graphforge.cli`` entry point (loaders, training).
-
-    graphforge never imports those packages by name; they attach their commands when imported.
-    """
-    names = []
-    for entry in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
-        entry.load()
-        names.append(entry.name)
-    return names
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +29,6 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     verbose = "--verbose" in args or os.environ.get("GRAPHFORGE_VERBOSE") == "1"
     args = [a for a in args if a != "--verbose"]
-    load_plugins()
     try:
         # Standalone mode lets typer report usage errors itself (exit 2); our own errors pass through.
         app(args=args, prog_name="graphforge", standalone_mode=True)

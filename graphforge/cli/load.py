@@ -1,0 +1,220 @@
+"""`graphforge load ...`: read a source with its reader in ``loaders/`` and write it with its stage.
+
+onet, digital and taxonomy-sample (the taxonomy), workspace, trajectories and benchmark.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graphforge.cli.common import JsonOption, console, emit, load_app, progress
+
+
+@load_app.command("onet")
+def load_onet_cmd(
+    path: Annotated[Path, typer.Argument(help="Unpacked O*NET release folder (text .txt or .xlsx files).")],
+    release: Annotated[
+        str | None,
+        typer.Option(
+            "--release",
+            help="Release id, e.g. 29.1 (default: from the folder name db_29_1_text or Read Me.txt).",
+        ),
+    ] = None,
+    sectors: Annotated[
+        Path | None,
+        typer.Option(
+            "--sectors",
+            help="Sector mapping CSV/TSV (soc, sector, sub_sector) replacing the 23 SOC 2018 major groups.",
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Validate every file of an O*NET release, then load it (batched, idempotent)."""
+    from graphforge.context import open_context
+    from loaders import onet
+
+    with open_context() as ctx:
+        # load() validates every file before the first write: a bad release writes nothing.
+        result = onet.load(ctx, path, release, sectors)
+    emit(result, as_json, "O*NET release loaded")
+
+
+@load_app.command("digital")
+def load_digital_cmd(
+    labels: Annotated[Path | None, typer.Argument(help="DIGITAL labels CSV/TSV (task id -> yes/no).")] = None,
+    all_candidates: Annotated[
+        bool,
+        typer.Option(
+            "--all-candidates", help="No labels: treat every task as a DIGITAL candidate (recorded as such)."
+        ),
+    ] = False,
+    classify_with_llm: Annotated[
+        bool,
+        typer.Option(
+            "--classify-with-llm",
+            help="No labels: classify each task with the configured chat model (model name stored).",
+        ),
+    ] = False,
+    unlabelled_as_not_digital: Annotated[
+        bool,
+        typer.Option(
+            "--unlabelled-not-digital",
+            help="Tasks missing from the labels file become not DIGITAL (default: left unlabelled).",
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Mark tasks DIGITAL from labels; without labels choose --all-candidates or --classify-with-llm."""
+    from graphforge.context import open_context
+    from graphforge.errors import ConfigError
+    from graphforge.stages import load_digital
+    from loaders.labels import read_digital_labels
+
+    chosen = [flag for flag, on in (("FILE", labels is not None), ("--all-candidates", all_candidates),
+                                    ("--classify-with-llm", classify_with_llm)) if on]
+    if len(chosen) != 1:
+        raise ConfigError("choose exactly one source of DIGITAL labels: a labels FILE, --all-candidates or "
+                          f"--classify-with-llm (got {', '.join(chosen) or 'none'})")
+    mode = (load_digital.DigitalMode.LABELS if labels is not None else
+            load_digital.DigitalMode.ALL_CANDIDATES if all_candidates else load_digital.DigitalMode.LLM)
+    data = read_digital_labels(labels) if labels is not None else None
+    with open_context() as ctx:
+        result = load_digital.run(ctx, load_digital.LoadDigitalParams(
+            mode=mode, unlabelled_as_not_digital=unlabelled_as_not_digital), data)
+    emit(result, as_json, "DIGITAL labels")
+
+
+@load_app.command("taxonomy-sample")
+def taxonomy_sample_cmd(
+    out: Annotated[Path, typer.Argument(help="Folder to write the sample into.")],
+    xlsx: Annotated[bool, typer.Option("--xlsx", help="Also write the release in its .xlsx form.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Write the bundled taxonomy sample: an O*NET-format extract, DIGITAL labels and a sector mapping."""
+    from graphforge.sample import taxonomy
+
+    paths = taxonomy.write_sample(out)
+    if xlsx:
+        paths["release_xlsx"] = taxonomy.write_release(out / "onet_mini_xlsx", "xlsx")
+    emit({k: str(v) for k, v in paths.items()}, as_json, "Taxonomy sample written")
+
+
+@load_app.command("workspace")
+def load_workspace_cmd(
+    root: Annotated[Path, typer.Argument(help="Workspace folder to ingest.")],
+    seed: Annotated[str | None, typer.Option("--seed", help="Seed id this workspace serves.")] = None,
+    manifest: Annotated[
+        Path | None,
+        typer.Option(
+            "--manifest",
+            help="Manifest (JSON/YAML) with per-file role, source URL, license; default: manifest.* in DIR.",
+        ),
+    ] = None,
+    workspace_id: Annotated[
+        str | None,
+        typer.Option(
+            "--workspace-id", help="Workspace id (default: manifest, else derived from the folder path)."
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Parser processes (default: CPUs).")
+    ] = None,
+    timeout_s: Annotated[float, typer.Option("--timeout", help="Per-file parse timeout in seconds.")] = 60.0,
+    max_file_mb: Annotated[
+        float | None,
+        typer.Option(
+            "--max-file-mb", help="Files above this size are recorded invalid without parsing (default 100)."
+        ),
+    ] = None,
+    retry_invalid: Annotated[
+        bool, typer.Option("--retry-invalid", help="Re-parse files an earlier run recorded as invalid.")
+    ] = False,
+    rule_roles: Annotated[
+        bool,
+        typer.Option(
+            "--rule-roles", help="Assign missing roles by path rules even when a chat model is configured."
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Hash, deduplicate, parse (in parallel, with timeouts) and store a workspace's files and spans."""
+    from graphforge.context import open_context
+    from loaders.workspace import load_workspace
+
+    with open_context() as ctx, progress() as bar:
+        task = bar.add_task("parsing", total=None)
+
+        def tick(done: int, total: int, path: str) -> None:
+            bar.update(task, completed=done, total=total, description=f"parsing {path[-40:]}")
+
+        result = load_workspace(
+            ctx,
+            root,
+            manifest=manifest,
+            workspace_id=workspace_id,
+            seed_id=seed,
+            jobs=jobs,
+            timeout_s=timeout_s,
+            max_file_bytes=int(max_file_mb * 1024 * 1024) if max_file_mb else None,
+            retry_invalid=retry_invalid,
+            use_llm_roles=not rule_roles,
+            progress=tick,
+        )
+    emit(result, as_json, "Workspace loaded")
+
+
+@load_app.command("trajectories")
+def load_trajectories_cmd(
+    path: Annotated[Path, typer.Argument(help="A log file, or a folder searched recursively.")],
+    fmt: Annotated[str, typer.Option("--format", help="openai | codex | openhands | claude-code")],
+    spec: Annotated[str | None, typer.Option("--spec", help="Spec id the trajectories attempt.")] = None,
+    deliverables: Annotated[
+        Path | None,
+        typer.Option(
+            "--deliverables", help="Folder whose files are the deliverables of the imported run(s)."
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Import OpenAI-messages JSONL, Codex CLI sessions, OpenHands trajectories or Claude Code transcripts."""
+    from graphforge.context import open_context
+    from loaders.trajectories import LoadTrajectoriesParams, TrajectoryFormat, load_trajectories
+
+    try:
+        kind = TrajectoryFormat(fmt)
+    except ValueError as exc:
+        raise typer.BadParameter(
+            f"unknown format {fmt!r}; use one of {', '.join(f.value for f in TrajectoryFormat)}",
+            param_hint="--format",
+        ) from exc
+    params = LoadTrajectoriesParams(path=path, format=kind, spec_id=spec, deliverables_dir=deliverables)
+    with open_context() as ctx:
+        result = load_trajectories(ctx, params)
+    if not as_json:
+        for issue in result.issues[:50]:
+            console.print(f"[yellow]warning[/yellow] {issue}", highlight=False)
+        if len(result.issues) > 50:
+            console.print(
+                f"[yellow]... {len(result.issues) - 50} more warnings (use --json for all)[/yellow]"
+            )
+    emit(result, as_json, title="trajectories imported")
+
+
+@load_app.command("benchmark")
+def load_benchmark_cmd(
+    directory: Annotated[Path, typer.Argument(help="Folder with task records (*.jsonl / *.json) and "
+                                                    "reference files (e.g. reference_files/).")],
+    name: Annotated[str, typer.Option("--name", help="Benchmark name, e.g. gdpval (the audit and "
+                                                     "export refer to it).")],
+    as_json: JsonOption = False,
+) -> None:
+    """Load a benchmark's tasks (prompt, occupation) and reference files (sha256, parsed text)."""
+    from graphforge.context import open_context
+    from loaders.benchmark import load_benchmark
+
+    with open_context() as ctx:
+        result = load_benchmark(ctx, directory, name)
+    emit(result, as_json, f"benchmark {name}")
