@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any
 
 import typer
@@ -42,6 +44,43 @@ for _name, _group in (("db", db_app), ("load", load_app), ("seeds", seeds_app), 
                       ("report", report_app)):
     app.add_typer(_group, name=_name)
 
+
+
+def package_version() -> str:
+    try:
+        return version("graphforge")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"graphforge {package_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_print_version,
+                     help="Print the installed GraphForge version and exit."),
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose",
+                     help="On an error, show the full traceback instead of the one 'error:' line. May stand "
+                          "anywhere on the command line (also GRAPHFORGE_VERBOSE=1)."),
+    ] = False,
+) -> None:
+    """GraphForge: verifiable agent-training tasks from real office files, in Neo4j.
+
+    Every command prints a human summary, or one JSON object on stdout with --json. It exits 0 on
+    success and 1 with one 'error: ...' line on stderr otherwise (a bad option value, an unknown id,
+    an unreachable Neo4j). Progress goes to stderr.
+    """
+
+
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print one JSON object on stdout instead of a summary.")
 ]
@@ -61,14 +100,14 @@ def emit(result: BaseModel | dict[str, Any], as_json: bool, title: str = "",
         summary(result)
         return
     table = Table(title=title or None, show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold cyan")
-    table.add_column()
+    # Values wrap (fold) instead of being cut: ids and reasons are shown whole at any width.
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column(overflow="fold")
     for key, value in data.items():
         if value is None:
             continue
         if isinstance(value, (list, dict)):
-            text = json.dumps(value, ensure_ascii=False)
-            value = text if len(text) <= 160 else text[:157] + "..."
+            value = json.dumps(value, ensure_ascii=False)
         table.add_row(key, str(value))
     stdout.print(table)
 
@@ -78,3 +117,12 @@ def progress(transient: bool = False) -> Progress:
     return Progress(SpinnerColumn(), TextColumn("[progress.description]{task.description}"), BarColumn(),
                     MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console,
                     transient=transient)
+
+
+@contextmanager
+def working(label: str) -> Iterator[None]:
+    """A spinner with elapsed time on stderr while a command works (nothing when stderr is not a terminal)."""
+    with Progress(SpinnerColumn(), TextColumn(label), TimeElapsedColumn(), console=console,
+                  transient=True) as bar:
+        bar.add_task(label, total=None)
+        yield
