@@ -52,6 +52,7 @@ def read_benchmark(root: Path, name: str) -> BenchmarkSource:
         raise SourceFormatError(root, "no task records (*.jsonl or *.json) at the top level")
     tasks: dict[str, BenchmarkTaskRow] = {}
     wanted: dict[str, list[str]] = {}
+    gold_wanted: dict[str, list[str]] = {}
     for path in record_files:
         for line_no, record in _records(path):
             task = _task(name, record, path, line_no)
@@ -59,6 +60,7 @@ def read_benchmark(root: Path, name: str) -> BenchmarkSource:
                 raise SourceFormatError(path, f"record {line_no}: duplicate task id {task.task_id!r}")
             tasks[task.task_key] = task
             wanted[task.task_key] = _reference_list(record, path, line_no)
+            gold_wanted[task.task_key] = _reference_list(record, path, line_no, "deliverable_files")
 
     files: dict[str, BenchmarkFileRow] = {}
     links: list[BenchmarkFileLinkRow] = []
@@ -72,7 +74,19 @@ def read_benchmark(root: Path, name: str) -> BenchmarkSource:
         links.append(BenchmarkFileLinkRow(benchmark=name, sha256=row.sha256, path=rel))
         by_path[rel] = row.sha256
 
-    references: list[BenchmarkReferenceRow] = []
+    references, missing = _resolve_all(wanted, tasks, by_path)
+    gold, missing_gold = _resolve_all(gold_wanted, tasks, by_path)
+    benchmark = BenchmarkRow(name=name, source_dir=str(root.resolve()), task_count=len(tasks),
+                             file_count=len(files))
+    return BenchmarkSource(benchmark=benchmark, tasks=list(tasks.values()), files=list(files.values()),
+                           file_links=links, references=references, missing_references=missing, gold=gold,
+                           missing_gold=missing_gold)
+
+
+def _resolve_all(wanted: Mapping[str, list[str]], tasks: Mapping[str, BenchmarkTaskRow],
+                 by_path: Mapping[str, str]) -> tuple[list[BenchmarkReferenceRow], list[str]]:
+    """(resolved rows, "task_id: path" for paths naming no file on disk)."""
+    rows: list[BenchmarkReferenceRow] = []
     missing: list[str] = []
     for key, paths in wanted.items():
         for ref in paths:
@@ -80,11 +94,8 @@ def read_benchmark(root: Path, name: str) -> BenchmarkSource:
             if sha is None:
                 missing.append(f"{tasks[key].task_id}: {ref}")
             else:
-                references.append(BenchmarkReferenceRow(task_key=key, sha256=sha, path=ref))
-    benchmark = BenchmarkRow(name=name, source_dir=str(root.resolve()), task_count=len(tasks),
-                             file_count=len(files))
-    return BenchmarkSource(benchmark=benchmark, tasks=list(tasks.values()), files=list(files.values()),
-                           file_links=links, references=references, missing_references=missing)
+                rows.append(BenchmarkReferenceRow(task_key=key, sha256=sha, path=ref))
+    return rows, missing
 
 
 def _records(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
@@ -132,20 +143,24 @@ def _task(benchmark: str, record: Mapping[str, Any], path: Path, line_no: int) -
     occupation = record.get("occupation")
     soc_code = record.get("soc_code") or record.get("onet_soc_code")
     sector = record.get("sector")
+    text = record.get("deliverable_text")
     return BenchmarkTaskRow.of(benchmark, str(task_id), prompt, occupation=_opt_str(occupation),
-                               soc_code=_opt_str(soc_code), sector=_opt_str(sector))
+                               soc_code=_opt_str(soc_code), sector=_opt_str(sector),
+                               deliverable_text=text.strip() or None if isinstance(text, str) else None)
 
 
 def _opt_str(value: Any) -> str | None:
     return str(value).strip() or None if value is not None else None
 
 
-def _reference_list(record: Mapping[str, Any], path: Path, line_no: int) -> list[str]:
-    refs = record.get("reference_files") or []
+def _reference_list(
+    record: Mapping[str, Any], path: Path, line_no: int, key: str = "reference_files"
+) -> list[str]:
+    refs = record.get(key) or []
     if isinstance(refs, str):
         refs = [refs]
     if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
-        raise SourceFormatError(path, f"record {line_no}: reference_files must be a list of paths")
+        raise SourceFormatError(path, f"record {line_no}: {key} must be a list of paths")
     return [r.strip().removeprefix("./") for r in refs if r.strip()]
 
 

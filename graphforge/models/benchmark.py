@@ -29,12 +29,15 @@ class BenchmarkTaskRow(Row):
     occupation: str | None = None
     soc_code: str | None = None
     sector: str | None = None
+    deliverable_text: str | None = None  # the expert's answer text (GDPVal), shown only to the judge
 
     @classmethod
     def of(cls, benchmark: str, task_id: str, prompt: str, occupation: str | None = None,
-           soc_code: str | None = None, sector: str | None = None) -> BenchmarkTaskRow:
+           soc_code: str | None = None, sector: str | None = None,
+           deliverable_text: str | None = None) -> BenchmarkTaskRow:
         return cls(task_key=task_key(benchmark, task_id), benchmark=benchmark, task_id=task_id, prompt=prompt,
-                   prompt_hash=stable_hash(prompt), occupation=occupation, soc_code=soc_code, sector=sector)
+                   prompt_hash=stable_hash(prompt), occupation=occupation, soc_code=soc_code, sector=sector,
+                   deliverable_text=deliverable_text)
 
 
 class BenchmarkFileRow(Row):
@@ -75,3 +78,7 @@ class BenchmarkSource(Frozen):
     file_links: list[BenchmarkFileLinkRow]
     references: list[BenchmarkReferenceRow]
     missing_references: list[str] = []  # "task_id: path" for references naming no file on disk
+    # The expert's deliverables (GDPVal ``deliverable_files``): the eval oracle's answers, never shown to
+    # an agent. Same rows as references, written as (:BenchmarkTask)-[:HAS_GOLD {path}]->(:BenchmarkFile).
+    gold: list[BenchmarkReferenceRow] = []
+    missing_gold: list[str] = []

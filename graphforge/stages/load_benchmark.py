@@ -14,6 +14,7 @@ MERGE_BENCHMARK_FILES = cypher.load("benchmark/merge_benchmark_files")
 LINK_BENCHMARK_FILES = cypher.load("benchmark/link_benchmark_files")
 LINK_BENCHMARK_REFERENCES = cypher.load("benchmark/link_benchmark_references")
 LINK_BENCHMARK_OCCUPATIONS = cypher.load("benchmark/link_benchmark_occupations")
+LINK_BENCHMARK_GOLD = cypher.load("benchmark/link_benchmark_gold")
 
 
 class LoadBenchmarkParams(BaseModel):
@@ -30,6 +31,8 @@ class LoadBenchmarkResult(BaseModel):
     invalid_files: list[str]  # "path: reason" for files the parsers could not read (kept, without text)
     references: int
     missing_references: list[str]
+    gold: int = 0  # expert deliverables linked (the eval oracle's answers)
+    missing_gold: list[str] = []
     occupations: int  # distinct occupation titles or codes the tasks name
     occupation_links: int  # tasks linked to a taxonomy Occupation (0 when no taxonomy is loaded yet)
     chars: int
@@ -43,6 +46,7 @@ def run(ctx: StageContext, params: LoadBenchmarkParams) -> LoadBenchmarkResult:
     graph.write(MERGE_BENCHMARK_FILES, src.files)
     graph.write(LINK_BENCHMARK_FILES, src.file_links)
     references = graph.write(LINK_BENCHMARK_REFERENCES, src.references)
+    gold = graph.write(LINK_BENCHMARK_GOLD, src.gold)
     links = link_occupations(ctx, [src.benchmark.name])
     paths = {link.sha256: link.path for link in src.file_links}
     invalid = sorted(f"{paths.get(f.sha256, f.sha256)}: {f.invalid_reason}" for f in src.files if not f.valid)
@@ -50,7 +54,8 @@ def run(ctx: StageContext, params: LoadBenchmarkParams) -> LoadBenchmarkResult:
                    if t.soc_code or t.occupation}
     return LoadBenchmarkResult(benchmark=src.benchmark.name, tasks=len(src.tasks), files=len(src.files),
                                invalid_files=invalid, references=references,
-                               missing_references=list(src.missing_references), occupations=len(occupations),
+                               missing_references=list(src.missing_references), gold=gold,
+                               missing_gold=list(src.missing_gold), occupations=len(occupations),
                                occupation_links=links, chars=sum(f.chars for f in src.files))
 
 
