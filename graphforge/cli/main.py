@@ -21,12 +21,16 @@ from graphforge.cli import (  # noqa: F401  (importing registers each area's com
     evidence_specs,
     export,
     judging,
+    listing,
+    llm,
     load,
     rollouts,
     seeds,
 )
 from graphforge.cli.common import app
 from graphforge.errors import GraphforgeError
+
+app.add_typer(listing.list_app, name="list")
 
 
 def one_line(text: str) -> str:
