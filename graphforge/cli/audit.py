@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, audit_app, emit
+from graphforge.cli.common import JsonOption, audit_app, emit, working
 
 
 @audit_app.command("contamination")
@@ -34,11 +34,12 @@ def contamination_cmd(
     from graphforge.stages import audit_contamination as stage
 
     if method not in ("exact", "minhash", "both"):
-        raise typer.BadParameter("method must be exact, minhash or both", param_hint="--method")
+        raise typer.BadParameter(f"{method!r} is not one of 'exact', 'minhash', 'both'",
+                                 param_hint="'--method'")
     params = stage.AuditContaminationParams(benchmarks=benchmark, top_k=top_k, out_dir=out,
                                             min_shared_ngrams=min_shared, method=method,
                                             minhash_threshold=threshold)
-    with open_context() as ctx:
+    with open_context() as ctx, working("contamination audit"):
         result = stage.run(ctx, params)
     emit(
         result,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import Enum
 from importlib.metadata import PackageNotFoundError, version
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from pydantic import BaseModel
@@ -126,3 +127,15 @@ def working(label: str) -> Iterator[None]:
                   transient=True) as bar:
         bar.add_task(label, total=None)
         yield
+
+
+E = TypeVar("E", bound=Enum)
+
+
+def choice(enum_cls: type[E], value: str, option: str) -> E:
+    """Convert an option value to its enum, or fail as a usage error naming the option and the choices."""
+    try:
+        return enum_cls(value)
+    except ValueError:
+        allowed = ", ".join(repr(str(e.value)) for e in enum_cls)
+        raise typer.BadParameter(f"{value!r} is not one of {allowed}", param_hint=f"'{option}'") from None

@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, emit, evidence_app, specs_app, stdout
+from graphforge.cli.common import JsonOption, emit, evidence_app, specs_app, stdout, working
+from graphforge.cli.listing import require_known
 
 WorkspaceOption = Annotated[str | None, typer.Option("--workspace", help="One workspace id (default: all).")]
 
@@ -20,7 +21,8 @@ def evidence_build_cmd(workspace: WorkspaceOption = None,
     from graphforge.stages import build_evidence
 
     params = build_evidence.BuildEvidenceParams(workspace_id=workspace, extractor=extractor)
-    with open_context() as ctx:
+    with open_context() as ctx, working("extracting facts"):
+        require_known(ctx.graph, "workspace", workspace, "--workspace")
         result = build_evidence.run(ctx, params)
     emit(result, as_json, "evidence build")
 
@@ -34,7 +36,8 @@ def specs_compile_cmd(workspace: WorkspaceOption = None,
     from graphforge.stages import compile_specs
 
     params = compile_specs.CompileSpecsParams(workspace_id=workspace, compiler=compiler)
-    with open_context() as ctx:
+    with open_context() as ctx, working("compiling specs"):
+        require_known(ctx.graph, "workspace", workspace, "--workspace")
         result = compile_specs.run(ctx, params)
     emit(result, as_json, "specs compile")
 
@@ -53,6 +56,7 @@ def specs_show_cmd(
     from graphforge.context import open_context
 
     with open_context() as ctx:
+        require_known(ctx.graph, "spec", spec_id, "SPEC_ID")
         result = specs_store.agent_view_from_graph(ctx.graph, spec_id) if agent_view else \
             specs_store.load_spec(ctx.graph, spec_id)
     if as_json:

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, emit, export_app
+from graphforge.cli.common import JsonOption, choice, emit, export_app, working
+from graphforge.cli.listing import ExportKind, trajectories
 
 BenchmarkOption = Annotated[
     list[str] | None,
@@ -66,7 +67,7 @@ def sft_cmd(
         allow_contaminated=allow_contaminated,
         skip_audit=skip_audit,
     )
-    with open_context() as ctx:
+    with open_context() as ctx, working("SFT export"):
         result = export_sft.run(ctx, params)
     emit(result, as_json, "SFT export")
 
@@ -101,12 +102,7 @@ def rft_cmd(
     from graphforge.models.judge import JudgeArm
     from graphforge.stages import export_rft
 
-    try:
-        chosen = JudgeArm(arm)
-    except ValueError as exc:
-        raise ConfigError(
-            f"--arm must be one of {', '.join(a.value for a in JudgeArm)}, not {arm!r}"
-        ) from exc
+    chosen = choice(JudgeArm, arm, "--arm")
     params = export_rft.ExportRftParams(
         out_dir=out,
         arm=chosen,
@@ -122,7 +118,10 @@ def rft_cmd(
         allow_contaminated=allow_contaminated,
         skip_audit=skip_audit,
     )
-    with open_context() as ctx:
+    with open_context() as ctx, working(f"RFT export ({chosen.value})"):
+        if model and not trajectories(ctx.graph, model=model):
+            raise ConfigError(f"--model: no trajectory of model {model!r} in the graph; "
+                              "`graphforge list trajectories` shows the models")
         result = export_rft.run(ctx, params)
     emit(result, as_json, f"RFT export ({chosen.value})")
 
@@ -139,17 +138,17 @@ def rubrics_cmd(
     from graphforge.context import open_context
     from graphforge.export import rubrics
 
-    with open_context() as ctx:
+    with open_context() as ctx, working("rubrics export"):
         result = rubrics.run(ctx, rubrics.ExportRubricsParams(out_dir=out, only_admitted=only_admitted))
     emit(result, as_json, "Rubrics export")
 
 
 @export_app.command("list")
-def list_cmd(as_json: JsonOption = False) -> None:
-    """List Export nodes: kind, arm, audit, override, rows."""
-    from graphforge.context import open_context
-    from graphforge.export.record import list_exports
+def list_cmd(
+    kind: Annotated[ExportKind | None, typer.Option("--kind", help="Only exports of this kind.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List Export nodes: kind, arm, rows, audit, override, folder (same as `graphforge list exports`)."""
+    from graphforge.cli.listing import list_exports_cmd
 
-    with open_context() as ctx:
-        exports = list_exports(ctx.graph)
-    emit({"exports": [e.model_dump(exclude={"included"}) for e in exports]}, as_json, "Exports")
+    list_exports_cmd(kind=kind, as_json=as_json)

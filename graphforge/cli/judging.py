@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, app, emit, eval_app, judge_app, rollout_app
+from graphforge.cli.common import JsonOption, app, choice, emit, eval_app, judge_app, rollout_app, working
+from graphforge.cli.listing import require_known
 
 # `graphforge judge` with no arguments judges (the group would otherwise print its help).
 judge_app.info.no_args_is_help = False
@@ -35,11 +36,9 @@ def rollout_oracle_cmd(
     from graphforge.oracle import InjectKind
     from graphforge.stages import rollout_oracle
 
-    try:
-        kinds = [InjectKind(k) for k in inject or []]
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--inject") from exc
-    with open_context(out_dir=out) as ctx:
+    kinds = [choice(InjectKind, k, "--inject") for k in inject or []]
+    with open_context(out_dir=out) as ctx, working(f"oracle solving {spec}"):
+        require_known(ctx.graph, "spec", spec, "--spec")
         result = rollout_oracle.run(
             ctx, rollout_oracle.RolloutOracleParams(spec_id=spec, inject=kinds, seed=seed)
         )
@@ -63,9 +62,10 @@ def revise_cmd(
     from graphforge.stages import revise_specs
 
     if rerun not in ("oracle", "none"):
-        raise typer.BadParameter("use oracle or none", param_hint="--rerun")
+        raise typer.BadParameter(f"{rerun!r} is not one of 'oracle', 'none'", param_hint="'--rerun'")
     params = revise_specs.ReviseSpecsParams(spec_ids=spec or None, rerun=rerun, use_llm=not no_llm)
-    with open_context(out_dir=out) as ctx:
+    with open_context(out_dir=out) as ctx, working("revising specs"):
+        require_known(ctx.graph, "spec", spec, "--spec")
         result = revise_specs.run(ctx, params)
     emit(result, as_json, title="spec revision")
 
@@ -95,10 +95,13 @@ def judge_cmd(
     from graphforge.stages import judge_trajectories
 
     statuses = ["materialised", "judged"] + (["admitted", "rejected", "discarded"] if rejudge else [])
-    params = judge_trajectories.JudgeTrajectoriesParams(arm=JudgeArm(arm), spec_ids=spec or None,
+    chosen = choice(JudgeArm, arm, "--arm")
+    params = judge_trajectories.JudgeTrajectoriesParams(arm=chosen, spec_ids=spec or None,
                                                         trajectory_ids=trajectory or None, statuses=statuses,
                                                         seed=seed, use_llm=not no_llm)
-    with open_context() as ctx:
+    with open_context() as ctx, working(f"judging ({arm})"):
+        require_known(ctx.graph, "spec", spec, "--spec")
+        require_known(ctx.graph, "trajectory", trajectory, "--trajectory")
         result = judge_trajectories.run(ctx, params)
     emit(result, as_json, title=f"judgments ({arm})")
 
@@ -119,9 +122,11 @@ def admit_cmd(
     from graphforge.models.judge import JudgeArm
     from graphforge.stages import admit_trajectories
 
-    params = admit_trajectories.AdmitTrajectoriesParams(arm=JudgeArm(arm), spec_ids=spec or None,
+    chosen = choice(JudgeArm, arm, "--arm")
+    params = admit_trajectories.AdmitTrajectoriesParams(arm=chosen, spec_ids=spec or None,
                                                         q_threshold=q_threshold)
-    with open_context() as ctx:
+    with open_context() as ctx, working("admitting"):
+        require_known(ctx.graph, "spec", spec, "--spec")
         result = admit_trajectories.run(ctx, params)
     emit(result, as_json, title="admission")
 
@@ -147,10 +152,12 @@ def sensitivity_cmd(
     from graphforge.models.judge import JudgeArm
     from graphforge.stages import judge_sensitivity
 
-    arms = [JudgeArm(a) for a in arm] if arm else [JudgeArm.ANCHORED, JudgeArm.UNANCHORED]
+    arms = [choice(JudgeArm, a, "--arm") for a in arm] if arm else [JudgeArm.ANCHORED, JudgeArm.UNANCHORED]
     params = judge_sensitivity.JudgeSensitivityParams(arms=arms, spec_ids=spec or None,
                                                       trajectory_ids=trajectory or None, use_llm=not no_llm)
-    with open_context(out_dir=out) as ctx:
+    with open_context(out_dir=out) as ctx, working("perturbing and re-judging"):
+        require_known(ctx.graph, "spec", spec, "--spec")
+        require_known(ctx.graph, "trajectory", trajectory, "--trajectory")
         result = judge_sensitivity.run(ctx, params)
     if as_json:
         emit(result, as_json)

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, emit, rollout_app
+from graphforge.cli.common import JsonOption, emit, rollout_app, working
+from graphforge.cli.listing import require_known
 
 
 @rollout_app.command("run")
@@ -22,7 +23,8 @@ def rollout_run_cmd(
     tool_timeout: Annotated[float, typer.Option(help="Wall-time limit of one run_python call (s).")] = 60.0,
     memory_mb: Annotated[int, typer.Option(help="Memory limit of one run_python call (MiB).")] = 1024,
     workspace: Annotated[
-        Path | None, typer.Option(help="Workspace folder (default: the root in the graph).")
+        Path | None,
+        typer.Option(exists=True, file_okay=False, help="Workspace folder (default: the root in the graph)."),
     ] = None,
     force: Annotated[bool, typer.Option(help="Re-run samples that are already materialised.")] = False,
     as_json: JsonOption = False,
@@ -42,6 +44,7 @@ def rollout_run_cmd(
         workspace_dir=workspace,
         force=force,
     )
-    with open_context() as ctx:
+    with open_context() as ctx, working(f"rollouts of {spec}"):
+        require_known(ctx.graph, "spec", spec, "--spec")
         result = run_rollouts.run(ctx, params)
     emit(result, as_json, title=f"rollouts of {spec}")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, emit, report_app, seeds_app
+from graphforge.cli.common import JsonOption, choice, emit, report_app, seeds_app, working
 
 
 @seeds_app.command("vocab")
@@ -48,9 +48,10 @@ def build_cmd(
     from graphforge.context import open_context
     from graphforge.stages import build_seeds
 
-    params = build_seeds.BuildSeedsParams(backend=build_seeds.DemandBackend(backend), vocab=vocab,
+    chosen = choice(build_seeds.DemandBackend, backend, "--backend")
+    params = build_seeds.BuildSeedsParams(backend=chosen, vocab=vocab,
                                           min_support=min_support, replace=not keep_stale)
-    with open_context() as ctx:
+    with open_context() as ctx, working("building seeds"):
         result = build_seeds.run(ctx, params)
     emit(result, as_json, "Seeds built")
 
@@ -91,7 +92,7 @@ def select_cmd(
     params = select_seeds.SelectSeedsParams.model_validate(
         {"n": n, "method": method, "rebalance": not no_rebalance, "pool_factor": pool_factor,
          "demand_cap": demand_cap, "extend": extend})
-    with open_context() as ctx:
+    with open_context() as ctx, working("selecting seeds"):
         result = select_seeds.run(ctx, params)
     emit(result, as_json, "Seeds selected")
 
@@ -105,6 +106,6 @@ def coverage_cmd(
     from graphforge.context import open_context
     from graphforge.stages import report_coverage
 
-    with open_context(out_dir=out) as ctx:
+    with open_context(out_dir=out) as ctx, working("coverage report"):
         result = report_coverage.run(ctx, report_coverage.ReportCoverageParams(out_dir=out))
     emit(result, as_json, "Coverage report")
