@@ -7,7 +7,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge.evidence.numbers import parse_value
+from graphforge.figures.numbers import parse_value
 from graphforge.models.base import stable_hash
 from graphforge.models.evidence import FactRow
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 from graphforge.evidence.base import WorkspaceSpan
-from graphforge.evidence.numbers import metric_key, parse_figure
+from graphforge.figures.numbers import metric_key, parse_figure
 from graphforge.models.evidence import DependencyKind, DependsOnRow, FactRow
 
 _TABLE_LOCATORS = ("sheet=", "row=", "table=")

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge.evidence.base import Extraction, WorkspaceSpan, fact_id, verify
-from graphforge.evidence.numbers import parse_value
+from graphforge.figures.numbers import parse_value
 from graphforge.models.evidence import FactRow
 from graphforge.settings import GraphforgeSettings
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from graphforge.evidence.base import Extraction, WorkspaceSpan, fact_id, verify
-from graphforge.evidence.numbers import (
+from graphforge.figures.numbers import (
     Figure,
     find_figures,
     find_periods,

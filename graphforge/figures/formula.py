@@ -1,6 +1,7 @@
 """The computations a criterion may name, recomputed from the values of its anchors (in anchor order).
 
-Grammar (shared with the template compiler, graphforge.specs.checks): ``<op>[:<n>][/<divisor>]``;
+The package's one computation grammar and evaluator (compiler, spec checks, judge and oracle all use it):
+``<op>[:<n>][/<divisor>]``;
 ``sum:3/1000`` adds the first three anchors and divides by 1000 ("in thousands"). Ops: copy, sum,
 difference (a0 - a1 - ...), change ((a0 - a1) / a1, a fraction), ratio, product, mean, min, max,
 percent_change ((a1 - a0) / a0 * 100), share_percent (a0 / a1 * 100).

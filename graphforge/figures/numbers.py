@@ -1,4 +1,4 @@
-"""Parse figures as office files print them: currency, percent, thousands separators, (negatives), scales."""
+"""Figures as office files print them: the package's one number parser, periods, scales, units and labels."""
 
 from __future__ import annotations
 
@@ -8,19 +8,29 @@ from dataclasses import dataclass
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
 _CURRENCY_CODES = ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD")
 _SUFFIX_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
-                 "billion": 1e9}
+                 "billion": 1e9, "tn": 1e12, "trillion": 1e12}
+_MINUS = "-−–—"  # hyphen-minus, minus sign, en dash, em dash: office files print negatives with all four
+_THIN_SPACES = "\u00a0\u202f\u2009'’"  # grouping marks of French, Swiss and typeset numbers
 
-# One figure inside running text. The left guard keeps "Q3" and "FY2024" from yielding "3" / "2024";
-# the digit alternatives try grouped thousands first so "1,234,567" is one token.
+# The one number pattern of the package: a figure inside running text or a table cell. The left guard
+# keeps "Q3" and "FY2024" from yielding "3" / "2024"; the digit alternatives try grouped thousands
+# first (1,234,567 / 1.234.567,89 / 1 234 567 with thin or no-break spaces) so a grouped figure is one
+# token; a lone "1,5" is a decimal comma, "1,500" a thousands separator.
 NUMBER_RE = re.compile(
     r"(?<![\w.,/-])"
     r"(?P<open>\()?"
-    r"(?P<sign>[-−–+])?"
-    r"(?P<code>(?:USD|EUR|GBP|CHF|CAD|AUD)\s?)?"
+    r"(?P<sign>[-−–—+])?"
+    r"(?P<code>(?:USD|EUR|GBP|CHF|CAD|AUD|JPY)\s?)?"
     r"(?P<cur>[$€£¥])?\s?"
-    r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?P<suffix>\s?%|\s?(?:million|thousand|billion)\b|(?:bn|mn|[kKmMbB])\b)?"
+    r"(?P<open2>\()?(?P<sign2>[-−–—+])?"
+    r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+    r"|\d{1,3}(?:\.\d{3})+,\d+"
+    r"|\d{1,3}(?:[\u00a0\u202f\u2009'’]\d{3})+(?:[.,]\d+)?"
+    r"|\d+(?:\.\d+)?|\.\d+)"
+    r"(?P<suffix>\s?%|\s?(?:million|thousand|billion|trillion)\b|(?:bn|mn|tn|[kKmMbB])\b)?"
+    r"(?P<post>\s?(?:[$€£¥]|(?:USD|EUR|GBP|CHF|CAD|AUD|JPY)\b))?"
     r"(?P<close>\))?"
+    r"(?P<post2>\s?(?:[$€£¥]|(?:USD|EUR|GBP|CHF|CAD|AUD|JPY)\b))?"
     r"(?![\w])"
 )
 _MONTHS = {m: i for i, m in enumerate(
@@ -59,19 +69,34 @@ class Figure:
     end: int = 0
 
 
+def _digits(digits: str) -> tuple[float, int]:
+    """The value of a digit group as printed, and its number of decimals, whatever the locale."""
+    for mark in _THIN_SPACES:
+        digits = digits.replace(mark, "")
+    if "," in digits and "." in digits:
+        if digits.rfind(",") > digits.rfind("."):  # 1.234.567,89: dots group, the comma is decimal
+            digits = digits.replace(".", "").replace(",", ".")
+        else:
+            digits = digits.replace(",", "")
+    elif "," in digits:
+        head, _, tail = digits.rpartition(",")
+        # 1,234 / 12,345,678 group thousands; 1,5 / 12,25 are decimal commas
+        digits = digits.replace(",", "") if len(tail) == 3 else head.replace(",", "") + "." + tail
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    return float(digits), decimals
+
+
 def _figure(match: re.Match[str], base: int = 0) -> Figure | None:
     text = match.group(0)
     start, end = match.start(), match.end()
-    opened, closed = bool(match.group("open")), bool(match.group("close"))
+    opened, closed = bool(match.group("open") or match.group("open2")), bool(match.group("close"))
     if opened != closed:  # one stray parenthesis belongs to the prose, not to the figure
-        if opened:
+        if match.group("open"):
             text, start = text[1:], start + 1
-        else:
+        elif closed and not match.group("post2"):
             text, end = text[:-1], end - 1
         opened = closed = False
-    digits = match.group("digits")
-    number = float(digits.replace(",", ""))
-    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    number, decimals = _digits(match.group("digits"))
     precision = 0.5 * 10 ** -decimals
     suffix = (match.group("suffix") or "").strip().lower()
     unit: str | None = None
@@ -81,12 +106,15 @@ def _figure(match: re.Match[str], base: int = 0) -> Figure | None:
         scale = _SUFFIX_SCALE.get(suffix, 1.0)
         number *= scale
         precision *= scale
+    post = (match.group("post") or match.group("post2") or "").strip()
     if match.group("cur"):
         unit = _CURRENCY_SYMBOLS[match.group("cur")]
     elif match.group("code"):
         unit = match.group("code").strip()
-    sign = match.group("sign")
-    if opened or (sign and sign in "-−–"):
+    elif post:
+        unit = _CURRENCY_SYMBOLS.get(post, post)
+    sign = match.group("sign") or match.group("sign2")
+    if opened or (sign and sign in _MINUS):
         number = -number
     return Figure(text.strip(), number, unit, precision, base + start, base + end)
 
@@ -96,12 +124,32 @@ def find_figures(text: str) -> list[Figure]:
     return [f for m in NUMBER_RE.finditer(text) if (f := _figure(m)) is not None]
 
 
+def _cell_grouping(cell: str) -> str:
+    """A whole cell may group with plain spaces ("1 234 567") or use a decimal comma ("12,5"): in running
+    text both are ambiguous ("items 1,2 and 3"), so only a cell that is nothing else is read that way."""
+    body = cell.lstrip("-−–—(+$€£¥").rstrip(")")
+    if body[:3] in _CURRENCY_CODES:
+        body = body[3:].lstrip("-−–—(+ ")
+    groups = body.split(" ")
+    run = 1 if groups[0].isdigit() and len(groups[0]) <= 3 else 0
+    while run and run < len(groups) and groups[run][:3].isdigit() and (
+            len(groups[run]) == 3 or groups[run][3] in ".,"):
+        run += 1
+    if run > 1:
+        cell = cell.replace(" ".join(groups[:run]), "\u00a0".join(groups[:run]), 1)
+    token = body.split(" ")[0].rstrip("%)")
+    head, comma, tail = token.partition(",")
+    if comma and head.isdigit() and tail.isdigit() and len(tail) in (1, 2):
+        cell = cell.replace(token, f"{head}.{tail}", 1)
+    return cell
+
+
 def parse_figure(cell: str) -> Figure | None:
     """The figure a whole table cell holds, or None when the cell is not (only) a number."""
     stripped = cell.strip()
     if not stripped:
         return None
-    match = NUMBER_RE.fullmatch(stripped)
+    match = NUMBER_RE.fullmatch(_cell_grouping(stripped))
     if match is None:
         # "USD 1,200" / "1,200 USD": a currency code on either side of an otherwise bare number
         for code in _CURRENCY_CODES:
@@ -110,13 +158,45 @@ def parse_figure(cell: str) -> Figure | None:
                 return None if inner is None else Figure(stripped, inner.number, code, inner.precision)
         return None
     figure = _figure(match)
-    return None if figure is None else Figure(stripped, figure.number, figure.unit, figure.precision)
+    return None if figure is None else Figure(cell.strip(), figure.number, figure.unit, figure.precision)
 
 
 def parse_value(text: str) -> float | None:
     """The signed number of a value text as stored on a Fact (suffix scales applied, table scale not)."""
     figure = parse_figure(text)
     return None if figure is None else figure.number
+
+
+def parse_number(text: str) -> float | None:
+    """The one number a text denotes ("$1,234.50", "(12)", "12.5%", "EUR 1.2 million"); None if none or many.
+
+    The same reading as :func:`parse_value` for a value cell; inside a short phrase ("about 1,200 staff")
+    the one figure it holds.
+    """
+    whole = parse_value(text)
+    if whole is not None:
+        return whole
+    figures = find_figures(text)
+    return figures[0].number if len(figures) == 1 else None
+
+
+def find_numbers(text: str) -> list[tuple[float, int, int]]:
+    """Every figure in a text as (value, start, end); years and list markers are kept (callers filter)."""
+    return [(f.number, f.start, f.end) for f in find_figures(text)]
+
+
+def close_enough(got: float, expected: float, rel_tol: float, abs_tol: float = 0.005) -> bool:
+    """Equal within a relative tolerance, or within rounding to two decimals."""
+    return abs(got - expected) <= max(rel_tol * abs(expected), abs_tol)
+
+
+def matches_value(got: float, expected: float, rel_tol: float, percent: bool = False) -> bool:
+    """Like close_enough; a percentage may also be written as a fraction (12.5 vs 0.125) or vice versa."""
+    if close_enough(got, expected, rel_tol):
+        return True
+    if percent:
+        return close_enough(got * 100, expected, rel_tol) or close_enough(got, expected * 100, rel_tol)
+    return False
 
 
 def _year(token: str) -> int:

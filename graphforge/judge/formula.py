@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from math import prod
 
+from graphforge.figures.numbers import parse_number
 from graphforge.judge.locations import expand_range, split_ref
-from graphforge.judge.numbers import parse_number
 
 _TOKEN_RE = re.compile(
     r"\s*(?:(?P<ref>(?:'(?:[^']|'')+'|[A-Za-z_][\w.]*)!\$?[A-Za-z]{1,3}\$?\d+(?::\$?[A-Za-z]{1,3}\$?\d+)?"

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from graphforge.figures.numbers import find_numbers
 from graphforge.judge.documents import Document, Report, Workbook, normalise_format
 from graphforge.judge.locations import parse_location
-from graphforge.judge.numbers import NUMBER_RE, find_numbers
 from graphforge.judge.regions import FILE_TOKEN_RE, Footprint, resolve_file
 from graphforge.judge.verifiers import Verdict
 from graphforge.judge.view import JudgeView
@@ -198,7 +198,9 @@ def _perturb_report(kind: PerturbationKind, criterion: CriterionSpec, view: Judg
                 value, start, end = numbers[-1]
                 new = line[:start] + f"{changed(value):,.2f}" + line[end:]
             else:
-                new = NUMBER_RE.sub(lambda m: f"{changed(float(m.group('num').replace(',', ''))):,.2f}", line)
+                new = line
+                for value, start, end in reversed(find_numbers(line)):
+                    new = new[:start] + f"{changed(value):,.2f}" + new[end:]
             if new != line:
                 edits[(sec.heading, int(idx))] = new
                 what = f"{kind.value} in section {sec.heading!r} line {int(idx) + 1}"

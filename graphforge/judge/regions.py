@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from graphforge.figures.numbers import find_numbers
 from graphforge.judge.documents import Document, Report, Workbook, _norm
 from graphforge.judge.formula import cell_number
 from graphforge.judge.locations import Location, expand_range, split_ref
-from graphforge.judge.numbers import find_numbers
 
 # A footprint item is (deliverable name, sheet or section heading, cell or line index or "*").
 Item = tuple[str, str, str]

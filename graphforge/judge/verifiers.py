@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from graphforge.judge.compute import PERCENT_COMPUTATIONS, canonical, compute
+from graphforge.figures.formula import PERCENT_COMPUTATIONS, canonical, compute
+from graphforge.figures.numbers import matches_value, parse_number
 from graphforge.judge.documents import Document, Report, Workbook, _norm
 from graphforge.judge.locations import Location, parse_location
-from graphforge.judge.numbers import matches_value, parse_number
 from graphforge.judge.regions import Footprint, Found, Line, citations, find_values, lines, locator_matches
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.judge import JudgeArm

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
-from graphforge.judge.compute import compute
+from graphforge.figures.formula import compute
 from graphforge.judge.documents import normalise_format
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.base import stable_hash
@@ -145,7 +145,7 @@ def _confuse(view: JudgeView, answers: list[Answer],
     first answer whose first input has a confuser figure for the same metric and period with another value
     copies that figure. Returns (answer index, the wrong answer or None, a note).
     """
-    from graphforge.judge.compute import parse_computation
+    from graphforge.figures.formula import parse_computation
 
     watched: dict[tuple[str, str | None], CriterionSpec] = {
         (c.target_deliverable, c.target_location): c for c in view.spec.criteria

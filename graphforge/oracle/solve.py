@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphforge.judge.compute import canonical, compute
-from graphforge.judge.numbers import parse_number
+from graphforge.figures.formula import canonical, compute
+from graphforge.figures.numbers import parse_number
 from graphforge.judge.verifiers import recover
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity

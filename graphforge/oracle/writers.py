@@ -50,7 +50,7 @@ def fmt_number(value: float) -> str:
 
 def _formula(answer: Answer, refs: list[str]) -> str:
     """A live formula over the evidence cells; the judge evaluates the same arithmetic."""
-    from graphforge.judge.compute import parse_computation
+    from graphforge.figures.formula import parse_computation
 
     parsed = parse_computation(answer.spec_computation, len(refs))
     if answer.hard_coded or answer.computation == "constant" or not refs or parsed is None:

@@ -5,34 +5,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from graphforge.evidence.numbers import parse_value
+from graphforge.figures.formula import compute
+from graphforge.figures.numbers import parse_value
 from graphforge.models.spec import AgentView, CriterionKind, Polarity, TaskSpec
 from graphforge.models.workspace import FileRole
 
-# computation grammar: "<op>[:<n>][/<divisor>]" over the anchors' numbers in order, e.g. "sum:3/1000".
-_COMPUTATION_RE = re.compile(r"^(copy|sum|difference|change)(?::(\d+))?(?:/([0-9.e+]+))?$")
-
 
 def recompute(computation: str, anchor_numbers: Sequence[float]) -> float:
-    """The expected value a computation yields from the anchors' numbers (value text x scale, in order).
-
-    copy: anchors[0]; sum:n: the first n anchors added (later anchors corroborate, e.g. the printed total);
-    difference: anchors[0] - anchors[1]; change: (anchors[0] - anchors[1]) / anchors[1] as a fraction.
-    A "/d" suffix divides the result into the unit the statement asks for (1000: "in thousands").
-    """
-    m = _COMPUTATION_RE.match(computation)
-    if m is None:
-        raise ValueError(f"unknown computation {computation!r}")
-    op, n, divisor = m.group(1), m.group(2), float(m.group(3) or 1.0)
-    if op == "copy":
-        value = anchor_numbers[0]
-    elif op == "sum":
-        value = sum(anchor_numbers[: int(n) if n else len(anchor_numbers)])
-    elif op == "difference":
-        value = anchor_numbers[0] - anchor_numbers[1]
-    else:
-        return (anchor_numbers[0] - anchor_numbers[1]) / anchor_numbers[1]
-    return value / divisor
+    """The expected value a computation yields from the anchors' numbers (value text x scale, in order)."""
+    value = compute(computation, anchor_numbers)
+    if value is None:
+        raise ValueError(f"computation {computation!r} is unknown or undefined"
+                         f" for {len(anchor_numbers)} anchors")
+    return value
 
 
 def anchor_number(value_text: str, scale: float) -> float:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from graphforge.figures.formula import parse_computation
 from graphforge.models.base import stable_hash
 from graphforge.models.spec import (
     CriterionKind,
@@ -38,7 +39,6 @@ MAX_ROWS = 3  # rows per sheet: enough to check, small enough to finish in one r
 # With its mirrored positive failing too, one superseded figure keeps Q <= 1 - 0.15 - w/sum(w), below any
 # admission threshold above 0.85 (the paper admits SFT at Q > 0.90 and keeps RFT candidates at Q > 0.95).
 NEGATIVE_SHARE = 0.15
-_OPERATION_RE = re.compile(r"^(copy|sum|difference|change)(?::(\d+))?(?:/[0-9.e+]+)?$")
 
 
 class GraphFact(BaseModel):
@@ -173,11 +173,11 @@ def _confuser_mirrors(criteria: Sequence[CriterionSpec], facts: dict[str, GraphF
         if (c.polarity is not Polarity.POSITIVE or c.kind is not CriterionKind.VALUE or not c.target_location
                 or c.expected_value is None or not c.computation):
             continue
-        m = _OPERATION_RE.match(c.computation)
-        if m is None or m.group(1) == "difference":
+        parsed = parse_computation(c.computation, len(c.anchors))
+        if parsed is None or parsed.op not in ("copy", "sum", "change"):
             continue
-        op = m.group(1)
-        used_n = 1 if op == "copy" else 2 if op == "change" else int(m.group(2) or len(c.anchors))
+        op = parsed.op
+        used_n = 1 if op == "copy" else 2 if op == "change" else parsed.first or len(c.anchors)
         used = [facts[a] for a in c.anchors[:used_n]]
         if len(used) < used_n or len({_key(f) for f in used}) < len(used):
             continue

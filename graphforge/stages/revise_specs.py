@@ -12,10 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphforge import cypher, specs_store, store
 from graphforge.context import StageContext
 from graphforge.errors import GraphforgeError
+from graphforge.figures.formula import parse_computation
+from graphforge.figures.numbers import matches_value
 from graphforge.judge import JudgeView, load_view
-from graphforge.judge.compute import parse_computation
 from graphforge.judge.locations import parse_location
-from graphforge.judge.numbers import matches_value
 from graphforge.judge.verifiers import expected_value, recover
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity, TaskSpec, statement_hash
 from graphforge.models.trajectory import TrajectoryStatus

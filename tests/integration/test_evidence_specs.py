@@ -8,7 +8,7 @@ import pytest
 
 from graphforge import cypher, db, specs_store
 from graphforge.context import StageContext
-from graphforge.evidence.numbers import parse_value
+from graphforge.figures.numbers import parse_value
 from graphforge.models.spec import CriterionKind, Polarity
 from graphforge.sample.workspace import generate_sample_workspace
 from graphforge.specs.checks import leaks, recompute

@@ -8,8 +8,8 @@ import pytest
 
 from graphforge.evidence.base import WorkspaceSpan, recoverability_problem, verify
 from graphforge.evidence.links import agree, cross_file_edges
-from graphforge.evidence.numbers import find_periods, parse_figure, period_contains, scale_of
 from graphforge.evidence.rule_based import RuleBasedExtractor
+from graphforge.figures.numbers import find_periods, parse_figure, period_contains, scale_of
 from graphforge.models.evidence import DependencyKind, FactRow
 from graphforge.stages.build_evidence import build
 

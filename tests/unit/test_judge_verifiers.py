@@ -7,11 +7,11 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from graphforge.judge.compute import compute
+from graphforge.figures.formula import compute
+from graphforge.figures.numbers import parse_number
 from graphforge.judge.core import judge_attempt
 from graphforge.judge.formula import CellData, Evaluator
 from graphforge.judge.locations import parse_location, parse_required_formula
-from graphforge.judge.numbers import parse_number
 from graphforge.judge.verifiers import expected_value, recover
 from graphforge.models.judge import JudgeArm
 from graphforge.oracle import InjectKind, run_oracle
