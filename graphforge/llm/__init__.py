@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import SecretStr
+
 from graphforge.errors import ConfigError
 from graphforge.llm.cache import ResponseCache
 from graphforge.llm.model import OpenAICompatibleChatModel
@@ -45,19 +47,32 @@ __all__ = [
 def chat_model(settings: GraphforgeSettings, **overrides: Any) -> OpenAICompatibleChatModel | None:
     """The configured chat model, or None when no endpoint is set (callers then use their rule-based path).
 
+    GRAPHFORGE_LLM_BASE_URL (with GRAPHFORGE_LLM_MODEL) names any OpenAI-compatible endpoint; without
+    it, GRAPHFORGE_LLM_LOCAL=1 uses the managed local model (`graphforge llm start`).
     ``overrides`` set any OpenAICompatibleChatModel field (temperature, seed, cache_dir=None to
     disable the cache, backoff_s, ...). The cache lives under ``settings.home / "llm-cache"``.
     """
-    if not settings.llm_base_url:
+    max_tokens = settings.llm_max_tokens
+    if settings.llm_base_url:
+        if not settings.llm_model:
+            raise ConfigError(
+                "GRAPHFORGE_LLM_BASE_URL is set but GRAPHFORGE_LLM_MODEL is not: name the served model"
+            )
+        base_url, model, api_key = settings.llm_base_url, settings.llm_model, settings.llm_api_key
+    elif settings.llm_local:
+        from graphforge.llm.server import local_model_info
+
+        info = local_model_info(settings)
+        base_url, model, api_key = info.base_url, info.model, SecretStr(info.api_key)
+        max_tokens = max_tokens or info.max_tokens
+    else:
         return None
-    if not settings.llm_model:
-        raise ConfigError(
-            "GRAPHFORGE_LLM_BASE_URL is set but GRAPHFORGE_LLM_MODEL is not: name the served model"
-        )
     fields: dict[str, Any] = {
-        "base_url": settings.llm_base_url,
-        "model": settings.llm_model,
-        "api_key": settings.llm_api_key,
+        "base_url": base_url,
+        "model": model,
+        "api_key": api_key,
+        "max_tokens": max_tokens,
+        "structured_method": settings.llm_structured,
         "timeout_s": settings.llm_timeout_s,
         "max_retries": settings.llm_max_retries,
         "concurrency": settings.llm_concurrency,

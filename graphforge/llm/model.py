@@ -6,6 +6,7 @@ import asyncio
 import functools
 import logging
 import random
+import re
 import ssl
 import threading
 import time
@@ -31,6 +32,7 @@ from graphforge.llm.protocol import (
     openai_tool_choice,
     parse_assistant,
     prompt_hash,
+    redact,
     to_openai,
 )
 from graphforge.llm.records import RECORDS_KEY, LLMCallRecord, LLMHTTPError
@@ -54,6 +56,17 @@ _PASSTHROUGH = (
 # 408/409/425/429 and every 5xx are worth another try; other 4xx are the caller's mistake.
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
 _RETRY_AFTER_CAP_S = 300.0
+_SHOWN_BODY = 300  # characters of an error body kept in the message (after the key is removed)
+# A 5xx whose body says the request itself is wrong will be refused again: llama-cpp-python answers an
+# unsupported response_format with HTTP 500 "Input should be 'text' or 'json_object'"; others say
+# "validation error", "not supported", "Unrecognized request argument", "extra inputs are not permitted".
+_INVALID_REQUEST = re.compile(
+    r"input should be|validation error|invalid request|invalid_request|is not supported|not supported|"
+    r"unsupported|unrecognized (request )?argument|extra (inputs|fields) (are )?not permitted|"
+    r"unknown (field|parameter|argument)|must be one of|bad request|invalid value|invalid type|"
+    r"field required|missing required|exceeds? (the )?(maximum )?context|context length|too many tokens",
+    re.IGNORECASE,
+)
 
 
 @functools.cache
@@ -85,11 +98,13 @@ class OpenAICompatibleChatModel(BaseChatModel):
     backoff_s: float = 1.0  # first retry waits about this long, doubling each time
     backoff_max_s: float = 60.0
     extra_body: dict[str, Any] = Field(default_factory=dict)  # server-specific keys (e.g. vLLM's top_k)
+    # How structured output is asked for: "auto" detects it once per endpoint (see llm.structured),
+    # or one of "json_schema", "json_object", "tools", "prompt".
+    structured_method: str = "auto"
 
     _thread_gate: threading.BoundedSemaphore = PrivateAttr()
     _loop_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = PrivateAttr()
     _cache: ResponseCache | None = PrivateAttr(default=None)
-    _structured_fallback: set[str] = PrivateAttr(default_factory=set)
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
@@ -142,10 +157,9 @@ class OpenAICompatibleChatModel(BaseChatModel):
         return headers
 
     def _scrub(self, text: str) -> str:
-        # Some proxies echo the request headers in their error bodies: never let the key through.
-        if self.api_key is not None and self.api_key.get_secret_value():
-            text = text.replace(self.api_key.get_secret_value(), "***")
-        return text
+        # Some proxies echo the request headers in their error bodies: never let the key (or a piece
+        # of it) through. Always called on the whole text, before anything cuts it short.
+        return redact(text, self.api_key.get_secret_value() if self.api_key is not None else None)
 
     def _delay(self, attempt: int, response: httpx.Response | None) -> float:
         if response is not None and (header := response.headers.get("retry-after")):
@@ -161,10 +175,17 @@ class OpenAICompatibleChatModel(BaseChatModel):
         return min(self.backoff_max_s, self.backoff_s * 2.0**attempt) * (0.5 + random.random() / 2)
 
     def _verdict(self, response: httpx.Response) -> tuple[bool, str]:
-        """(retryable, problem) for a non-200 answer."""
-        body = self._scrub(response.text[:300].replace("\n", " "))
-        retry = response.status_code in _RETRY_STATUS or response.status_code >= 500
-        return retry, f"HTTP {response.status_code}: {body}"
+        """(retryable, problem) for a non-200 answer.
+
+        Retried: 408/409/425/429 and 5xx, except a 5xx whose body says the request is invalid (it
+        would be refused the same way every time). The key is removed from the whole body first;
+        only then is the body cut to its first characters.
+        """
+        full = self._scrub(response.text)
+        body = " ".join(full.split())[:_SHOWN_BODY]
+        status = response.status_code
+        retry = status in _RETRY_STATUS or (status >= 500 and not _INVALID_REQUEST.search(full))
+        return retry, f"HTTP {status}: {body}"
 
     def _body(self, response: httpx.Response) -> dict[str, Any]:
         try:
@@ -187,7 +208,7 @@ class OpenAICompatibleChatModel(BaseChatModel):
         """(problem, status) of a non-200 answer worth retrying; raises at once for one that is not."""
         retry, problem = self._verdict(response)
         if not retry:
-            raise LLMHTTPError(self.endpoint, problem, response.status_code, attempt + 1)
+            raise LLMHTTPError(self.endpoint, problem, response.status_code, attempt + 1, permanent=True)
         return problem, response.status_code
 
     def _backoff(self, attempt: int, response: httpx.Response | None, problem: str) -> float:
@@ -343,15 +364,15 @@ class OpenAICompatibleChatModel(BaseChatModel):
         schema: dict[str, Any] | type,
         *,
         include_raw: bool = False,
-        method: str = "json_schema",
+        method: str = "auto",
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, Any]:
         """Answers validated into ``schema`` (a pydantic model or a JSON schema dict).
 
-        method "json_schema" sends ``response_format`` and falls back to forcing a tool call when
-        the server rejects it; "function_calling" forces the tool call directly. An answer that does
-        not validate gets one repair request. With include_raw the runnable returns
-        ``{"raw", "parsed", "parsing_error"}`` instead of raising StructuredOutputError.
+        method "auto" uses ``structured_method`` or, when that is "auto" too, the method detected for
+        this endpoint (json_schema, json_object, tools, prompt: see ``graphforge.llm.structured``).
+        An answer that does not validate gets one repair request. With include_raw the runnable
+        returns ``{"raw", "parsed", "parsing_error"}`` instead of raising StructuredOutputError.
         """
         from graphforge.llm.structured import structured_runnable
 

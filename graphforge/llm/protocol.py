@@ -162,3 +162,33 @@ def openai_tool_choice(choice: str | Mapping[str, Any] | bool | None, names: Seq
     if choice is False:
         return "none"
     return {"type": "function", "function": {"name": choice}}
+
+
+# Runs of key-like characters: a proxy that echoes the Authorization header may cut or re-encode it.
+_TOKEN = re.compile(r"[A-Za-z0-9_\-.~+/=]{6,}")
+_BEARER = re.compile(r"(?i)(bearer\s+)\S+")
+_MIN_LEAK = 6  # a shared run this long between a token and the key counts as a piece of the key
+
+
+def redact(text: str, secret: str | None) -> str:
+    """``text`` with the key and every piece of it (>= 6 characters) replaced by ``***``.
+
+    Call it on the whole text before cutting it short: cutting first can leave a piece of the key that
+    a whole-key replacement no longer finds. Anything after ``Bearer`` goes as well.
+    """
+    text = _BEARER.sub(r"\1***", text)
+    if not secret:
+        return text
+    text = text.replace(secret, "***")
+    if len(secret) < _MIN_LEAK:
+        return text
+    pieces = {secret[i : i + _MIN_LEAK] for i in range(len(secret) - _MIN_LEAK + 1)}
+
+    def scrub(match: re.Match[str]) -> str:
+        token = match.group(0)
+        for i in range(len(token) - _MIN_LEAK + 1):
+            if token[i : i + _MIN_LEAK] in pieces:
+                return "***"
+        return token
+
+    return _TOKEN.sub(scrub, text)

@@ -80,13 +80,22 @@ class LLMHTTPError(LLMError):
     """The chat API answered with an error status (or not at all) after the retries; names the endpoint."""
 
     def __init__(
-        self, endpoint: str, problem: str, status_code: int | None = None, attempts: int = 1
+        self,
+        endpoint: str,
+        problem: str,
+        status_code: int | None = None,
+        attempts: int = 1,
+        *,
+        permanent: bool = False,
     ) -> None:
         tail = f" after {attempts} attempts" if attempts > 1 else ""
         super().__init__(f"chat API {endpoint}: {problem}{tail}")
         self.endpoint = endpoint
         self.status_code = status_code
         self.attempts = attempts
+        self.problem = problem
+        # A refusal that will not change on retry (a 4xx, or a 5xx saying the request is invalid).
+        self.permanent = permanent
 
 
 class StructuredOutputError(LLMError):

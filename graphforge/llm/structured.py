@@ -1,10 +1,27 @@
-"""Structured output: response_format json_schema, tool-call forcing as the fallback, one repair retry."""
+"""Structured output that works with the servers people run, with one repair turn for a bad answer.
+
+Four ways to ask, tried in this order until the endpoint accepts one (then remembered for it, on disk
+beside the response cache, so detection happens once):
+
+- ``json_schema``: OpenAI-style ``response_format`` (OpenAI, vLLM, SGLang, Ollama, llama.cpp server);
+- ``json_object``: ``{"type": "json_object", "schema": ...}`` (llama-cpp-python: grammar-constrained);
+- ``tools``: one tool whose parameters are the schema, forced with ``tool_choice``;
+- ``prompt``: the schema spelled out in the prompt, the answer parsed and validated.
+
+A method is left only on a permanent refusal (a 4xx, or a 5xx that says the request is invalid), and
+only while detecting; GRAPHFORGE_LLM_STRUCTURED sets the method and skips detection. An answer that does
+not validate gets one repair turn; both answers stay in the response cache, so a re-run replays them.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 import re
+import threading
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from langchain_core.language_models import LanguageModelInput
@@ -19,8 +36,15 @@ if TYPE_CHECKING:
     from graphforge.llm.model import OpenAICompatibleChatModel
 
 T = TypeVar("T")
-# Statuses with which servers say "I do not support response_format json_schema".
-_UNSUPPORTED = frozenset({400, 404, 415, 422, 501})
+log = logging.getLogger("graphforge.llm")
+METHODS = ("json_schema", "json_object", "tools", "prompt")
+_ALIASES = {"function_calling": "tools"}  # langchain's name for tool forcing
+# Permanent refusals that are about something other than the output format: no point trying another.
+_NOT_FORMAT = re.compile(
+    r"context length|context window|maximum context|too many tokens|exceeds? (the )?(maximum )?context|"
+    r"model .*(not found|does not exist)|no such model|unknown model|api key|unauthori[sz]ed|forbidden",
+    re.IGNORECASE,
+)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
@@ -72,7 +96,7 @@ def _validate(schema: dict[str, Any] | type, data: Any) -> Any:
 
 def parse_answer(message: AIMessage, schema: dict[str, Any] | type, method: str) -> Any:
     """Validate one answer; raises ValueError (or ValidationError) with a message fit for a repair prompt."""
-    if method == "function_calling":
+    if _ALIASES.get(method, method) == "tools":
         if not message.tool_calls:
             if message.invalid_tool_calls:
                 raise ValueError(
@@ -84,10 +108,18 @@ def parse_answer(message: AIMessage, schema: dict[str, Any] | type, method: str)
     return _validate(schema, _extract_json(content))
 
 
+def _problem(raw: AIMessage, exc: Exception) -> str:
+    """What the repair turn tells the model, with the cut-off case named (it needs a shorter answer)."""
+    text = str(exc)[:1500]
+    if raw.response_metadata.get("finish_reason") == "length":
+        text = f"the answer was cut off at the token limit before it ended; give a shorter answer ({text})"
+    return text
+
+
 def _repair_messages(
     messages: list[BaseMessage], raw: AIMessage, error: str, method: str, name: str
 ) -> list[BaseMessage]:
-    if method == "function_calling" and raw.tool_calls:
+    if method == "tools" and raw.tool_calls:
         return [
             *messages,
             raw,
@@ -116,45 +148,69 @@ class _Call:
         method: str,
         kwargs: dict[str, Any],
     ) -> None:
-        if method not in ("json_schema", "function_calling"):
-            raise ValueError(f"unknown structured-output method {method!r}")
+        method = _ALIASES.get(method, method)
+        if method != "auto" and method not in METHODS:
+            raise ValueError(f"unknown structured-output method {method!r}; use auto or one of {METHODS}")
         self.model, self.schema, self.kwargs = model, schema, kwargs
         self.name = _schema_name(schema)
-        self.method = "function_calling" if self.name in model._structured_fallback else method
+        self.known = method != "auto" or model.structured_method != "auto"
+        if method == "auto":
+            method = model.structured_method
+        if method == "auto":
+            remembered = capabilities(model).get(model)
+            self.known = remembered is not None
+            method = remembered or METHODS[0]
+        self.method = method
 
     def request(self, method: str, repair: bool) -> dict[str, Any]:
         kwargs = dict(self.kwargs, purpose="structured-repair" if repair else "structured")
+        schema = _json_schema(self.schema)
         if method == "json_schema":
             kwargs["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": self.name, "schema": _json_schema(self.schema), "strict": False},
+                "json_schema": {"name": self.name, "schema": schema, "strict": False},
             }
-        else:
+        elif method == "json_object":
+            # llama.cpp and llama-cpp-python constrain the answer to ``schema`` with a grammar; servers
+            # that only know plain JSON mode ignore the key and read the schema from the prompt.
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        elif method == "tools":
             tool = convert_to_openai_tool(
                 self.schema
                 if isinstance(self.schema, type)
-                else {
-                    "name": self.name,
-                    "description": self.schema.get("description", ""),
-                    "parameters": self.schema,
-                }
+                else {"name": self.name, "description": schema.get("description", ""), "parameters": schema}
             )
             kwargs["tools"] = [tool]
             kwargs["tool_choice"] = {"type": "function", "function": {"name": tool["function"]["name"]}}
         return kwargs
 
-    def fall_back(self, exc: LLMHTTPError) -> bool:
-        if self.method == "json_schema" and exc.status_code in _UNSUPPORTED:
-            self.model._structured_fallback.add(self.name)
-            self.method = "function_calling"
-            return True
-        return False
+    def messages(self, messages: list[BaseMessage], method: str) -> list[BaseMessage]:
+        """The conversation sent: as given, plus the schema spelled out where the server cannot enforce it."""
+        if method not in ("json_object", "prompt"):
+            return messages
+        instruction = (
+            "Answer with one JSON object and nothing else (no prose, no code fence). It must match "
+            f"this JSON schema:\n{json.dumps(_json_schema(self.schema), ensure_ascii=False)}"
+        )
+        return [*messages, HumanMessage(content=instruction)]
 
-    def forget(self, raw: AIMessage) -> None:
-        # An answer that failed validation must not be replayed from the cache on the next run.
-        cache = self.model.response_cache
-        if cache is not None and (key := raw.response_metadata.get("prompt_hash")):
-            cache.delete(str(key))
+    def fall_back(self, exc: LLMHTTPError) -> bool:
+        """After a permanent refusal while the method is not yet known, move to the next method."""
+        if self.known or not _refuses_format(exc):
+            return False
+        position = METHODS.index(self.method)
+        if position + 1 >= len(METHODS):
+            return False
+        log.info("chat API %s refused structured output as %s (%s); trying %s",
+                 self.model.endpoint, self.method, exc.problem[:120], METHODS[position + 1])
+        self.method = METHODS[position + 1]
+        return True
+
+    def accepted(self) -> None:
+        """The server answered a request made with this method: remember it for the endpoint."""
+        if not self.known:
+            capabilities(self.model).set(self.model, self.method)
+            self.known = True
 
     def finish(self, raws: list[AIMessage], parsed: Any, error: Exception | None, include_raw: bool) -> Any:
         records = [r.model_dump() for raw in raws for r in records_of(raw)]
@@ -168,6 +224,59 @@ class _Call:
                 f"{str(error)[:400]}"
             ) from error
         return parsed
+
+
+def _refuses_format(exc: LLMHTTPError) -> bool:
+    """A refusal that may be about the structured-output request (not the key, the model or the server)."""
+    if not exc.permanent or exc.status_code in (401, 403):
+        return False
+    return not _NOT_FORMAT.search(exc.problem)
+
+
+class Capabilities:
+    """Which structured-output method each endpoint accepts: detected once, kept beside the cache."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._known: dict[str, str] = {}
+        if path is not None and path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                self._known = {str(k): str(v) for k, v in data.items() if v in METHODS}
+            except (OSError, ValueError, AttributeError):
+                self._known = {}  # an unreadable file only costs one detection
+
+    @staticmethod
+    def key(model: OpenAICompatibleChatModel) -> str:
+        return f"{model.endpoint} {model.model}"
+
+    def get(self, model: OpenAICompatibleChatModel) -> str | None:
+        with self._lock:
+            return self._known.get(self.key(model))
+
+    def set(self, model: OpenAICompatibleChatModel, method: str) -> None:
+        with self._lock:
+            self._known[self.key(model)] = method
+            if self.path is None:
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+            tmp.write_text(json.dumps(self._known, indent=1, sort_keys=True), encoding="utf-8")
+            os.replace(tmp, self.path)
+
+
+_REGISTRY: dict[Path | None, Capabilities] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def capabilities(model: OpenAICompatibleChatModel) -> Capabilities:
+    """The capability memory shared by every model object with the same cache folder (None: in memory)."""
+    path = model.cache_dir / "capabilities.json" if model.cache_dir is not None else None
+    with _REGISTRY_LOCK:
+        if path not in _REGISTRY:
+            _REGISTRY[path] = Capabilities(path)
+        return _REGISTRY[path]
 
 
 def _messages(model: OpenAICompatibleChatModel, value: LanguageModelInput) -> list[BaseMessage]:
@@ -187,47 +296,50 @@ def structured_runnable(
     def invoke(value: LanguageModelInput) -> Any:
         call = _Call(model, schema, method, kwargs)
         messages = _messages(model, value)
-        try:
-            raw = model.invoke(messages, **call.request(call.method, False))
-        except LLMHTTPError as exc:
-            if not call.fall_back(exc):
-                raise
-            raw = model.invoke(messages, **call.request(call.method, False))
+        while True:
+            try:
+                raw = model.invoke(call.messages(messages, call.method), **call.request(call.method, False))
+                break
+            except LLMHTTPError as exc:
+                if not call.fall_back(exc):
+                    raise
+        call.accepted()
         assert isinstance(raw, AIMessage)
         try:
             return call.finish([raw], parse_answer(raw, schema, call.method), None, include_raw)
         except (ValueError, ValidationError) as exc:
-            call.forget(raw)
-            retry = _repair_messages(messages, raw, str(exc), call.method, call.name)
+            retry = _repair_messages(call.messages(messages, call.method), raw, _problem(raw, exc),
+                                     call.method, call.name)
             fixed = model.invoke(retry, **call.request(call.method, True))
             assert isinstance(fixed, AIMessage)
             try:
                 return call.finish([raw, fixed], parse_answer(fixed, schema, call.method), None, include_raw)
             except (ValueError, ValidationError) as exc2:
-                call.forget(fixed)
                 return call.finish([raw, fixed], None, exc2, include_raw)
 
     async def ainvoke(value: LanguageModelInput) -> Any:
         call = _Call(model, schema, method, kwargs)
         messages = _messages(model, value)
-        try:
-            raw = await model.ainvoke(messages, **call.request(call.method, False))
-        except LLMHTTPError as exc:
-            if not call.fall_back(exc):
-                raise
-            raw = await model.ainvoke(messages, **call.request(call.method, False))
+        while True:
+            try:
+                raw = await model.ainvoke(call.messages(messages, call.method),
+                                          **call.request(call.method, False))
+                break
+            except LLMHTTPError as exc:
+                if not call.fall_back(exc):
+                    raise
+        call.accepted()
         assert isinstance(raw, AIMessage)
         try:
             return call.finish([raw], parse_answer(raw, schema, call.method), None, include_raw)
         except (ValueError, ValidationError) as exc:
-            call.forget(raw)
-            retry = _repair_messages(messages, raw, str(exc), call.method, call.name)
+            retry = _repair_messages(call.messages(messages, call.method), raw, _problem(raw, exc),
+                                     call.method, call.name)
             fixed = await model.ainvoke(retry, **call.request(call.method, True))
             assert isinstance(fixed, AIMessage)
             try:
                 return call.finish([raw, fixed], parse_answer(fixed, schema, call.method), None, include_raw)
             except (ValueError, ValidationError) as exc2:
-                call.forget(fixed)
                 return call.finish([raw, fixed], None, exc2, include_raw)
 
     return RunnableLambda(invoke, afunc=ainvoke, name=f"structured[{_schema_name(schema)}]")

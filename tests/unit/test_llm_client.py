@@ -4,6 +4,7 @@ retries, cache, cost accounting, async fan-out, and a key that never leaks."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from email.utils import formatdate
@@ -28,6 +29,8 @@ from graphforge.llm import (
 from graphforge.settings import GraphforgeSettings
 from tests.support.llm_fixtures import TEST_API_KEY
 from tests.support.llm_server import (
+    RecordedRequest,
+    Reply,
     ScriptedLLMServer,
     error,
     json_answer,
@@ -161,23 +164,92 @@ def test_structured_output_uses_json_schema(
     assert set(fmt["json_schema"]["schema"]["properties"]) == {"criterion_id", "score", "evidence"}
 
 
-def test_structured_output_falls_back_to_tool_forcing(
+# What llama-cpp-python 0.3.x answers to response_format json_schema (measured on the real server).
+LLAMA_CPP_REFUSAL = (
+    "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}]"
+)
+
+
+def test_structured_output_detects_the_first_method_the_server_accepts(
     scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
 ) -> None:
     scripted_llm.push(
         error(400, "response_format json_schema is not supported"),
+        error(500, LLAMA_CPP_REFUSAL),
         tool_call("Verdict", {"criterion_id": "s/c2", "score": 1.0, "evidence": "ok"}),
         tool_call("Verdict", {"criterion_id": "s/c3", "score": 0.0, "evidence": "no"}),
+        tool_call("Verdict", {"criterion_id": "s/c4", "score": 0.5, "evidence": "mid"}),
     )
     verdict, records = ask_structured(scripted_chat_model, Verdict, "Judge c2.")
     assert verdict.criterion_id == "s/c2" and len(records) == 1
     second = scripted_chat_model.with_structured_output(Verdict).invoke("Judge c3.")
     assert second.criterion_id == "s/c3"
     bodies = [r.body for r in scripted_llm.chat_requests]
-    assert "response_format" in bodies[0] and "response_format" not in bodies[1]
-    assert bodies[1]["tool_choice"] == {"type": "function", "function": {"name": "Verdict"}}
-    # The model remembers the server's refusal: the next call goes straight to tool forcing.
-    assert len(bodies) == 3 and "tools" in bodies[2]
+    assert bodies[0]["response_format"]["type"] == "json_schema"
+    assert bodies[1]["response_format"]["type"] == "json_object"
+    assert "response_format" not in bodies[2]
+    assert bodies[2]["tool_choice"] == {"type": "function", "function": {"name": "Verdict"}}
+    # Detected once: the next call, and a new client on the same cache folder, go straight to tools.
+    assert len(bodies) == 4 and "tools" in bodies[3]
+    fresh = OpenAICompatibleChatModel(base_url=scripted_llm.url, model=scripted_chat_model.model,
+                                      cache_dir=scripted_chat_model.cache_dir)
+    assert fresh.with_structured_output(Verdict).invoke("Judge c4.").criterion_id == "s/c4"
+    assert len(scripted_llm.chat_requests) == 5 and "tools" in scripted_llm.chat_requests[4].body
+
+
+def test_llama_cpp_refusal_is_not_retried_and_json_object_carries_the_schema(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
+    scripted_llm.push(error(500, LLAMA_CPP_REFUSAL),
+                      json_answer({"criterion_id": "s/c1", "score": 0.5, "evidence": "B4"}))
+    verdict = scripted_chat_model.with_structured_output(Verdict).invoke("Judge c1.")
+    assert verdict.score == 0.5
+    requests = scripted_llm.chat_requests
+    assert len(requests) == 2  # the HTTP 500 saying the request is invalid was not retried
+    fmt = requests[1].body["response_format"]
+    assert fmt["type"] == "json_object" and set(fmt["schema"]["properties"]) == {"criterion_id", "score",
+                                                                                "evidence"}
+    assert "criterion_id" in requests[1].last_message["content"]  # the schema is spelled out too
+
+
+def test_plain_prompting_is_the_last_resort(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
+    scripted_llm.push(
+        error(400, "response_format is not supported"),
+        error(400, "response_format is not supported"),
+        error(400, "tools are not supported by this model"),
+        text('Sure! {"criterion_id": "s/c1", "score": 0.25, "evidence": "row 4"} Hope it helps.'),
+    )
+    assert scripted_chat_model.with_structured_output(Verdict).invoke("Judge c1.").score == 0.25
+    last = scripted_llm.chat_requests[-1].body
+    assert "response_format" not in last and "tools" not in last
+    assert '"criterion_id"' in last["messages"][-1]["content"]
+
+
+def test_structured_method_can_be_set(scripted_llm: ScriptedLLMServer, tmp_path: Path) -> None:
+    llm = OpenAICompatibleChatModel(base_url=scripted_llm.url, model="m", structured_method="json_object")
+    scripted_llm.push(error(400, "response_format is not supported"))
+    with pytest.raises(LLMHTTPError, match="HTTP 400"):
+        llm.with_structured_output(Verdict).invoke("Judge.")  # set, not detected: no fallback
+    assert len(scripted_llm.chat_requests) == 1
+    assert scripted_llm.chat_requests[0].body["response_format"]["type"] == "json_object"
+    settings = GraphforgeSettings(llm_base_url=scripted_llm.url, llm_model="m", llm_structured="tools",
+                                  home=tmp_path)
+    made = chat_model(settings)
+    assert made is not None and made.structured_method == "tools"
+
+
+@pytest.mark.parametrize("refusal", [error(401, "invalid api key"),
+                                     error(400, "This model's maximum context length is 8192 tokens")])
+def test_refusals_that_are_not_about_the_format_do_not_fall_back(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel, refusal: Reply
+) -> None:
+    scripted_llm.push(refusal, json_answer({"criterion_id": "x", "score": 1, "evidence": "e"}))
+    with pytest.raises(LLMHTTPError):
+        scripted_chat_model.with_structured_output(Verdict).invoke("Judge.")
+    assert len(scripted_llm.chat_requests) == 1 and scripted_llm.remaining == 1
 
 
 def test_structured_output_gets_one_repair(
@@ -195,17 +267,17 @@ def test_structured_output_gets_one_repair(
     assert CallTotals.of(records).calls == 2
 
 
-def test_structured_output_failing_twice_raises_and_is_not_cached(
+def test_structured_output_failing_twice_raises_and_replays_from_the_cache(
     scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
 ) -> None:
     bad = json_answer({"criterion_id": "s/c1"})
     scripted_llm.push(bad, bad)
     with pytest.raises(StructuredOutputError, match="did not validate"):
         scripted_chat_model.with_structured_output(Verdict).invoke("Judge c1.")
-    # A re-run asks the server again instead of replaying the invalid answer from the cache.
-    scripted_llm.push(json_answer({"criterion_id": "s/c1", "score": 0.5, "evidence": "y"}))
-    assert scripted_chat_model.with_structured_output(Verdict).invoke("Judge c1.").score == 0.5
-    assert len(scripted_llm.chat_requests) == 3
+    # The model's answers are kept: a re-run replays them (0 new calls) and is rejected the same way.
+    with pytest.raises(StructuredOutputError, match="did not validate"):
+        scripted_chat_model.with_structured_output(Verdict).invoke("Judge c1.")
+    assert len(scripted_llm.chat_requests) == 2
 
 
 def test_include_raw_reports_the_parsing_error(
@@ -342,3 +414,33 @@ def test_async_structured_output(
 def test_api_key_is_a_secret() -> None:
     llm = OpenAICompatibleChatModel(base_url="http://127.0.0.1:1", model="m", api_key=SecretStr("sk-x"))
     assert "sk-x" not in str(llm) and llm._headers()["Authorization"] == "Bearer sk-x"
+
+
+def _pieces(secret: str, size: int = 6) -> set[str]:
+    return {secret[i : i + size] for i in range(len(secret) - size + 1)}
+
+
+@pytest.mark.parametrize("status", [400, 502])
+def test_a_server_echoing_request_headers_leaks_no_part_of_the_key(
+    scripted_llm: ScriptedLLMServer,
+    scripted_chat_model: OpenAICompatibleChatModel,
+    caplog: pytest.LogCaptureFixture,
+    status: int,
+) -> None:
+    def echo(request: RecordedRequest) -> Reply:
+        # Padding puts the key across the 300-character cut; the second copy is cut by the proxy itself.
+        headers = json.dumps(request.headers)
+        auth = request.headers.get("Authorization", "")
+        return error(status, "x" * 240 + f" Authorization: {auth} / partial: {auth[7:25]} / all: {headers}")
+
+    scripted_llm.responder = echo
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(LLMHTTPError) as caught:
+        scripted_chat_model.invoke("hello")
+    assert scripted_llm.chat_requests[0].headers["Authorization"] == f"Bearer {TEST_API_KEY}"  # it was sent
+    shown = [str(caught.value), *(r.getMessage() for r in caplog.records)]
+    retries = [r for r in caplog.records if r.name == "graphforge.llm"]
+    assert len(retries) == (0 if status == 400 else 3)  # 400: not retried; 502: three retries logged
+    assert "xxx Authorization: Bearer ***" in str(caught.value)  # the body is shown, only the key is gone
+    leaked = {piece for piece in _pieces(TEST_API_KEY) for text in shown if piece in text}
+    assert not leaked

@@ -1,0 +1,60 @@
+"""`graphforge llm ...`: the project-managed local chat model (start, stop, status)."""
+
+from __future__ import annotations
+
+import typer
+from pydantic import BaseModel
+
+from graphforge.cli.common import JsonOption, app, emit
+
+llm_app = typer.Typer(no_args_is_help=True,
+                      help="Run a local chat model (SmolLM2-135M-Instruct, llama-cpp-python) on 127.0.0.1.")
+app.add_typer(llm_app, name="llm")
+
+
+class LlmStatus(BaseModel):
+    running: bool
+    base_url: str
+    model: str
+    model_file: str | None
+    pid: int | None
+    home: str
+    use_with: str = "GRAPHFORGE_LLM_LOCAL=1"
+
+
+def _status() -> LlmStatus:
+    from graphforge.llm.server import ManagedLocalModel
+    from graphforge.settings import GraphforgeSettings
+
+    st = ManagedLocalModel(GraphforgeSettings()).status()
+    return LlmStatus(running=st.running, base_url=st.base_url, model=st.model, model_file=st.model_file,
+                     pid=st.pid, home=st.home)
+
+
+@llm_app.command("start")
+def start_cmd(as_json: JsonOption = False) -> None:
+    """Start the local model server with a generated API key; a no-op when it runs.
+
+    Stages use it when GRAPHFORGE_LLM_LOCAL=1 is set and GRAPHFORGE_LLM_BASE_URL is not.
+    """
+    from graphforge.llm.server import ManagedLocalModel
+    from graphforge.settings import GraphforgeSettings
+
+    ManagedLocalModel(GraphforgeSettings()).start()
+    emit(_status(), as_json, "Local model started")
+
+
+@llm_app.command("stop")
+def stop_cmd(as_json: JsonOption = False) -> None:
+    """Stop the local model server."""
+    from graphforge.llm.server import ManagedLocalModel
+    from graphforge.settings import GraphforgeSettings
+
+    stopped = ManagedLocalModel(GraphforgeSettings()).stop()
+    emit({"stopped": stopped}, as_json)
+
+
+@llm_app.command("status")
+def status_cmd(as_json: JsonOption = False) -> None:
+    """Whether the local model runs, where, and which model file it serves (never the key)."""
+    emit(_status(), as_json, "Local model")
