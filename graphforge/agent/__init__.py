@@ -16,7 +16,13 @@ from graphforge.agent.loop import (
     task_prompt,
     trajectory_id,
 )
-from graphforge.agent.sandbox import SandboxLimits, SandboxResult, netns_available, run_python
+from graphforge.agent.sandbox import (
+    SandboxLimits,
+    SandboxResult,
+    SandboxUnavailable,
+    run_python,
+    sandbox_problem,
+)
 from graphforge.agent.tools import TOOL_NAMES, TOOL_SCHEMAS, ToolBox, read_as_text
 
 __all__ = [
@@ -27,14 +33,15 @@ __all__ = [
     "RolloutOutcome",
     "SandboxLimits",
     "SandboxResult",
+    "SandboxUnavailable",
     "ToolBox",
     "arun_rollout",
     "collect_deliverables",
-    "netns_available",
     "read_as_text",
     "run_dir_name",
     "run_python",
     "run_rollout",
+    "sandbox_problem",
     "task_prompt",
     "trajectory_id",
 ]

@@ -1,217 +1,578 @@
-"""Run agent-written Python in a subprocess: own workspace copy, time and memory caps, no network."""
+"""Run agent-written Python behind an OS boundary: bubblewrap namespaces, a seccomp filter and rlimits.
+
+Each call copies the working folder into a fresh temporary directory and runs the script there with
+``bwrap``:
+
+- new user, PID, mount, network, IPC, UTS (and cgroup, where the kernel allows) namespaces; inside,
+  the script runs as uid/gid 65534 with every capability dropped and no way to make a further user
+  namespace;
+- an empty root file system holding only read-only binds of ``/usr`` and the Python runtime (the
+  interpreter's prefix and the virtual environment), a fresh ``/proc`` of the new PID namespace, a
+  minimal ``/dev``, the copy at ``/sandbox`` (the working directory) and a scratch ``/tmp`` (``HOME`` and
+  ``TMPDIR``); both writable folders live in the one temporary directory and nothing else is writable;
+- an environment built from scratch (``--clearenv``): nothing of the caller's reaches the script;
+- a seccomp filter (libseccomp, exported as BPF and handed to ``bwrap --seccomp``): no new processes
+  (``fork``/``vfork``/``clone`` without ``CLONE_THREAD``, ``clone3``), no sockets but ``AF_UNIX``, no
+  ``ptrace``, mounts, namespaces, kernel keyrings, BPF, ``perf_event_open``, ``io_uring``, module loading;
+- rlimits on address space, CPU time, file size, open files, processes and core dumps, set inside the
+  boundary before the script's first line;
+- a wall-clock limit; at the limit (or when output passes its cap) the outer ``bwrap`` is killed, its
+  PID-namespace init dies with it (``--die-with-parent``) and the kernel kills every process left in
+  the namespace, so nothing the script started outlives the call or holds its pipes;
+- stdout and stderr read as they come, keeping at most a fixed number of bytes of each.
+
+When ``bwrap`` or the seccomp bindings are missing, or the kernel refuses the namespaces, no code runs:
+:class:`SandboxUnavailable` is raised (there is no unsandboxed fallback).
+"""
 
 from __future__ import annotations
 
 import functools
 import os
+import selectors
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# Runs before the agent's script in the child: applies the resource limits (here rather than in a
-# preexec_fn, which is unsafe in the threaded parent), refuses internet sockets even when no network
-# namespace could be made (defence in depth when it could), then runs the script as __main__.
+from graphforge.errors import ConfigError
+
+# Inside the boundary, before the script: the rlimits (a hard limit, once lowered, cannot be raised
+# again without CAP_SYS_RESOURCE, which the script does not have), then the script as __main__.
 _BOOTSTRAP = """\
-import resource, runpy, socket, sys
-for _name, _value in zip(("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_CORE"), sys.argv[1:5]):
+import resource, runpy, sys
+_names = ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")
+for _name, _value in zip(_names, sys.argv[1:7]):
     _kind, _limit = getattr(resource, _name), int(_value)
     _hard = resource.getrlimit(_kind)[1]
     _new_hard = _limit + 1 if _name == "RLIMIT_CPU" else _limit
-    if _hard != resource.RLIM_INFINITY:  # an unprivileged process cannot raise its hard limit
+    if _hard != resource.RLIM_INFINITY:
         _new_hard = min(_new_hard, _hard)
     resource.setrlimit(_kind, (min(_limit, _new_hard), _new_hard))
-_real = socket.socket
-class _Blocked(_real):
-    def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
-        if family in (socket.AF_INET, socket.AF_INET6) or (family == -1 and fileno is None):
-            raise PermissionError("network access is disabled in the GraphForge sandbox")
-        super().__init__(family, type, proto, fileno)
-def _no_connection(*args, **kwargs):
-    raise PermissionError("network access is disabled in the GraphForge sandbox")
-socket.socket = _Blocked
-socket.create_connection = _no_connection
-socket.getaddrinfo = _no_connection
-import os
-_real_path, _sep = os.path.realpath, os.sep
-_box, _home = _real_path(os.getcwd()), _real_path(os.environ["HOME"])
-_writable = (_box, _home)
-_readable = _writable + tuple(sorted({_real_path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
-    sys.base_exec_prefix)})) + ("/usr", "/lib", "/lib32", "/lib64", "/etc", "/dev", "/sys/devices/system")
-_own_proc = ("/proc/self", "/proc/thread-self", "/proc/" + str(os.getpid()))
-_write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-def _inside(path, roots):
-    return any(path == r or path.startswith(r + _sep) for r in roots)
-def _refuse(what):
-    raise PermissionError(what + " is outside the GraphForge sandbox's working copy")
-def _guard(event, args):
-    # An audit hook sees every open, including those of C extensions' Python callers and of _socket,
-    # and cannot be removed from Python: files outside the copy, other processes and the network stay shut.
-    if event == "open":
-        path, mode, flags = args
-        if not isinstance(path, (str, bytes)):
-            return
-        real = _real_path(os.fsdecode(path))
-        writes = any(c in (mode or "") for c in "wax+") or bool((flags or 0) & _write_flags)
-        if writes and not (_inside(real, _writable) or real == "/dev/null"):
-            _refuse("writing " + real)
-        if real.startswith("/proc/"):
-            rest = real[len("/proc/"):].split(_sep, 1)[0]
-            if rest.isdigit() and not _inside(real, _own_proc):
-                _refuse("reading another process's " + real)
-        elif not writes and not _inside(real, _readable):
-            _refuse("reading " + real)
-    elif event in ("socket.connect", "socket.sendto", "socket.sendmsg", "socket.bind"):
-        if args[0].family != socket.AF_UNIX:
-            raise PermissionError("network access is disabled in the GraphForge sandbox")
-    elif event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
-                   "os.forkpty"):
-        raise PermissionError(event + " is disabled in the GraphForge sandbox")
-    elif event == "ctypes.dlopen" and args[0] and _sep in os.fsdecode(args[0]):
-        # numpy loads ctypes (the interpreter itself, name None); a library the script wrote is refused.
-        if not _inside(_real_path(os.fsdecode(args[0])), _readable[len(_writable):]):
-            _refuse("loading " + os.fsdecode(args[0]))
-    elif event in ("os.symlink", "os.link"):
-        _refuse("linking " + str(args[0]))
-sys.addaudithook(_guard)
+del _names, _name, _value, _kind, _limit, _hard, _new_hard
 sys.argv = ["main.py"]
 runpy.run_path("main.py", run_name="__main__")
 """
+
+BOX = "/sandbox"  # the working copy, the script's working directory
+SCRATCH = "/tmp"  # HOME and TMPDIR
+SANDBOX_UID = 65534
+ISOLATION = "bwrap"
+
+
+class SandboxUnavailable(ConfigError):
+    """The OS boundary cannot be set up here, so agent code is not run at all."""
 
 
 @dataclass(frozen=True)
 class SandboxLimits:
     wall_s: float = 60.0
     memory_mb: int = 1024  # address space; numpy/openpyxl/polars need a few hundred MB
-    max_output_chars: int = 20_000  # per stream, the rest is cut with a "[truncated" marker
+    max_output_chars: int = 20_000  # per stream kept in the result, the rest cut with a "[truncated" marker
+    max_output_bytes: int = 4_000_000  # both streams together: past this the script is killed
     max_file_mb: int = 64  # largest file a script may write (RLIMIT_FSIZE)
+    max_open_files: int = 256
+    max_processes: int = 64  # RLIMIT_NPROC (threads count); new processes are refused by seccomp anyway
     max_sync_files: int = 200  # most new/changed files copied back to the working directory
 
 
 @dataclass(frozen=True)
 class SandboxResult:
-    exit_code: int | None  # None when killed for time
+    exit_code: int | None  # None when killed for time or output
     stdout: str
     stderr: str
     timed_out: bool
-    network_isolation: str  # "netns" (unshare -n) or "socket-guard"
+    network_isolation: str  # always "bwrap": an empty network namespace
     changed_files: list[str] = field(default_factory=list)  # relative paths synced back
+    output_capped: bool = False  # killed because the output passed max_output_bytes
 
     @property
     def ok(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out
+        return self.exit_code == 0 and not self.timed_out and not self.output_capped
+
+
+# ---- the boundary -------------------------------------------------------------------------------
+
+
+def bwrap_binary() -> str | None:
+    return shutil.which("bwrap")
+
+
+# Syscalls refused outright (EPERM): kernel attack surface and ways out of the namespaces.
+_DENIED_SYSCALLS = (
+    "fork",
+    "vfork",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "pidfd_getfd",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "quotactl",
+    "syslog",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "mknod",
+    "mknodat",
+    "personality",
+    "uselib",
+    "lookup_dcookie",
+    "vhangup",
+    "nfsservctl",
+)
+_CLONE_THREAD = 0x00010000
+_AF_UNIX = 1
 
 
 @functools.cache
-def netns_available() -> bool:
-    """Whether ``unshare -n`` can give the child an empty network namespace (root, or user namespaces)."""
-    if not sys.platform.startswith("linux") or shutil.which("unshare") is None:
-        return False
-    try:
-        probe = subprocess.run(["unshare", "-n", "true"], capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return probe.returncode == 0
+def _seccomp_program() -> bytes:
+    """The BPF program bwrap installs just before it executes the interpreter."""
+    import errno
+
+    import pyseccomp as sc  # type: ignore[import-untyped]
+
+    filt = sc.SyscallFilter(sc.ALLOW)
+    for name in _DENIED_SYSCALLS:
+        try:
+            filt.add_rule(sc.ERRNO(errno.EPERM), name)
+        except (OSError, ValueError, RuntimeError):
+            continue  # a syscall this architecture does not have
+    # Threads (clone with CLONE_THREAD) are allowed, processes are not. clone3 passes its flags in
+    # memory a filter cannot read, so it answers ENOSYS and the C library falls back to clone.
+    filt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
+    filt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    # Only Unix sockets: the network namespace is empty anyway, and netlink/packet sockets stay shut.
+    filt.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), "socket", sc.Arg(0, sc.NE, _AF_UNIX))
+    filt.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), "socketpair", sc.Arg(0, sc.NE, _AF_UNIX))
+    with tempfile.TemporaryFile() as fh:
+        filt.export_bpf(fh)
+        fh.seek(0)
+        return fh.read()
 
 
-def _truncate(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"\n[truncated {len(text) - limit} chars]"
+def _runtime_paths() -> list[str]:
+    """Read-only folders the interpreter needs: its prefixes and site-packages folders, never a checkout."""
+    wanted = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    wanted |= {p for p in sys.path if p and ("site-packages" in p or "dist-packages" in p)}
+    wanted.add(os.path.dirname(os.path.realpath(sys.executable)))
+    out: list[str] = []
+    for path in sorted(wanted, key=len):
+        if not os.path.isdir(path):
+            continue
+        if any(path == done or path.startswith(done.rstrip("/") + "/") for done in ["/usr", *out]):
+            continue  # already visible through a parent bind
+        out.append(path)
+    return out
 
 
-def _limit_args(limits: SandboxLimits) -> list[str]:
-    """RLIMIT_AS, RLIMIT_CPU (soft; hard is one more), RLIMIT_FSIZE, RLIMIT_CORE for the bootstrap."""
-    mib = 1024 * 1024
-    return [str(limits.memory_mb * mib), str(int(limits.wall_s) + 1), str(limits.max_file_mb * mib), "0"]
+def _root_links() -> list[str]:
+    """/bin, /lib, /lib64, /sbin as on the host: symlinks into /usr (merged /usr) or read-only binds."""
+    args: list[str] = []
+    for name in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(name):
+            args += ["--symlink", os.readlink(name), name]
+        elif os.path.isdir(name):
+            args += ["--ro-bind", name, name]
+    return args
 
 
-def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    return {
-        p.relative_to(root).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
-        for p in root.rglob("*")
-        if p.is_file() and not p.is_symlink()
-    }
-
-
-def _child_env(home: Path) -> dict[str, str]:
-    # A clean environment: nothing of the parent's (API keys, GRAPHFORGE_* settings) reaches the script.
+def _sandbox_env() -> dict[str, str]:
+    # Built from nothing: no API keys, no GRAPHFORGE_* or NEO4J_* settings, no proxy variables. (The
+    # interpreter runs with -I, which ignores PYTHON* variables: -u and -B stand in for them.)
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(home),
+        "HOME": SCRATCH,
+        "TMPDIR": SCRATCH,
+        "USER": "sandbox",
+        "LOGNAME": "sandbox",
         "LANG": "C.UTF-8",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONIOENCODING": "utf-8",
         "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": f"{SCRATCH}/.matplotlib",
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
         "POLARS_MAX_THREADS": "1",
-        "TMPDIR": str(home),
     }
+
+
+def bwrap_argv(bwrap: str, box: Path, scratch: Path, seccomp_fd: int, limits: SandboxLimits) -> list[str]:
+    """The full command line: namespaces, mounts, environment, seccomp, then the bootstrap."""
+    argv = [
+        bwrap,
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--disable-userns",
+        "--uid",
+        str(SANDBOX_UID),
+        "--gid",
+        str(SANDBOX_UID),
+        "--hostname",
+        "sandbox",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        *_root_links(),
+    ]
+    for path in _runtime_paths():
+        argv += ["--ro-bind", path, path]
+    for path in ("/etc/ld.so.cache", "/etc/localtime"):
+        argv += ["--ro-bind-try", path, path]
+    argv += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--bind",
+        str(scratch),
+        SCRATCH,
+        "--bind",
+        str(box),
+        BOX,
+        "--chdir",
+        BOX,
+        "--clearenv",
+    ]
+    for key, value in _sandbox_env().items():
+        argv += ["--setenv", key, value]
+    argv += [
+        "--seccomp",
+        str(seccomp_fd),
+        "--",
+        sys.executable,
+        "-I",
+        "-u",
+        "-B",
+        "-c",
+        _BOOTSTRAP,
+        *_limit_args(limits),
+    ]
+    return argv
+
+
+def _limit_args(limits: SandboxLimits) -> list[str]:
+    mib = 1024 * 1024
+    return [
+        str(limits.memory_mb * mib),
+        str(int(limits.wall_s) + 1),
+        str(limits.max_file_mb * mib),
+        str(limits.max_open_files),
+        str(limits.max_processes),
+        "0",
+    ]
+
+
+@functools.cache
+def sandbox_problem() -> str | None:
+    """Why the boundary cannot be set up here (None when it can); probed once per process."""
+    if not sys.platform.startswith("linux"):
+        return "the agent's Python sandbox needs Linux namespaces"
+    bwrap = bwrap_binary()
+    if bwrap is None:
+        return (
+            "the agent's Python sandbox needs bubblewrap (`bwrap`), which is not installed; install it "
+            "(Debian/Ubuntu: apt-get install bubblewrap); code is never run outside the sandbox"
+        )
+    for path in _runtime_paths():
+        if path == BOX or path.startswith(BOX + "/") or path == SCRATCH or path.startswith(SCRATCH + "/"):
+            return f"the Python runtime lives under {path}, which the sandbox mounts over"
+    try:
+        program = _seccomp_program()
+    except ImportError:
+        return (
+            "the agent's Python sandbox needs the seccomp bindings (pip install 'graphforge[sandbox]', "
+            "i.e. pyseccomp) and the system libseccomp"
+        )
+    except (OSError, RuntimeError, AttributeError) as exc:
+        return f"the sandbox's seccomp filter could not be built: {exc}"
+    with tempfile.TemporaryDirectory(prefix="graphforge-probe-") as tmp:
+        box, scratch = Path(tmp, "work"), Path(tmp, "home")
+        box.mkdir()
+        scratch.mkdir()
+        (box / "main.py").write_text("pass\n", encoding="utf-8")
+        fd = _program_fd(program)
+        try:
+            probe = subprocess.run(
+                bwrap_argv(bwrap, box, scratch, fd, SandboxLimits()),
+                pass_fds=(fd,),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=60,
+                env={},
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"bubblewrap could not run: {exc}"
+        finally:
+            os.close(fd)
+    if probe.returncode != 0:
+        tail = probe.stderr.decode("utf-8", "replace").strip().splitlines()
+        return "bubblewrap could not set up the sandbox's namespaces here" + (
+            f": {tail[-1]}" if tail else f" (exit status {probe.returncode})"
+        )
+    return None
+
+
+def require_sandbox() -> None:
+    """Raise :class:`SandboxUnavailable` unless agent code can run behind the boundary."""
+    problem = sandbox_problem()
+    if problem is not None:
+        raise SandboxUnavailable(problem)
+
+
+def _program_fd(program: bytes) -> int:
+    fd = os.memfd_create("graphforge-seccomp", 0)  # not close-on-exec: bwrap reads it
+    os.write(fd, program)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+# ---- the working copy ---------------------------------------------------------------------------
+
+
+def _copy_in(src: Path, dst: Path) -> None:
+    """Regular files and folders only: links, pipes and devices of the working folder stay behind."""
+    dst.mkdir()
+    for dirpath, dirnames, filenames in os.walk(src, followlinks=False):
+        here = Path(dirpath)
+        target = dst / here.relative_to(src)
+        for d in list(dirnames):
+            if (here / d).is_symlink():
+                dirnames.remove(d)
+            else:
+                (target / d).mkdir()
+        for name in filenames:
+            full = here / name
+            try:
+                mode = os.lstat(full).st_mode
+            except OSError:
+                continue
+            if stat.S_ISREG(mode):
+                shutil.copyfile(full, target / name, follow_symlinks=False)
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    out: dict[str, tuple[int, int]] = {}
+    for dirpath, _dirs, filenames in os.walk(root, followlinks=False):
+        for name in filenames:
+            full = Path(dirpath, name)
+            st = os.lstat(full)
+            if stat.S_ISREG(st.st_mode):
+                out[full.relative_to(root).as_posix()] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _sync_back(
+    box: Path, workdir: Path, before: dict[str, tuple[int, int]], limits: SandboxLimits
+) -> list[str]:
+    """New or changed regular files into ``workdir``; never through a link, never outside it."""
+    root = workdir.resolve()
+    changed: list[str] = []
+    for rel, stamp in sorted(_snapshot(box).items()):
+        if rel == "main.py" or before.get(rel) == stamp:
+            continue
+        if len(changed) >= limits.max_sync_files:
+            break
+        target = root / rel
+        try:
+            target.relative_to(root)
+            _safe_parent(root, target)
+            if target.is_symlink() or (target.exists() and not target.is_file()):
+                continue
+            with open(box / rel, "rb") as src:
+                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+                with os.fdopen(fd, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+        except (OSError, ValueError):
+            continue
+        changed.append(rel)
+    return changed
+
+
+def _safe_parent(root: Path, target: Path) -> None:
+    """Create the parents of ``target`` under ``root``, refusing to pass through a symlink."""
+    here = root
+    for part in target.relative_to(root).parts[:-1]:
+        here = here / part
+        if here.is_symlink():
+            raise ValueError(f"{here} is a link")
+        here.mkdir(exist_ok=True)
+
+
+# ---- running ------------------------------------------------------------------------------------
+
+
+class _Capped:
+    """The first ``keep`` bytes of a stream and how many came in all."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.data = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.keep - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+
+    def text(self, max_chars: int) -> str:
+        text = self.data.decode("utf-8", "replace")
+        dropped_bytes = self.total - len(self.data)
+        if len(text) > max_chars:
+            return text[:max_chars] + f"\n[truncated {len(text) - max_chars} chars]"
+        if dropped_bytes > 0:
+            return text + f"\n[truncated {dropped_bytes} bytes]"
+        return text
+
+
+def _pump(proc: subprocess.Popen[bytes], limits: SandboxLimits) -> tuple[_Capped, _Capped, bool, bool]:
+    """Read both pipes until they close, the wall clock runs out or the output passes its cap."""
+    assert proc.stdout is not None and proc.stderr is not None
+    keep = limits.max_output_chars * 4 + 16  # UTF-8: at most four bytes a character
+    streams = {proc.stdout.fileno(): _Capped(keep), proc.stderr.fileno(): _Capped(keep)}
+    deadline = time.monotonic() + limits.wall_s
+    timed_out = capped = False
+    with selectors.DefaultSelector() as sel:
+        for fd in streams:
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ)
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            for key, _ in sel.select(timeout=min(left, 1.0)):
+                try:
+                    chunk = os.read(key.fd, 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    sel.unregister(key.fd)
+                    continue
+                streams[key.fd].add(chunk)
+            if sum(s.total for s in streams.values()) > limits.max_output_bytes:
+                capped = True
+                break
+    return streams[proc.stdout.fileno()], streams[proc.stderr.fileno()], timed_out, capped
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    # The outer bwrap leads its own process group; its namespace init dies with it (--die-with-parent)
+    # and takes every process of the PID namespace along.
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def run_python(
     code: str, workdir: Path, limits: SandboxLimits | None = None, *, sync_back: bool = True
 ) -> SandboxResult:
-    """Run ``code`` as ``main.py`` inside a temporary copy of ``workdir``.
+    """Run ``code`` as ``main.py`` inside a temporary copy of ``workdir``, behind the OS boundary.
 
     Files the script creates or changes are copied back into ``workdir`` when ``sync_back`` (that is
     how an agent writes an XLSX deliverable); deletions are not, and nothing outside ``workdir``
-    is ever touched.
+    is ever touched. Raises :class:`SandboxUnavailable` when the boundary cannot be set up.
     """
+    require_sandbox()
+    bwrap = bwrap_binary()
+    assert bwrap is not None
     limits = limits or SandboxLimits()
     with tempfile.TemporaryDirectory(prefix="graphforge-sandbox-") as tmp:
-        box, home = Path(tmp) / "work", Path(tmp) / "home"
-        shutil.copytree(workdir, box, symlinks=False, ignore_dangling_symlinks=True)
-        home.mkdir()
+        box, scratch = Path(tmp) / "work", Path(tmp) / "home"
+        _copy_in(workdir, box)
+        scratch.mkdir()
         (box / "main.py").write_text(code, encoding="utf-8")
         before = _snapshot(box)
-        isolation = "netns" if netns_available() else "socket-guard"
-        argv = [sys.executable, "-I", "-c", _BOOTSTRAP, *_limit_args(limits)]
-        if isolation == "netns":
-            argv = ["unshare", "-n", "--", *argv]
-        proc = subprocess.Popen(
-            argv,
-            cwd=box,
-            env=_child_env(home),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        timed_out = False
+        fd = _program_fd(_seccomp_program())
         try:
-            out, err = proc.communicate(timeout=limits.wall_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            os.killpg(proc.pid, signal.SIGKILL)  # the whole session: children the script spawned too
-            out, err = proc.communicate()
-        changed: list[str] = []
-        if sync_back:
-            after = _snapshot(box)
-            for rel, stamp in sorted(after.items()):
-                if rel == "main.py" or before.get(rel) == stamp:
-                    continue
-                if len(changed) >= limits.max_sync_files:
-                    break
-                target = workdir / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(box / rel, target)
-                changed.append(rel)
-        stderr = err.decode("utf-8", "replace")
-        if timed_out:
-            stderr += f"\nkilled: the script ran past the {limits.wall_s:g} s time limit"
-        elif proc.returncode is not None and proc.returncode < 0:
-            stderr += f"\nkilled by signal {-proc.returncode} (CPU or memory limit?)"
-        return SandboxResult(
-            exit_code=None if timed_out else proc.returncode,
-            stdout=_truncate(out.decode("utf-8", "replace"), limits.max_output_chars),
-            stderr=_truncate(stderr, limits.max_output_chars),
-            timed_out=timed_out,
-            network_isolation=isolation,
-            changed_files=changed,
-        )
+            proc = subprocess.Popen(
+                bwrap_argv(bwrap, box, scratch, fd, limits),
+                pass_fds=(fd,),
+                env={},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        finally:
+            os.close(fd)
+        try:
+            out, err, timed_out, capped = _pump(proc, limits)
+            if timed_out or capped:
+                _kill(proc)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                _kill(proc)
+                proc.wait()
+        finally:
+            if proc.poll() is None:
+                _kill(proc)
+                proc.wait()
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+        changed = _sync_back(box, workdir, before, limits) if sync_back else []
+    stderr = err.text(limits.max_output_chars)
+    if timed_out:
+        stderr += f"\nkilled: the script ran past the {limits.wall_s:g} s time limit"
+    elif capped:
+        stderr += f"\nkilled: the script's output passed {limits.max_output_bytes} bytes"
+    elif proc.returncode > 128:
+        stderr += f"\nkilled by signal {proc.returncode - 128} (CPU or memory limit?)"
+    return SandboxResult(
+        exit_code=None if timed_out or capped else proc.returncode,
+        stdout=out.text(limits.max_output_chars),
+        stderr=stderr,
+        timed_out=timed_out,
+        network_isolation=ISOLATION,
+        changed_files=changed,
+        output_capped=capped,
+    )

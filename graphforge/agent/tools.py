@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from graphforge.agent.sandbox import SandboxLimits, run_python
+from graphforge.agent.sandbox import SandboxLimits, require_sandbox, run_python
 
 # Failed tool results start with this marker: admission cleaning counts them (tool-failure rate).
 ERROR = "ERROR"
@@ -77,7 +77,7 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
         "run_python",
         "Run a Python 3 script in a sandbox holding a copy of the working directory "
         "(numpy, polars, openpyxl, python-docx available; no network, no subprocesses; only the "
-        "working directory and the temporary folder can be read or written). Files it writes are "
+        "working directory and /tmp can be written). Files it writes are "
         "copied back into the working directory. Returns stdout and stderr.",
         {"code": {"type": "string"}},
         ["code"],
@@ -100,6 +100,11 @@ class ToolBox:
     max_write_bytes: int = 5_000_000
     calls: int = 0
     failures: int = 0
+
+    def __post_init__(self) -> None:
+        # A loop whose Python tool cannot run behind the OS boundary refuses to start (SandboxUnavailable)
+        # rather than spend model calls on a task it cannot finish; code never runs unsandboxed.
+        require_sandbox()
 
     def _resolve(self, rel: str) -> Path:
         if not isinstance(rel, str) or not rel.strip():
@@ -129,12 +134,7 @@ class ToolBox:
         if not target.is_file():
             raise ToolFailure(f"no file {path!r}; call list_files to see what exists")
         text = read_as_text(target)
-        offset = max(0, int(offset or 0))
-        chunk = text[offset : offset + self.max_read_chars]
-        rest = len(text) - offset - len(chunk)
-        if rest > 0:
-            chunk += f"\n[truncated: {rest} more chars; call read_file with offset={offset + len(chunk)}]"
-        return chunk
+        return page(path, text, offset, self.max_read_chars)
 
     def write_file(self, path: str, content: str) -> str:
         target = self._resolve(path)
@@ -188,6 +188,29 @@ class ToolBox:
         except OSError as exc:
             self.failures += 1
             return f"{ERROR}: {type(exc).__name__}: {exc.strerror or exc}", False
+
+
+def page(path: str, text: str, offset: Any, size: int) -> str:
+    """One page of a file for read_file: a header naming the range, the text, and how to go on.
+
+    Paging is not truncation: nothing is lost, the next call reads on. So the markers say where the page
+    sits ("[page: ...]", "[next page: ...]") and never "[truncated", which admission cleaning counts as
+    output cut short; and the header keeps a file that itself starts with "ERROR" or is a JSON object
+    with an "error" key from reading as a failed tool call.
+    """
+    try:
+        start = max(0, int(offset or 0))
+    except (TypeError, ValueError) as exc:
+        raise ToolFailure(f"offset must be a whole number of characters, not {offset!r}") from exc
+    if start > len(text):
+        raise ToolFailure(f"offset {start} is past the end of {path} ({len(text)} characters)")
+    chunk = text[start : start + size]
+    end = start + len(chunk)
+    head = f"[page: {path}, characters {start}-{end} of {len(text)}]"
+    if end < len(text):
+        left = len(text) - end
+        return f"{head}\n{chunk}\n[next page: call read_file with offset={end} ({left} characters left)]"
+    return f"{head}\n{chunk}"
 
 
 def read_as_text(path: Path) -> str:

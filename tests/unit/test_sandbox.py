@@ -1,4 +1,6 @@
-"""The run_python sandbox: time and memory limits, no network, its own copy of the workspace."""
+"""The run_python sandbox: time and memory limits, no network, its own copy of the workspace.
+
+The escapes an attacker would try are in test_sandbox_hostile.py."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from graphforge.agent.sandbox import SandboxLimits, netns_available, run_python
+from graphforge.agent.sandbox import SandboxLimits, run_python
 from graphforge.agent.tools import ToolBox
 
 
@@ -93,19 +95,8 @@ def test_no_network_through_the_socket_module(workspace: Path, listener: int) ->
     result = run_python(
         f"import socket\nsocket.create_connection(('127.0.0.1', {listener}), timeout=2)\n", workspace
     )
-    assert not result.ok and "network access is disabled" in result.stderr
-
-
-def test_no_network_even_below_the_socket_module(workspace: Path, listener: int) -> None:
-    # _socket bypasses the Python-level guard; only a network namespace stops this one.
-    code = (
-        f"import _socket\ns = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)\ns.settimeout(2)\n"
-        f"s.connect(('127.0.0.1', {listener}))\nprint(s.recv(16))\n"
-    )
-    result = run_python(code, workspace)
-    assert result.network_isolation == ("netns" if netns_available() else "socket-guard")
-    # The audit hook sees _socket's connect too, so even without a network namespace it is refused.
-    assert not result.ok and "reached" not in result.stdout
+    assert not result.ok and result.network_isolation == "bwrap"
+    assert "Address family not supported" in result.stderr or "Network is unreachable" in result.stderr
 
 
 def test_files_outside_the_copy_stay_out_of_reach(workspace: Path, tmp_path: Path) -> None:
@@ -116,14 +107,14 @@ def test_files_outside_the_copy_stay_out_of_reach(workspace: Path, tmp_path: Pat
         "read": f"print(open({str(secret)!r}).read())",
         "write": f"open({str(outside)!r}, 'w').write('x')",
         "symlink": f"import os\nos.symlink({str(secret)!r}, 'link.txt')\nprint(open('link.txt').read())",
-        "parent environ": "import os\nprint(open(f'/proc/{os.getppid()}/environ').read())",
         "shell": f"import subprocess\nprint(subprocess.run(['cat', {str(secret)!r}], capture_output=True))",
         "os.system": f"import os\nos.system('cat {secret}')",
     }
     for what, code in attempts.items():
         result = run_python(code, workspace)
-        assert not result.ok, what
-        assert "sk-do-not-leak" not in result.stdout and "PermissionError" in result.stderr, what
+        assert "sk-do-not-leak" not in result.stdout + result.stderr, what
+        # os.system reports the refused spawn as exit status 127 rather than raising
+        assert not result.ok or what == "os.system", what
     assert not outside.exists()
     ok = run_python(
         "import numpy, openpyxl, tempfile\nwb = openpyxl.Workbook(); wb.save('out.xlsx')\n"
@@ -145,6 +136,7 @@ def test_environment_does_not_leak_into_the_script(workspace: Path, monkeypatch:
 def test_output_is_truncated_with_a_marker(workspace: Path) -> None:
     result = run_python("print('x' * 5000)\n", workspace, SandboxLimits(max_output_chars=100))
     assert result.ok and "[truncated" in result.stdout and len(result.stdout) < 200
+    assert result.stdout.startswith("x" * 100)
 
 
 def test_toolbox_keeps_paths_inside_the_working_directory(workspace: Path) -> None:
