@@ -366,7 +366,7 @@ def require_sandbox() -> None:
 
 
 def _program_fd(program: bytes) -> int:
-    fd = os.memfd_create("graphforge-seccomp", 0)  # not close-on-exec: bwrap reads it
+    fd = os.memfd_create("graphforge-seccomp")  # close-on-exec; pass_fds hands it to bwrap alone
     os.write(fd, program)
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
