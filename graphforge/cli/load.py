@@ -169,7 +169,9 @@ def load_workspace_cmd(
 @load_app.command("trajectories")
 def load_trajectories_cmd(
     path: Annotated[Path, typer.Argument(help="A log file, or a folder searched recursively.")],
-    fmt: Annotated[str, typer.Option("--format", help="openai | codex | openhands | claude-code")],
+    fmt: Annotated[str, typer.Option(
+        "--format", help="auto (default: told from each file's content) | swe-agent | openai | tau-bench | "
+                         "openhands | codex | claude-code")] = "auto",
     spec: Annotated[str | None, typer.Option("--spec", help="Spec id the trajectories attempt.")] = None,
     deliverables: Annotated[
         Path | None,
@@ -179,9 +181,16 @@ def load_trajectories_cmd(
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Import OpenAI-messages JSONL, Codex CLI sessions, OpenHands trajectories or Claude Code transcripts."""
+    """Import SWE-agent, OpenAI-messages, tau-bench, OpenHands, Codex CLI or Claude Code logs.
+
+    One line per file: imported N, or skipped with the reason. Exit 1 when nothing was imported.
+    """
+    from rich.text import Text
+
     from graphforge.context import open_context
-    from loaders.trajectories import LoadTrajectoriesParams, TrajectoryFormat, load_trajectories
+    from graphforge.errors import SourceFormatError
+    from graphforge.stages import import_trajectories as stage
+    from loaders.trajectories import TrajectoryFormat
 
     try:
         kind = TrajectoryFormat(fmt)
@@ -190,17 +199,21 @@ def load_trajectories_cmd(
             f"unknown format {fmt!r}; use one of {', '.join(f.value for f in TrajectoryFormat)}",
             param_hint="--format",
         ) from exc
-    params = LoadTrajectoriesParams(path=path, format=kind, spec_id=spec, deliverables_dir=deliverables)
+    params = stage.ImportTrajectoriesParams(path=path, format=kind, spec_id=spec,
+                                            deliverables_dir=deliverables)
     with open_context() as ctx:
-        result = load_trajectories(ctx, params)
-    if not as_json:
-        for issue in result.issues[:50]:
-            console.print(f"[yellow]warning[/yellow] {issue}", highlight=False)
-        if len(result.issues) > 50:
-            console.print(
-                f"[yellow]... {len(result.issues) - 50} more warnings (use --json for all)[/yellow]"
-            )
-    emit(result, as_json, title="trajectories imported")
+        result = stage.run(ctx, params)
+    for outcome in result.files:
+        style = "yellow" if outcome.skipped is not None else "green" if not outcome.warnings else ""
+        console.print(Text(outcome.line(), style=style), soft_wrap=True)
+    if result.ignored:
+        skipped = ", ".join(f"{n} {suffix}" for suffix, n in result.ignored.items())
+        console.print(Text(f"not read (not a log by its name): {skipped}"), soft_wrap=True)
+    emit(result.model_dump(exclude={"files"}) if not as_json else result, as_json,
+         title="trajectories imported")
+    if result.trajectories == 0:
+        raise SourceFormatError(path, f"no trajectory imported ({result.skipped_files} file(s) skipped, "
+                                      f"{sum(result.ignored.values())} not read)")
 
 
 @load_app.command("benchmark")

@@ -1,142 +1,218 @@
-"""Import agent trajectories from other scaffolds into graphforge's Trajectory model (and into Neo4j).
+"""Read agent trajectories from other scaffolds into graphforge's Trajectory model (a pure reader).
 
-result = read_trajectories(Path("sessions/"), TrajectoryFormat.CODEX)
-result.trajectories, [str(i) for i in result.issues]   # malformed records: reported with file and line
+result = read_trajectories(Path("runs/"), TrajectoryFormat.AUTO)
+result.trajectories                         # valid OpenAI message lists with tool calls
+[o.line() for o in result.files]            # one line per file: imported N, or skipped with the reason
+
+Formats: SWE-agent ``.traj``; OpenAI messages (JSON array, ``{"messages"}``, JSONL); tau-bench and
+tau2-bench results; OpenHands event streams, ``events/`` folders and evaluation ``output.jsonl``;
+Codex CLI sessions; Claude Code transcripts. The graph write is the import_trajectories stage.
 """
 
 from __future__ import annotations
 
+import os
+import re
+from collections import Counter
 from collections.abc import Callable
-from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge.context import StageContext
 from graphforge.errors import SourceFormatError
 from graphforge.models.trajectory import Trajectory
-from graphforge.store import save_trajectories
-from loaders.trajectories import claude_code, codex, openai_messages, openhands
-from loaders.trajectories.base import ImportIssue, ParsedFile
+from loaders.trajectories import claude_code, codex, openai_messages, openhands, swe_agent, tau_bench
+from loaders.trajectories.base import ImportIssue, ParsedFile, SourceFile, shown
 from loaders.trajectories.deliverables import folder_deliverables
+from loaders.trajectories.sniff import TrajectoryFormat, sniff
 
-__all__ = [
-    "ImportIssue",
-    "LoadTrajectoriesParams",
-    "LoadTrajectoriesResult",
-    "ReadResult",
-    "TrajectoryFormat",
-    "load_trajectories",
-    "read_trajectories",
-]
+__all__ = ["FileOutcome", "ImportIssue", "ReadResult", "TrajectoryFormat", "read_trajectories"]
 
-
-class TrajectoryFormat(StrEnum):
-    OPENAI = "openai"
-    CODEX = "codex"
-    OPENHANDS = "openhands"
-    CLAUDE_CODE = "claude-code"
-
-
-_PARSERS: dict[TrajectoryFormat, tuple[Callable[[Path, str | None], ParsedFile], tuple[str, ...]]] = {
-    TrajectoryFormat.OPENAI: (openai_messages.parse, ("*.jsonl",)),
-    TrajectoryFormat.CODEX: (codex.parse, ("*.jsonl",)),
-    TrajectoryFormat.OPENHANDS: (openhands.parse, ("*.json",)),
-    TrajectoryFormat.CLAUDE_CODE: (claude_code.parse, ("*.jsonl",)),
+_PARSERS: dict[TrajectoryFormat, Callable[[SourceFile, str | None], ParsedFile]] = {
+    TrajectoryFormat.OPENAI: openai_messages.parse,
+    TrajectoryFormat.CODEX: codex.parse,
+    TrajectoryFormat.OPENHANDS: openhands.parse,
+    TrajectoryFormat.CLAUDE_CODE: claude_code.parse,
+    TrajectoryFormat.SWE_AGENT: swe_agent.parse,
+    TrajectoryFormat.TAU_BENCH: tau_bench.parse,
 }
+# The file names each format is looked for under in a folder.
+SUFFIXES: dict[TrajectoryFormat, frozenset[str]] = {
+    TrajectoryFormat.AUTO: frozenset({".json", ".jsonl", ".traj"}),
+    TrajectoryFormat.OPENAI: frozenset({".json", ".jsonl"}),
+    TrajectoryFormat.CODEX: frozenset({".jsonl"}),
+    TrajectoryFormat.OPENHANDS: frozenset({".json", ".jsonl"}),
+    TrajectoryFormat.CLAUDE_CODE: frozenset({".jsonl"}),
+    TrajectoryFormat.SWE_AGENT: frozenset({".traj"}),
+    TrajectoryFormat.TAU_BENCH: frozenset({".json", ".jsonl"}),
+}
+_SHOWN_GROUPS = 3
+
+
+class FileOutcome(BaseModel):
+    """What became of one file (or one OpenHands events folder): reported once."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str
+    format: str = ""  # what it was read as; "" when it was not read
+    imported: int = 0
+    skipped: str | None = None  # why nothing was imported
+    warnings: int = 0
+    summary: list[str] = Field(default_factory=list)  # warnings grouped by kind, most frequent first
+
+    def line(self) -> str:
+        if self.skipped is not None:
+            return f"skipped {self.file}: {self.skipped}"
+        noun = "trajectory" if self.imported == 1 else "trajectories"
+        text = f"imported {self.imported} {noun} from {self.file} ({self.format})"
+        if self.warnings:
+            plural = "s" if self.warnings != 1 else ""
+            text += f"; {self.warnings} warning{plural}: " + "; ".join(self.summary)
+        return text
 
 
 class ReadResult(BaseModel):
-    files: int
+    files: list[FileOutcome]
+    ignored: dict[str, int] = Field(default_factory=dict)  # suffix -> files in the folder not read
     trajectories: list[Trajectory]
     issues: list[ImportIssue]
 
 
-def _files(path: Path, patterns: tuple[str, ...]) -> list[Path]:
-    if path.is_file():
-        return [path]
-    if path.is_dir():
-        return sorted({p for pattern in patterns for p in path.rglob(pattern) if p.is_file()})
-    raise SourceFormatError(path, "no such file or folder")
+def _summary(issues: list[ImportIssue]) -> list[str]:
+    """Warnings grouped by kind (numbers and ids folded): 'problem (x3, lines 4, 9, 12)'."""
+    groups: dict[str, list[ImportIssue]] = {}
+    for issue in issues:
+        key = re.sub(r"\d+", "N", issue.problem)
+        groups.setdefault(key, []).append(issue)
+    ordered = sorted(groups.values(), key=len, reverse=True)
+    out = []
+    for group in ordered[:_SHOWN_GROUPS]:
+        lines = [str(i.line) for i in group if i.line is not None]
+        more = ", ..." if len(lines) > 3 else ""
+        places = ([f"line{'s' if len(lines) > 1 else ''} {', '.join(lines[:3])}{more}"] if lines
+                  else [group[0].record] if group[0].record else [])
+        if len(group) > 1:
+            places.insert(0, f"x{len(group)}")
+        out.append(group[0].problem + (f" ({', '.join(places)})" if places else ""))
+    rest = sum(len(g) for g in ordered[_SHOWN_GROUPS:])
+    if rest:
+        out.append(f"{rest} more of {len(ordered) - _SHOWN_GROUPS} other kinds")
+    return out
+
+
+def _units(root: Path, fmt: TrajectoryFormat) -> tuple[list[Path], Counter[str], list[FileOutcome]]:
+    """Files (and OpenHands events folders) to read under ``root``; others counted by suffix; folders
+    that cannot be listed and links leading out of ``root`` are refused with their reason."""
+    units: list[Path] = []
+    ignored: Counter[str] = Counter()
+    refused: list[FileOutcome] = []
+    suffixes = SUFFIXES[fmt]
+    top = root.resolve()
+
+    def unreadable(error: OSError) -> None:
+        refused.append(FileOutcome(file=shown(error.filename or root),
+                                   skipped=f"folder cannot be listed: {error.strerror or error}"))
+
+    for folder, dirs, names in os.walk(root, onerror=unreadable):
+        here = Path(folder)
+        dirs.sort()
+        if fmt in (TrajectoryFormat.AUTO, TrajectoryFormat.OPENHANDS) and here.name == "events" and names \
+                and not dirs and all(re.fullmatch(r"\d+\.json", n) for n in names):
+            units.append(here)
+            continue
+        ignored["(linked folder, not followed)"] += sum((here / d).is_symlink() for d in dirs)
+        for name in sorted(names):
+            path = here / name
+            suffix = path.suffix.lower()
+            if suffix not in suffixes:
+                ignored[suffix or "(no suffix)"] += 1
+                continue
+            if path.is_symlink():
+                try:
+                    inside = path.resolve(strict=True).is_relative_to(top)
+                except (OSError, RuntimeError) as exc:
+                    refused.append(FileOutcome(file=shown(path), skipped=f"broken or looping link ({exc})"))
+                    continue
+                if not inside:
+                    refused.append(FileOutcome(file=shown(path),
+                                               skipped="link leads outside the folder; not read"))
+                    continue
+            units.append(path)
+    return units, ignored, refused
+
+
+def _read_unit(path: Path, fmt: TrajectoryFormat, spec_id: str | None) -> tuple[str, ParsedFile | str]:
+    """(format read as, parsed file) or ("", why it was skipped): any failure is a reason, never a crash."""
+    try:
+        if path.is_dir():
+            return TrajectoryFormat.OPENHANDS.value, openhands.parse_events_folder(path, spec_id)
+        src = SourceFile(path)
+        detected = sniff(src)
+        if fmt is TrajectoryFormat.AUTO:
+            if not isinstance(detected, TrajectoryFormat):
+                return "", detected
+            use = detected
+        else:
+            if isinstance(detected, TrajectoryFormat) and detected is not fmt:
+                return "", (f"looks like {detected.value}, not {fmt.value} "
+                            f"(use --format {detected.value} or --format auto)")
+            use = fmt
+        return use.value, _PARSERS[use](src, spec_id)
+    except SourceFormatError as exc:
+        return "", exc.problem
+    except (RecursionError, MemoryError) as exc:
+        return "", f"too deeply nested or too large to read ({type(exc).__name__})"
+    except Exception as exc:  # a record shaped unlike anything the format documents
+        return "", f"could not be read ({type(exc).__name__}: {str(exc)[:200]})"
 
 
 def read_trajectories(
-    path: Path, fmt: TrajectoryFormat, spec_id: str | None = None, deliverables_dir: Path | None = None
+    path: Path,
+    fmt: TrajectoryFormat = TrajectoryFormat.AUTO,
+    spec_id: str | None = None,
+    deliverables_dir: Path | None = None,
 ) -> ReadResult:
-    """Parse a file (or every matching file under a folder); bad records become issues, not errors.
+    """Parse a file, or every candidate file under a folder; each file's outcome is reported once.
 
-    A file that cannot be read at all is an issue too when ``path`` is a folder (one bad log must
-    not stop a batch); it raises SourceFormatError when it is the only file.
+    Nothing here raises for a bad file: it is skipped with its reason. Only a ``path`` that does
+    not exist is a SourceFormatError.
     """
-    parse, patterns = _PARSERS[fmt]
-    files = _files(path, patterns)
+    path = Path(path)
+    if path.is_dir() and not (fmt in (TrajectoryFormat.AUTO, TrajectoryFormat.OPENHANDS)
+                              and openhands.is_events_folder(path)):
+        units, ignored, outcomes = _units(path, fmt)
+    elif path.exists() or path.is_symlink():
+        units, ignored, outcomes = [path], Counter(), []
+    else:
+        raise SourceFormatError(shown(path), "no such file or folder")
     extra = folder_deliverables(deliverables_dir) if deliverables_dir is not None else []
     trajectories: list[Trajectory] = []
     issues: list[ImportIssue] = []
-    for file in files:
-        try:
-            parsed = parse(file, spec_id)
-        except SourceFormatError as exc:
-            if path.is_file():
-                raise
-            issues.append(ImportIssue(file=str(file), problem=exc.problem))
-            continue
-        issues.extend(parsed.issues)
-        for t in parsed.trajectories:
-            trajectories.append(
-                t.model_copy(update={"deliverables": [*t.deliverables, *extra]}) if extra else t
-            )
     seen: dict[str, str] = {}
-    unique: list[Trajectory] = []
-    for t in trajectories:
-        if t.trajectory_id in seen:
-            issues.append(
-                ImportIssue(
-                    file=t.source,
-                    problem=f"duplicate trajectory id {t.trajectory_id} "
-                    f"(also in {seen[t.trajectory_id]}); kept the first",
-                )
-            )
+    for unit in units:
+        used, parsed = _read_unit(unit, fmt, spec_id)
+        if isinstance(parsed, str):
+            outcomes.append(FileOutcome(file=shown(unit), skipped=parsed))
             continue
-        seen[t.trajectory_id] = t.source
-        unique.append(t)
-    return ReadResult(files=len(files), trajectories=unique, issues=issues)
-
-
-class LoadTrajectoriesParams(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    path: Path
-    format: TrajectoryFormat
-    spec_id: str | None = None
-    deliverables_dir: Path | None = None
-
-
-class LoadTrajectoriesResult(BaseModel):
-    files: int
-    trajectories: int
-    written: int
-    by_scaffold: dict[str, int]
-    messages: int
-    prompt_tokens: int
-    completion_tokens: int
-    issues: list[str]  # "file:line record: problem"
-
-
-def load_trajectories(ctx: StageContext, params: LoadTrajectoriesParams) -> LoadTrajectoriesResult:
-    """Read trajectories and MERGE them into Neo4j by trajectory id (re-imports change nothing)."""
-    read = read_trajectories(params.path, params.format, params.spec_id, params.deliverables_dir)
-    written = save_trajectories(ctx.graph, read.trajectories)
-    by_scaffold: dict[str, int] = {}
-    for t in read.trajectories:
-        by_scaffold[t.scaffold] = by_scaffold.get(t.scaffold, 0) + 1
-    return LoadTrajectoriesResult(
-        files=read.files,
-        trajectories=len(read.trajectories),
-        written=written,
-        by_scaffold=by_scaffold,
-        messages=sum(len(t.messages) for t in read.trajectories),
-        prompt_tokens=sum(t.prompt_tokens for t in read.trajectories),
-        completion_tokens=sum(t.completion_tokens for t in read.trajectories),
-        issues=[str(i) for i in read.issues],
-    )
+        file_issues = list(parsed.issues)
+        kept = 0
+        for t in parsed.trajectories:
+            if t.trajectory_id in seen:
+                problem = f"duplicate trajectory id {t.trajectory_id} (also in {seen[t.trajectory_id]})"
+                file_issues.append(ImportIssue(file=shown(unit), problem=problem))
+                continue
+            seen[t.trajectory_id] = shown(unit)
+            if extra:
+                t = t.model_copy(update={"deliverables": [*t.deliverables, *extra]})
+            trajectories.append(t)
+            kept += 1
+        issues.extend(file_issues)
+        outcome = FileOutcome(file=shown(unit), format=used, imported=kept, warnings=len(file_issues),
+                              summary=_summary(file_issues))
+        if not kept:
+            first = _summary(file_issues)[:1]
+            outcome.skipped = f"nothing imported ({first[0] if first else 'no conversation'})"
+        outcomes.append(outcome)
+    return ReadResult(files=outcomes, ignored=dict(sorted(ignored.items())), trajectories=trajectories,
+                      issues=issues)

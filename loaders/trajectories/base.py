@@ -1,8 +1,11 @@
-"""What every trajectory importer shares: issues with file and line, JSONL reading, message assembly."""
+"""What every trajectory importer shares: the source file, issues, guarded JSON reading, message assembly."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -14,6 +17,17 @@ from graphforge.models.trajectory import FunctionCall, Message, ToolCall, Trajec
 
 # Tool outputs that report a failure start with this (admission cleaning counts them across scaffolds).
 ERROR = "ERROR"
+# Real logs nest about ten levels (an OpenHands event's tool_call_metadata.model_response.choices...);
+# anything far deeper is hostile or broken and is refused instead of recursing into it.
+MAX_JSON_DEPTH = 100
+# A log bigger than this is refused unread (a sparse or runaway file must not exhaust memory).
+MAX_FILE_BYTES = 1 << 30
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def shown(path: Path | str) -> str:
+    """A path as text that prints and stores safely: undecodable name bytes become \\xNN escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 class ImportIssue(BaseModel):
@@ -42,27 +56,114 @@ class Issues:
     """Collects issues for one file."""
 
     def __init__(self, path: Path) -> None:
-        self.path = str(path)
+        self.path = shown(path)
         self.items: list[ImportIssue] = []
 
     def add(self, problem: str, line: int | None = None, record: str = "") -> None:
         self.items.append(ImportIssue(file=self.path, line=line, record=record, problem=problem[:500]))
 
 
-def read_jsonl(path: Path, issues: Issues) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each JSON-object line; blank lines skipped, bad lines reported."""
+def _checked(value: Any, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``value`` with lone surrogates (from ``\\ud800`` escapes) replaced by U+FFFD; ValueError when it
+    nests deeper than ``max_depth``. Iterative, so hostile depth cannot exhaust the stack."""
+
+    def clean(text: str) -> str:
+        return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+    if isinstance(value, str):
+        return clean(value)
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > max_depth:
+            raise ValueError(f"JSON nested deeper than {max_depth} levels")
+        if isinstance(node, dict):
+            for key in list(node):
+                item = node[key]
+                if isinstance(item, str):
+                    node[key] = clean(item)
+                elif isinstance(item, (dict, list)):
+                    stack.append((item, depth + 1))
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    node[clean(key)] = node.pop(key)
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                if isinstance(item, str):
+                    node[i] = clean(item)
+                elif isinstance(item, (dict, list)):
+                    stack.append((item, depth + 1))
+    return value
+
+
+def loads(text: str, one_line: bool = False) -> Any:
+    """json.loads, checked: ValueError (with the reason) for bad JSON, hostile depth included."""
     try:
-        handle = path.open(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise SourceFormatError(path, f"cannot read: {exc.strerror or exc}") from exc
-    with handle:
-        for number, line in enumerate(handle, start=1):
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"column {exc.colno}" if one_line else f"line {exc.lineno} column {exc.colno}"
+        raise ValueError(f"{exc.msg} at {where}") from exc
+    except RecursionError as exc:
+        raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from exc
+    return _checked(value)
+
+
+class SourceFile:
+    """One log file, read once: its text, its JSON document (if it is one) and its JSON lines."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.name = shown(path.name)
+        self._text: str | None = None
+        self._document: Any = None
+        self._document_error: str | None = None
+        self._parsed = False
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = read_text(self.path)
+        return self._text
+
+    def document(self) -> Any:
+        """The whole file as one JSON value; SourceFormatError when it is not one."""
+        if not self._parsed:
+            self._parsed = True
+            try:
+                self._document = loads(self.text)
+            except ValueError as exc:
+                self._document_error = str(exc)
+        if self._document_error is not None:
+            raise SourceFormatError(shown(self.path), f"not valid JSON ({self._document_error})")
+        return self._document
+
+    def is_document(self) -> bool:
+        try:
+            self.document()
+        except SourceFormatError:
+            return False
+        return True
+
+    def lines(self, issues: Issues) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(line number, object) for each JSON-object line; blank lines skipped, bad lines reported.
+
+        A file that is one JSON document spread over several lines (pretty-printed) is not JSON
+        Lines: that is one SourceFormatError, not a warning per line.
+        """
+        body = self.text.strip()
+        first = next((ln for ln in body.split("\n") if ln.strip()), "")
+        if not _is_json(first):
+            if "\n" in body and self.is_document():
+                raise SourceFormatError(shown(self.path), "one JSON document over several lines, not JSON "
+                                                          "Lines (one object per line)")
+            if self.path.suffix.lower() == ".json":
+                self.document()  # a .json file that is not JSON: one error, not one per line
+        for number, line in enumerate(self.text.split("\n"), start=1):
             if not line.strip():
                 continue
             try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                issues.add(f"not JSON ({exc.msg} at column {exc.colno})", number)
+                value = loads(line, one_line=True)
+            except ValueError as exc:
+                issues.add(f"not JSON ({exc})", number)
                 continue
             if not isinstance(value, dict):
                 issues.add(f"expected a JSON object, got {type(value).__name__}", number)
@@ -70,13 +171,31 @@ def read_jsonl(path: Path, issues: Issues) -> Iterator[tuple[int, dict[str, Any]
             yield number, value
 
 
-def read_json(path: Path) -> Any:
+def _is_json(line: str) -> bool:
     try:
-        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        loads(line, one_line=True)
+    except ValueError:
+        return False
+    return True
+
+
+def read_text(path: Path) -> str:
+    """The file's text (UTF-8, bad bytes replaced); SourceFormatError for anything but a readable
+    regular file of sane size (FIFOs, devices and giants are refused unread)."""
+    name = shown(path)
+    try:
+        info = path.stat()
     except OSError as exc:
-        raise SourceFormatError(path, f"cannot read: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise SourceFormatError(path, f"not JSON ({exc.msg} at line {exc.lineno})") from exc
+        raise SourceFormatError(name, f"cannot read: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise SourceFormatError(name, "not a regular file (FIFO, device or socket); not read")
+    if info.st_size > MAX_FILE_BYTES:
+        raise SourceFormatError(name, f"{info.st_size} bytes, over the {MAX_FILE_BYTES} byte limit for a log")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SourceFormatError(name, f"cannot read: {exc.strerror or exc}") from exc
+    return raw.decode("utf-8-sig", errors="replace")
 
 
 def text_of(content: Any) -> str:
@@ -150,22 +269,28 @@ class Conversation:
         return sum(m.role == "assistant" for m in self.messages)
 
 
-def build(issues: Issues, **fields: Any) -> Trajectory | None:
+def build(issues: Issues, line: int | None = None, **fields: Any) -> Trajectory | None:
     """A Trajectory, or None with an issue when the fields do not make a valid one."""
     try:
         return Trajectory(**fields)
     except ValidationError as exc:
-        issues.add(f"not a valid trajectory: {exc.errors()[0]['msg']}")
+        issues.add(f"not a valid trajectory: {exc.errors()[0]['msg']}", line)
         return None
 
 
-def finish(conv: Conversation, issues: Issues, *, unanswered: str, empty: str, **fields: Any) -> ParsedFile:
-    """The end of every importer: report unanswered calls, refuse a conversation without an assistant
-    turn (``empty`` says why), else build the trajectory from ``conv`` and ``fields``."""
+def close(conv: Conversation, issues: Issues, *, unanswered: str, empty: str, line: int | None = None,
+          **fields: Any) -> Trajectory | None:
+    """The end of every conversation: report unanswered calls, refuse one without an assistant turn
+    (``empty`` says why), else build the trajectory from ``conv`` and ``fields``."""
     for call_id in sorted(conv.pending_call_ids()):
-        issues.add(f"tool call {call_id} {unanswered}")
+        issues.add(f"tool call {call_id} {unanswered}", line)
     if not any(m.role == "assistant" for m in conv.messages):
-        issues.add(empty)
-        return ParsedFile(issues=issues.items)
-    trajectory = build(issues, messages=conv.messages, steps=conv.steps, **fields)
+        issues.add(empty, line)
+        return None
+    return build(issues, line, messages=conv.messages, steps=conv.steps, **fields)
+
+
+def finish(conv: Conversation, issues: Issues, *, unanswered: str, empty: str, **fields: Any) -> ParsedFile:
+    """``close`` for a file that holds one conversation."""
+    trajectory = close(conv, issues, unanswered=unanswered, empty=empty, **fields)
     return ParsedFile(trajectories=[trajectory] if trajectory else [], issues=issues.items)

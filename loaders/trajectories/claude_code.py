@@ -9,10 +9,9 @@ per content block of a response; lines sharing a message id are one assistant tu
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from loaders.trajectories.base import Conversation, Issues, ParsedFile, finish, read_jsonl, text_of
+from loaders.trajectories.base import Conversation, Issues, ParsedFile, SourceFile, finish, text_of
 
 SCAFFOLD = "claude-code"
 _MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -40,11 +39,12 @@ def _main_branch(
     return chain
 
 
-def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
-    issues = Issues(path)
+def parse(src: SourceFile, spec_id: str | None = None) -> ParsedFile:
+    issues = Issues(src.path)
+    stem = src.name.rsplit(".", 1)[0]
     records: list[tuple[int, dict[str, Any]]] = []
     sidechain = 0
-    for line, record in read_jsonl(path, issues):
+    for line, record in src.lines(issues):
         kind = record.get("type")
         if kind in _SILENT_TYPES:
             if record.get("uuid"):
@@ -70,7 +70,7 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
         issues.add(f"{sidechain} sub-agent (sidechain) records left out")
 
     conv = Conversation()
-    session, model, cli = path.stem, None, None
+    session, model, cli = stem, None, None
     usage: dict[str, tuple[int, int]] = {}
     last_message_id: str | None = None
     for line, record in branch:
@@ -139,5 +139,5 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
         model=str(model or "unknown"),
         prompt_tokens=sum(p for p, _ in usage.values()),
         completion_tokens=sum(c for _, c in usage.values()),
-        source=f"import:{SCAFFOLD}{'@' + str(cli) if cli else ''}:{path.name}",
+        source=f"import:{SCAFFOLD}{'@' + str(cli) if cli else ''}:{src.name}",
     )

@@ -9,10 +9,9 @@ both shapes are read. Reasoning items carry no message and are not imported.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-from loaders.trajectories.base import Conversation, Issues, ParsedFile, finish, read_jsonl, text_of
+from loaders.trajectories.base import Conversation, Issues, ParsedFile, SourceFile, finish, text_of
 
 SCAFFOLD = "codex"
 _ITEM_TYPES = frozenset(
@@ -87,12 +86,13 @@ def _item(conv: Conversation, item: dict[str, Any], issues: Issues, line: int) -
         issues.add(f"unknown response item type {kind!r}; skipped", line)
 
 
-def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
-    issues = Issues(path)
+def parse(src: SourceFile, spec_id: str | None = None) -> ParsedFile:
+    issues = Issues(src.path)
+    stem = src.name.rsplit(".", 1)[0]
     conv = Conversation()
     session_id, model, cli = None, None, None
     prompt_tokens = completion_tokens = 0
-    for line, record in read_jsonl(path, issues):
+    for line, record in src.lines(issues):
         kind = record.get("type")
         payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
         if kind == "session_meta":
@@ -127,11 +127,11 @@ def parse(path: Path, spec_id: str | None = None) -> ParsedFile:
         issues,
         unanswered="has no output in the log (session interrupted?)",
         empty="no assistant turn in this session; nothing imported",
-        trajectory_id=f"{SCAFFOLD}:{session_id or path.stem}",
+        trajectory_id=f"{SCAFFOLD}:{session_id or stem}",
         spec_id=spec_id,
         scaffold=SCAFFOLD,
         model=str(model or "unknown"),
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
-        source=f"import:{SCAFFOLD}{'@' + cli if cli else ''}:{path.name}",
+        source=f"import:{SCAFFOLD}{'@' + cli if cli else ''}:{src.name}",
     )

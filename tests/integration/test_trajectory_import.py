@@ -13,7 +13,8 @@ from graphforge.context import StageContext
 from graphforge.graph import Graph
 from graphforge.settings import GraphforgeSettings
 from graphforge.store import get_trajectories
-from loaders.trajectories import LoadTrajectoriesParams, TrajectoryFormat, load_trajectories
+from graphforge.stages.import_trajectories import ImportTrajectoriesParams, run
+from loaders.trajectories import TrajectoryFormat
 
 pytestmark = pytest.mark.neo4j
 
@@ -21,15 +22,16 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trajectories"
 
 
 def test_import_is_idempotent_and_keeps_the_conversation(ctx: StageContext, graph: Graph) -> None:
-    params = LoadTrajectoriesParams(
+    params = ImportTrajectoriesParams(
         path=FIXTURES / "claude-code-session.jsonl",
         format=TrajectoryFormat.CLAUDE_CODE,
         spec_id="variance@v1",
     )
-    first = load_trajectories(ctx, params)
-    again = load_trajectories(ctx, params)
+    first = run(ctx, params)
+    again = run(ctx, params)
     assert first.trajectories == again.trajectories == 1 and first.by_scaffold == {"claude-code": 1}
-    assert any("not JSON" in issue for issue in first.issues)
+    [outcome] = first.files
+    assert outcome.imported == 1 and any("not JSON" in s for s in outcome.summary)
     [stored] = get_trajectories(graph, ["claude-code:5b0d2e8c-3f41-4c1a-9e77-0a6c1d2b9f30"])
     assert (
         stored.spec_id == "variance@v1" and stored.steps == 4 and stored.prompt_tokens == first.prompt_tokens
@@ -62,7 +64,8 @@ def test_load_trajectories_command(
     )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["trajectories"] == 1 and out["by_scaffold"] == {"codex": 1}
-    assert len(out["issues"]) == 2 and ":14" in out["issues"][0]
+    [outcome] = out["files"]
+    assert outcome["warnings"] == 2 and "(line 14)" in " ".join(outcome["summary"])
     [stored] = get_trajectories(graph, ["codex:0199a1b2-7c3d-7e40-9a51-2f6d8e0c4b17"])
     assert stored.model == "gpt-5-codex"
     assert main(["load", "trajectories", str(FIXTURES), "--format", "vim"]) != 0
