@@ -12,8 +12,8 @@ from graphforge.cli.main import main
 from graphforge.context import StageContext
 from graphforge.graph import Graph
 from graphforge.settings import GraphforgeSettings
-from graphforge.store import get_trajectories
 from graphforge.stages.import_trajectories import ImportTrajectoriesParams, run
+from graphforge.store import get_trajectories
 from loaders.trajectories import TrajectoryFormat
 
 pytestmark = pytest.mark.neo4j
