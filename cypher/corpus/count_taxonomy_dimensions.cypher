@@ -1,4 +1,4 @@
-// Sizes of the dimensions the corpus is measured against: sectors, execution patterns, task types, occupations.
+// Sizes of the dimensions the corpus is measured against besides sectors and patterns (those come from
+// coverage/get_coverage_axes, the one definition every report shares): task types and occupations.
 // no parameters
-RETURN COUNT { (:Sector) } AS sectors, COUNT { (:ExecutionPattern) } AS patterns,
-       COUNT { (:DWA) } AS task_types, COUNT { (:Occupation) } AS occupations
+RETURN COUNT { (:DWA) } AS task_types, COUNT { (:Occupation) } AS occupations

@@ -15,7 +15,7 @@ RETURN t.trajectory_id AS trajectory_id, t.status AS status, t.steps AS steps, t
        COLLECT {
          UNWIND workspaces AS w
          MATCH (w)-[:FOR_SEED]->(:Seed)-[:FOR_OCCUPATION]->(:Occupation)-[:IN_SECTOR]->(x:Sector)
-         RETURN DISTINCT {code: x.code, title: coalesce(x.title, x.code)}
+         RETURN DISTINCT {code: x.code, title: coalesce(x.name, x.code)}
        } AS sectors,
        COLLECT {
          UNWIND workspaces AS w

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher
 from graphforge.context import StageContext
+from graphforge.report_axes import coverage_axes
 
 STREAM_CORPUS_TRAJECTORIES = cypher.load("corpus/stream_corpus_trajectories")
 COUNT_TAXONOMY_DIMENSIONS = cypher.load("corpus/count_taxonomy_dimensions")
@@ -137,7 +138,10 @@ class ReportCorpusResult(BaseModel):
 def run(ctx: StageContext, params: ReportCorpusParams) -> ReportCorpusResult:
     """Query the graph, compute the corpus statistics and write corpus_report.html / .json with plots."""
     rows = list(ctx.graph.stream(STREAM_CORPUS_TRAJECTORIES, CorpusTrajectory, statuses=params.statuses))
-    dims = ctx.graph.read(COUNT_TAXONOMY_DIMENSIONS, Dimensions)[0]
+    axes = coverage_axes(ctx.graph)  # sectors and patterns: the definition the coverage report uses too
+    sizes = ctx.graph.read_dicts(COUNT_TAXONOMY_DIMENSIONS)[0]
+    dims = Dimensions(sectors=len(axes.sectors), patterns=len(axes.patterns), task_types=sizes["task_types"],
+                      occupations=sizes["occupations"])
     funnel = ctx.graph.read(COUNT_ADMISSION_FUNNEL, Funnel, admit_q=params.admit_q)[0]
     statuses = {r["status"]: int(r["trajectories"]) for r in ctx.graph.read_dicts(COUNT_TRAJECTORY_STATUSES)}
     scores = ctx.graph.read_dicts(GET_JUDGMENT_SCORES)
@@ -155,14 +159,14 @@ def summarise(rows: Sequence[CorpusTrajectory], dims: Dimensions, funnel: Funnel
     patterns = Counter(p for r in rows for p in (r.patterns or [UNLINKED]))
     sector_names = {s.code: s.title for r in rows for s in r.sectors}
     sectors = Counter(s for r in rows for s in ([x.code for x in r.sectors] or [UNLINKED]))
-    cells = Counter((s.code, p) for r in rows for s in r.sectors for p in r.patterns)
+    cells = Counter((s.title or s.code, p) for r in rows for s in r.sectors for p in r.patterns)
     formats = Counter(f for r in rows for f in r.formats)
     ceiling = sum(1 for r in rows if r.tokens is not None and r.tokens >= params.token_ceiling)
     decided = revisions.reused + revisions.rerun
 
     def shares(counter: Counter[str], names: dict[str, str] | None = None) -> list[Share]:
-        return [Share(name=f"{k} {names[k]}" if names and k in names and names[k] != k else k, trajectories=v,
-                      share=v / total if total else 0.0)
+        # Sectors by name (a code only when the graph has no name for it), never as slugs.
+        return [Share(name=names.get(k, k) if names else k, trajectories=v, share=v / total if total else 0.0)
                 for k, v in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
 
     return ReportCorpusResult(
@@ -259,20 +263,21 @@ def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
             "Trajectories by execution pattern",
             columns=("pattern", "trajectories", "share"),
             rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.by_pattern],
-            images=img.bars("patterns", result.by_pattern, "trajectories"),
+            images=img.bars("patterns", result.by_pattern, "trajectories", "execution pattern",
+                            result.trajectories),
         ),
         Section(
             "Trajectories by sector",
             columns=("sector", "trajectories", "share"),
             rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.by_sector],
-            images=img.bars("sectors", result.by_sector, "trajectories"),
+            images=img.bars("sectors", result.by_sector, "trajectories", "sector", result.trajectories),
         ),
         Section(
             "Sector x pattern cells",
             text=f"{result.cells_realised} of {result.cells_possible} cells "
             f"realised ({result.sectors_total} sectors x "
             f"{result.patterns_total} patterns in the graph).",
-            images=img.heatmap("cells", result.cells),
+            images=img.heatmap("cells", result.cells, result.trajectories),
         ),
         Section(
             "Assistant steps and tokens per trajectory",
@@ -281,8 +286,8 @@ def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
             images=img.histograms(
                 "lengths",
                 {
-                    "assistant steps": [r.steps for r in rows if r.steps is not None],
-                    "tokens": [r.tokens for r in rows if r.tokens is not None],
+                    "assistant steps": ("steps", [r.steps for r in rows if r.steps is not None]),
+                    "tokens": ("tokens", [r.tokens for r in rows if r.tokens is not None]),
                 },
             ),
         ),
@@ -291,7 +296,7 @@ def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
             text="Share of corpus trajectories whose workspace holds at least one file of the format.",
             columns=("format", "trajectories", "share"),
             rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.formats],
-            images=img.bars("formats", result.formats, "trajectories"),
+            images=img.bars("formats", result.formats, "trajectories", "file format", result.trajectories),
         ),
         Section(
             "Admission funnel",
@@ -346,77 +351,136 @@ def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
     return result.outputs
 
 
+MIN_FOR_DISTRIBUTION = 5  # fewer trajectories (or judgments) than this: a "not enough data" panel
+
+
 class _Plots:
-    """Small matplotlib (Agg) figures; each method returns the PNG paths it wrote (none when no data)."""
+    """Small matplotlib (Agg) figures; each method returns the PNG paths it wrote.
+
+    Count axes show integers only; every axis is labelled with its unit; a series too small to show a
+    distribution gets a "not enough data" panel saying what there is, instead of a degenerate plot.
+    """
 
     def __init__(self, folder: Path) -> None:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
 
         self.plt = plt
+        self.integer = MaxNLocator
         self.folder = folder
 
     def _save(self, fig: object, name: str) -> list[Path]:
         path = self.folder / f"{name}.png"
         fig.tight_layout()  # type: ignore[attr-defined]
-        fig.savefig(path, dpi=110)  # type: ignore[attr-defined]
+        fig.savefig(path, dpi=110, bbox_inches="tight")  # type: ignore[attr-defined]
         self.plt.close(fig)  # type: ignore[arg-type]
         return [path]
 
-    def bars(self, name: str, shares: Sequence[Share], xlabel: str) -> list[Path]:
-        if not shares:
-            return []
-        top = list(shares)[:30][::-1]
-        fig, ax = self.plt.subplots(figsize=(8, 0.3 * len(top) + 1.2))
-        ax.barh([s.name[:48] for s in top], [s.trajectories for s in top], color="#1f5fa8")
-        ax.set_xlabel(xlabel)
+    def not_enough(self, name: str, what: str, have: int, need: int = MIN_FOR_DISTRIBUTION) -> list[Path]:
+        fig, ax = self.plt.subplots(figsize=(6, 1.6))
+        ax.axis("off")
+        ax.text(0.5, 0.5, f"Not enough data for {what}: {have} (a plot needs at least {need}).\n"
+                "The table above gives the exact values.", ha="center", va="center", fontsize=10,
+                color="#444444", wrap=True)
         return self._save(fig, name)
 
-    def heatmap(self, name: str, cells: Sequence[Cell]) -> list[Path]:
-        if not cells:
-            return []
+    def bars(self, name: str, shares: Sequence[Share], xlabel: str, ylabel: str, total: int) -> list[Path]:
+        if total < MIN_FOR_DISTRIBUTION or len(shares) < 2:
+            return self.not_enough(name, f"a distribution by {ylabel}",
+                                   total if total < MIN_FOR_DISTRIBUTION else len(shares),
+                                   MIN_FOR_DISTRIBUTION if total < MIN_FOR_DISTRIBUTION else 2)
+        top = list(shares)[:30][::-1]
+        fig, ax = self.plt.subplots(figsize=(8, 0.32 * len(top) + 1.4))
+        ax.barh([_wrap(s.name, 44) for s in top], [s.trajectories for s in top], color="#1f5fa8")
+        ax.xaxis.set_major_locator(self.integer(integer=True))
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        return self._save(fig, name)
+
+    def heatmap(self, name: str, cells: Sequence[Cell], total: int) -> list[Path]:
+        if not cells or total < MIN_FOR_DISTRIBUTION:
+            return self.not_enough(name, "a sector x pattern heatmap", total)
+        from matplotlib.colors import BoundaryNorm
+
         sectors = sorted({c.sector for c in cells})
         patterns = sorted({c.pattern for c in cells})
         grid = np.zeros((len(sectors), len(patterns)))
         for c in cells:
             grid[sectors.index(c.sector), patterns.index(c.pattern)] = c.trajectories
-        fig, ax = self.plt.subplots(figsize=(0.45 * len(patterns) + 3, 0.35 * len(sectors) + 2))
-        # viridis keeps a cell with one trajectory visible; unrealised cells (NaN) stay white.
-        image = ax.imshow(np.where(grid > 0, grid, np.nan), cmap="viridis", vmin=0, aspect="auto")
-        ax.set_xticks(range(len(patterns)), [p[:28] for p in patterns], rotation=60, ha="right", fontsize=8)
-        ax.set_yticks(range(len(sectors)), sectors, fontsize=8)
-        fig.colorbar(image, ax=ax, label="trajectories")
+        top = int(grid.max())
+        fig, ax = self.plt.subplots(figsize=(0.55 * len(patterns) + 4.5, 0.4 * len(sectors) + 2.4))
+        cmap = self.plt.get_cmap("viridis", max(top, 1))
+        norm = BoundaryNorm(np.arange(0.5, top + 1.5), cmap.N)  # one colour per whole count
+        image = ax.imshow(np.where(grid > 0, grid, np.nan), cmap=cmap, norm=norm, aspect="auto")
+        for (r, c), value in np.ndenumerate(grid):
+            if value:
+                shade = cmap(norm(value))
+                dark = 0.299 * shade[0] + 0.587 * shade[1] + 0.114 * shade[2] < 0.55
+                ax.text(c, r, str(int(value)), ha="center", va="center", fontsize=8,
+                        color="white" if dark else "black")
+        ax.set_xticks(range(len(patterns)), [_wrap(p, 24) for p in patterns], rotation=50, ha="right",
+                      fontsize=8)
+        ax.set_yticks(range(len(sectors)), [_wrap(s, 36) for s in sectors], fontsize=8)
+        ax.set_xlabel("execution pattern")
+        ax.set_ylabel("sector")
+        bar = fig.colorbar(image, ax=ax, ticks=range(1, top + 1) if top <= 12 else None)
+        bar.set_label("trajectories in the cell")
         return self._save(fig, name)
 
-    def histograms(self, name: str, series: dict[str, list[int]]) -> list[Path]:
-        present = {k: v for k, v in series.items() if v}
+    def histograms(self, name: str, series: dict[str, tuple[str, list[int]]]) -> list[Path]:
+        present = {k: v for k, v in series.items() if len(v[1]) >= MIN_FOR_DISTRIBUTION}
         if not present:
-            return []
-        fig, axes = self.plt.subplots(1, len(present), figsize=(5 * len(present), 3.2), squeeze=False)
-        for ax, (label, values) in zip(axes[0], present.items(), strict=True):
-            ax.hist(values, bins=min(30, max(5, len(values) // 3)), color="#1f5fa8")
+            have = max((len(v[1]) for v in series.values()), default=0)
+            return self.not_enough(name, "length histograms (trajectories with lengths)", have)
+        fig, axes = self.plt.subplots(1, len(present), figsize=(5.2 * len(present), 3.4), squeeze=False)
+        for ax, (label, (unit, values)) in zip(axes[0], present.items(), strict=True):
+            low, high = min(values), max(values)
+            bins = np.linspace(low, high if high > low else low + 1, min(30, max(5, len(values) // 3)) + 1)
+            ax.hist(values, bins=bins, color="#1f5fa8")
             ax.axvline(float(np.median(values)), color="#c0392b", linestyle="--", linewidth=1, label="median")
-            ax.set_xlabel(f"{label} per trajectory")
+            ax.set_xlabel(f"{label} per trajectory ({unit})")
+            ax.set_ylabel("trajectories")
+            ax.yaxis.set_major_locator(self.integer(integer=True))
+            ax.set_xlim(left=0)
             ax.legend()
         return self._save(fig, name)
 
     def funnel(self, name: str, funnel: Funnel) -> list[Path]:
         stages = funnel.model_dump()
-        fig, ax = self.plt.subplots(figsize=(7, 2.8))
-        ax.barh(list(stages)[::-1], list(stages.values())[::-1], color="#1f5fa8")
+        if stages["trajectories"] == 0:
+            return self.not_enough(name, "an admission funnel (trajectories)", 0, 1)
+        fig, ax = self.plt.subplots(figsize=(7, 2.9))
+        labels = {"trajectories": "all trajectories", "materialised": "materialised", "judged": "judged",
+                  "passed_q": "passed Q", "admitted": "admitted (after cleaning)"}
+        ax.barh([labels.get(k, k) for k in stages][::-1], list(stages.values())[::-1], color="#1f5fa8")
+        for y, value in enumerate(list(stages.values())[::-1]):
+            ax.text(value, y, f" {value}", va="center", fontsize=8)
+        ax.xaxis.set_major_locator(self.integer(integer=True))
         ax.set_xlabel("trajectories")
+        ax.set_ylabel("funnel stage")
         return self._save(fig, name)
 
     def q_histogram(self, name: str, scores: Sequence[dict[str, object]], admit_q: float) -> list[Path]:
-        if not scores:
-            return []
-        fig, ax = self.plt.subplots(figsize=(7, 3.2))
+        if len(scores) < MIN_FOR_DISTRIBUTION:
+            return self.not_enough(name, "a Q distribution (judgments)", len(scores))
+        fig, ax = self.plt.subplots(figsize=(7, 3.4))
         arms = sorted({str(s["arm"]) for s in scores})
-        ax.hist([[float(s["q"]) for s in scores if s["arm"] == arm] for arm in arms],  # type: ignore[arg-type]
-                bins=20, label=arms, stacked=True)
-        ax.axvline(admit_q, color="#c0392b", linestyle="--", linewidth=1, label=f"admit Q > {admit_q:g}")
-        ax.set_xlabel("Q")
-        ax.legend()
+        values = [[float(s["q"]) for s in scores if s["arm"] == arm] for arm in arms]  # type: ignore[arg-type]
+        low = min(0.0, min(min(v) for v in values if v))
+        ax.hist(values, bins=np.linspace(low, 1.0, 21), label=[f"{a} judge" for a in arms], stacked=True)
+        ax.axvline(admit_q, color="#c0392b", linestyle="--", linewidth=1, label=f"admit at Q > {admit_q:g}")
+        ax.set_xlabel("Q, quality score (1 = every criterion met; negative criteria subtract)")
+        ax.set_ylabel("judgments")
+        ax.yaxis.set_major_locator(self.integer(integer=True))
+        ax.legend(fontsize=8)
         return self._save(fig, name)
+
+
+def _wrap(text: str, width: int) -> str:
+    """Break a long tick label onto lines instead of cutting it."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width)) or text

@@ -9,11 +9,11 @@ from pydantic import BaseModel, ConfigDict
 
 from graphforge import cypher
 from graphforge.context import StageContext
+from graphforge.report_axes import coverage_axes
 from graphforge.report_html import Section, write_report
 
 COUNT_COVERAGE = cypher.load("coverage/count_coverage")
 GET_SECTOR_PATTERN_CELLS = cypher.load("coverage/get_sector_pattern_cells")
-GET_COVERAGE_AXES = cypher.load("coverage/get_coverage_axes")
 COUNT_VALUES_BY_DIMENSION = cypher.load("coverage/count_values_by_dimension")
 COUNT_UNIVERSE = cypher.load("coverage/count_universe")
 
@@ -52,35 +52,74 @@ def cell_matrix(cells: list[dict[str, object]], sectors: list[str], patterns: li
 
 
 def plot_heatmap(matrix: list[list[int]], sector_names: list[str], patterns: list[str], title: str,
-                 path: Path) -> Path:
-    """One annotated heatmap PNG (matplotlib, Agg backend: no display needed)."""
+                 path: Path, unit: str = "seeds") -> Path:
+    """One annotated heatmap PNG (matplotlib, Agg backend: no display needed).
+
+    Colour is the count in the cell, one colour per whole count; when every filled cell holds the same
+    count the colour bar would say nothing, so a legend names that count instead. Empty cells (the gaps
+    people look for) are light grey; annotations pick black or white by the cell's brightness.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.colors import BoundaryNorm
+    from matplotlib.patches import Patch
 
     data = np.array(matrix, dtype=float).reshape(len(sector_names), len(patterns))
     fig, ax = plt.subplots(
-        figsize=(2.2 + 0.55 * max(len(patterns), 1), 1.6 + 0.42 * max(len(sector_names), 1))
+        figsize=(4.5 + 0.6 * max(len(patterns), 1), 2.2 + 0.42 * max(len(sector_names), 1))
     )
-    masked = np.ma.masked_equal(data, 0)
-    # Empty cells are the gaps people look for: light grey, not the colormap's darkest colour.
-    cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#f2f2f2")
-    image = ax.imshow(masked, aspect="auto", cmap=cmap, vmin=0.5, vmax=max(1.0, float(data.max())))
-    ax.set_xticks(range(len(patterns)), labels=patterns, rotation=60, ha="right", fontsize=7)
-    ax.set_yticks(range(len(sector_names)), labels=sector_names, fontsize=7)
+    if data.size == 0:
+        ax.axis("off")
+        ax.text(0.5, 0.5, "Not enough data: no sectors or execution patterns in the graph yet.",
+                ha="center", va="center")
+        return _save(fig, path)
+    top = max(1, int(data.max()))
+    filled = sorted({int(v) for v in data.flatten() if v > 0})
+    cmap = matplotlib.colormaps["viridis"].resampled(top).with_extremes(bad="#eeeeee")
+    norm = BoundaryNorm(np.arange(0.5, top + 1.5), cmap.N)
+    image = ax.imshow(np.ma.masked_equal(data, 0), aspect="auto", cmap=cmap, norm=norm)
+    ax.set_xticks(range(len(patterns)), labels=[_wrap(p, 24) for p in patterns], rotation=50, ha="right",
+                  fontsize=8)
+    ax.set_yticks(range(len(sector_names)), labels=[_wrap(n, 38) for n in sector_names], fontsize=8)
+    ax.set_xlabel("execution pattern", fontsize=9)
+    ax.set_ylabel("sector", fontsize=9)
     for (r, c), value in np.ndenumerate(data):
         if value:
-            ax.text(c, r, str(int(value)), ha="center", va="center", fontsize=6, color="white")
+            red, green, blue, _ = cmap(norm(value))
+            dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.55
+            ax.text(c, r, str(int(value)), ha="center", va="center", fontsize=8,
+                    color="white" if dark else "black")
     realised = int((data > 0).sum())
-    ax.set_title(f"{title}: {realised} of {data.size} sector x pattern cells", fontsize=9)
-    fig.colorbar(image, ax=ax, fraction=0.025, pad=0.01, label="seeds")
-    fig.tight_layout()
+    ax.set_title(f"{title}: {realised} of {data.size} sector x pattern cells hold {unit}", fontsize=10)
+    if len(filled) > 1:
+        bar = fig.colorbar(image, ax=ax, fraction=0.03, pad=0.01,
+                           ticks=range(1, top + 1) if top <= 12 else None)
+        bar.set_label(f"{unit} in the cell")
+    else:
+        one = filled[0] if filled else 0
+        ax.legend(handles=[Patch(color=cmap(norm(max(one, 1))), label=f"{one} {unit} in the cell"),
+                           Patch(color="#eeeeee", label=f"no {unit} (gap)")],
+                  loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
+    return _save(fig, path)
+
+
+def _save(fig: object, path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    fig.savefig(path, dpi=120, bbox_inches="tight")  # type: ignore[attr-defined]
+    plt.close(fig)  # type: ignore[arg-type]
     return path
+
+
+def _wrap(text: str, width: int) -> str:
+    """Break a long tick label onto lines instead of cutting it."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width)) or text
 
 
 def run(ctx: StageContext, params: ReportCoverageParams) -> ReportCoverageResult:
@@ -88,9 +127,8 @@ def run(ctx: StageContext, params: ReportCoverageParams) -> ReportCoverageResult
     graph = ctx.graph
     selected = CoverageCounts.model_validate(graph.read_dicts(COUNT_COVERAGE, selected_only=True)[0])
     pool = CoverageCounts.model_validate(graph.read_dicts(COUNT_COVERAGE, selected_only=False)[0])
-    axes = graph.read_dicts(GET_COVERAGE_AXES)
-    sectors = [(a["key"], a["name"]) for a in axes if a["axis"] == "sector"]
-    patterns = [a["key"] for a in axes if a["axis"] == "pattern"]
+    axes = coverage_axes(graph)  # the one definition of sector and cell every report shares
+    sectors, patterns = axes.sectors, axes.patterns
     codes, names = [s[0] for s in sectors], [s[1] for s in sectors]
     sel_matrix = cell_matrix(graph.read_dicts(GET_SECTOR_PATTERN_CELLS, selected_only=True), codes, patterns)
     pool_matrix = cell_matrix(
@@ -104,7 +142,8 @@ def run(ctx: StageContext, params: ReportCoverageParams) -> ReportCoverageResult
     out.mkdir(parents=True, exist_ok=True)
     heat = plot_heatmap(sel_matrix, names, patterns, "Selected seeds", out / "coverage_sector_pattern.png")
     pool_heat = plot_heatmap(
-        pool_matrix, names, patterns, "Candidate pool", out / "coverage_sector_pattern_pool.png"
+        pool_matrix, names, patterns, "Candidate pool", out / "coverage_sector_pattern_pool.png",
+        unit="candidate seeds",
     )
     cells_total = len(codes) * len(patterns)
     dims = [("occupations", "occupations"), ("sectors", "sectors"), ("sub-sectors", "sub_sectors"),

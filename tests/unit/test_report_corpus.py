@@ -36,7 +36,7 @@ def test_summarise_counts_shares_cells_and_na_reuse() -> None:
                        Revisions(initial_specs=3, revised_specs=2, reused=0, rerun=0), ReportCorpusParams())
     assert {s.name: s.trajectories for s in result.by_pattern} == {"analysis": 2, "research": 1, UNLINKED: 1}
     assert result.by_pattern[0].share == pytest.approx(0.5)
-    assert {s.name for s in result.by_sector} == {"11 title 11", "13 title 13", UNLINKED}
+    assert {s.name for s in result.by_sector} == {"title 11", "title 13", UNLINKED}  # names, not codes
     assert result.cells_realised == 3 and result.cells_possible == 12
     assert result.task_types == 2 and result.unlinked == 1
     assert result.pdf_share == pytest.approx(0.5) and result.at_token_ceiling == 1
