@@ -1,4 +1,4 @@
-"""CLI commands of the evaluation area: `eval elo|winrate|sample` and `report corpus`."""
+"""CLI commands of the evaluation area: `eval run|compare|elo|winrate|sample[-benchmark]`, `report corpus`."""
 
 from __future__ import annotations
 
@@ -10,9 +10,14 @@ from rich.table import Table
 
 from graphforge.cli.common import JsonOption, emit, eval_app, report_app, stdout
 
-ComparisonsArg = Annotated[Path, typer.Argument(help="Comparison file (.jsonl or .csv): task_id, model_a, "
-                                                     "model_b, winner in {a, b, tie}; optional scaffold_a, "
-                                                     "scaffold_b and task attributes.")]
+ComparisonsArg = Annotated[
+    Path,
+    typer.Argument(
+        help="Comparison file (.jsonl or .csv): task_id, model_a, "
+        "model_b, winner in {a, b, tie}; optional scaffold_a, "
+        "scaffold_b and task attributes."
+    ),
+]
 BootstrapOption = Annotated[int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples for the CIs.")]
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
 
@@ -32,35 +37,78 @@ def _anchor(value: str) -> tuple[str, float]:
 
 
 @eval_app.command("elo")
-def elo_cmd(comparisons: ComparisonsArg,
-            anchor: Annotated[str, typer.Option("--anchor", help="NAME=RATING: the player held fixed "
-                                                                 "(a model, or 'model (scaffold)'), e.g. "
-                                                                 "'glm (openhands)=1667'.")],
-            bootstrap: BootstrapOption = 10_000, seed: SeedOption = 0,
-            confidence: Annotated[float, typer.Option(help="CI level.")] = 0.95,
-            ridge: Annotated[float, typer.Option(help="Ridge on the strengths (identifiability).")] = 1e-4,
-            out: Annotated[Path, typer.Option("--out", help="Writes elo.json, elo.csv, elo.png, elo.html.")]
-            = Path("out/eval"),
-            as_json: JsonOption = False) -> None:
-    """Bradley-Terry Elo (ties as half a win) anchored at one player, with bootstrap CIs. No Neo4j needed."""
+def elo_cmd(
+    comparisons: ComparisonsArg,
+    anchor: Annotated[
+        str,
+        typer.Option(
+            "--anchor",
+            help="NAME=RATING: the player held fixed "
+            "(a model, or 'model (scaffold)'), e.g. "
+            "'glm (openhands)=1667'.",
+        ),
+    ],
+    bootstrap: BootstrapOption = 10_000,
+    seed: SeedOption = 0,
+    confidence: Annotated[float, typer.Option(help="CI level.")] = 0.95,
+    ridge: Annotated[float, typer.Option(help="Ridge on the strengths (identifiability).")] = 1e-4,
+    out: Annotated[Path, typer.Option("--out", help="Writes elo.json, elo.csv, elo.png, elo.html.")] = Path(
+        "out/eval"
+    ),
+    store: Annotated[
+        bool,
+        typer.Option(
+            "--store", help="Also store the fit in Neo4j: a RatingRun and a Rating per player (Elo, CI)."
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Bradley-Terry Elo (ties as half a win) anchored at one player, with bootstrap CIs (Neo4j: --store)."""
     from graphforge.eval import elo
 
     name, rating = _anchor(anchor)
-    result = elo.run(elo.EloParams(comparisons=comparisons, anchor=name, anchor_rating=rating,
-                                   bootstrap=bootstrap, seed=seed, confidence=confidence, ridge=ridge,
-                                   out_dir=out))
-    emit(result, as_json, summary=_elo_summary)
+    params = elo.EloParams(
+        comparisons=comparisons,
+        anchor=name,
+        anchor_rating=rating,
+        bootstrap=bootstrap,
+        seed=seed,
+        confidence=confidence,
+        ridge=ridge,
+        out_dir=out,
+    )
+    if not store:
+        emit(elo.run(params), as_json, summary=_elo_summary)
+        return
+    from graphforge.context import open_context
+    from graphforge.stages import eval_ratings
+
+    with open_context() as ctx:
+        stored = eval_ratings.run(ctx, eval_ratings.StoreRatingsParams(elo=params))
+    if as_json:
+        emit(stored, as_json)
+        return
+    _elo_summary(stored.elo)
+    stdout.print(f"stored in Neo4j: RatingRun {stored.run_id} with {stored.ratings_written} ratings")
 
 
 def _elo_summary(result: Any) -> None:
     pct = round(result.confidence * 100)
-    table = Table(title=f"Elo ({result.comparisons} comparisons, {result.models} players, anchor "
-                        f"{result.anchor} = {result.anchor_rating:g}, {result.bootstrap} resamples)")
+    table = Table(
+        title=f"Elo ({result.comparisons} comparisons, {result.models} players, anchor "
+        f"{result.anchor} = {result.anchor_rating:g}, {result.bootstrap} resamples)"
+    )
     for column in ("rank", "player", "Elo", f"{pct}% CI", "n", "W/L/T"):
         table.add_column(column, justify="left" if column == "player" else "right")
     for r in result.ratings:
-        table.add_row(str(r.rank), r.model, f"{r.elo:.1f}", f"[{r.ci_low:.1f}, {r.ci_high:.1f}]",
-                      str(r.comparisons), f"{r.wins}/{r.losses}/{r.ties}")
+        table.add_row(
+            str(r.rank),
+            r.model,
+            f"{r.elo:.1f}",
+            f"[{r.ci_low:.1f}, {r.ci_high:.1f}]",
+            str(r.comparisons),
+            f"{r.wins}/{r.losses}/{r.ties}",
+        )
     stdout.print(table)
     for warning in result.warnings:
         stdout.print(f"[yellow]warning:[/] {warning}")
@@ -69,21 +117,88 @@ def _elo_summary(result: Any) -> None:
 
 
 @eval_app.command("winrate")
-def winrate_cmd(comparisons: ComparisonsArg,
-                a: Annotated[str, typer.Option("--a", help="Player whose win rate is reported.")],
-                b: Annotated[str, typer.Option("--b", help="Opponent.")],
-                by: Annotated[str | None, typer.Option("--by", help="Task attribute to split by, "
-                                                                    "e.g. covered.")] = None,
-                bootstrap: BootstrapOption = 10_000, seed: SeedOption = 0,
-                confidence: Annotated[float, typer.Option(help="CI level.")] = 0.95,
-                out: Annotated[Path | None, typer.Option("--out", help="Also write winrate.json, .png "
-                                                                       "and .html here.")] = None,
-                as_json: JsonOption = False) -> None:
-    """Win rate of --a against --b (ties as half a win) with bootstrap CIs, overall and by task attribute."""
+def winrate_cmd(
+    comparisons: ComparisonsArg,
+    a: Annotated[str, typer.Option("--a", help="Player whose win rate is reported.")],
+    b: Annotated[str, typer.Option("--b", help="Opponent.")],
+    by: Annotated[str | None, typer.Option("--by", help="Task attribute to split by, e.g. covered.")] = None,
+    bootstrap: BootstrapOption = 10_000,
+    seed: SeedOption = 0,
+    confidence: Annotated[float, typer.Option(help="CI level.")] = 0.95,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write winrate.json, .png and .html here.")
+    ] = None,
+    coverage_from: Annotated[
+        str,
+        typer.Option(
+            "--coverage-from",
+            help="With --by covered: 'graph' computes coverage from Neo4j (a selected "
+            "seed with an admitted trajectory for the task's occupation, sector "
+            "or DWA); 'file' uses the file's own covered column.",
+        ),
+    ] = "graph",
+    coverage_level: Annotated[
+        str, typer.Option("--coverage-level", help="occupation | sector | dwa (with --coverage-from graph).")
+    ] = "occupation",
+    benchmark: Annotated[
+        str | None,
+        typer.Option("--benchmark", help="Benchmark of the tasks, for files without a benchmark column."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Win rate of --a against --b (ties as half a win) with bootstrap CIs, overall and by task attribute.
+
+    `--by covered` splits by training coverage computed from Neo4j; every other --by names a column."""
+    from graphforge.errors import ConfigError
     from graphforge.eval import winrate
 
-    result = winrate.run(winrate.WinRateParams(comparisons=comparisons, a=a, b=b, by=by, bootstrap=bootstrap,
-                                               seed=seed, confidence=confidence, out_dir=out))
+    if coverage_from not in ("graph", "file"):
+        raise ConfigError(f"--coverage-from is graph or file, got {coverage_from!r}")
+    if by == "covered" and coverage_from == "graph":
+        from graphforge.context import open_context
+        from graphforge.stages import eval_winrate
+
+        if coverage_level not in ("occupation", "sector", "dwa"):
+            raise ConfigError(f"--coverage-level is occupation, sector or dwa, got {coverage_level!r}")
+        params = eval_winrate.GraphWinRateParams(
+            comparisons=comparisons,
+            a=a,
+            b=b,
+            level=coverage_level,  # type: ignore[arg-type]
+            benchmark=benchmark,
+            bootstrap=bootstrap,
+            seed=seed,
+            confidence=confidence,
+            out_dir=out,
+        )
+        with open_context() as ctx:
+            graph_result = eval_winrate.run(ctx, params)
+        if as_json:
+            emit(graph_result, as_json)
+            return
+        _winrate_summary(graph_result.winrate)
+        stdout.print(
+            f"covered = the task's {graph_result.level} has a selected seed with an admitted trajectory: "
+            f"{len(graph_result.covered_tasks)} of {graph_result.tasks} tasks"
+            + (
+                f"; {len(graph_result.unlinked_tasks)} name no occupation of the loaded taxonomy"
+                if graph_result.unlinked_tasks
+                else ""
+            )
+        )
+        return
+    result = winrate.run(
+        winrate.WinRateParams(
+            comparisons=comparisons,
+            a=a,
+            b=b,
+            by=by,
+            bootstrap=bootstrap,
+            seed=seed,
+            confidence=confidence,
+            out_dir=out,
+        )
+    )
     emit(result, as_json, summary=_winrate_summary)
 
 
@@ -93,24 +208,241 @@ def _winrate_summary(result: Any) -> None:
     for column in ("group", "n", "W/L/T", "win rate", f"{pct}% CI"):
         table.add_column(column, justify="left" if column == "group" else "right")
     for r in result.rows:
-        table.add_row(r.group, str(r.comparisons), f"{r.wins}/{r.losses}/{r.ties}", f"{r.win_rate:.3f}",
-                      f"[{r.ci_low:.3f}, {r.ci_high:.3f}]")
+        table.add_row(
+            r.group,
+            str(r.comparisons),
+            f"{r.wins}/{r.losses}/{r.ties}",
+            f"{r.win_rate:.3f}",
+            f"[{r.ci_low:.3f}, {r.ci_high:.3f}]",
+        )
     stdout.print(table)
     if result.outputs:
         stdout.print(f"report: {result.outputs['html']}")
 
 
+@eval_app.command("run")
+def run_cmd(
+    benchmark: Annotated[
+        str, typer.Option("--benchmark", "-b", help="A benchmark loaded with `load benchmark`.")
+    ],
+    model: Annotated[
+        list[str],
+        typer.Option(
+            "--model",
+            "-m",
+            help="NAME=ENDPOINT, repeatable: an OpenAI-compatible URL (the built-in agent loop with "
+            "sandboxed tools), 'local' (the managed local model, same loop), 'oracle' (the benchmark's "
+            "expert deliverables) or "
+            "'import:FORMAT:PATH' (trajectories from openai|codex|openhands|claude-code logs "
+            "whose spec_id is the task id).",
+        ),
+    ],
+    system_prompt: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--system-prompt",
+            help="NAME=TEXT or NAME=@FILE: the system prompt of a chat player (default: the loop's own).",
+        ),
+    ] = None,
+    served_model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--served-model",
+            help="NAME=ID: the model id a chat player's endpoint serves (default: "
+            "GRAPHFORGE_LLM_MODEL for the configured endpoint, else the first of /models).",
+        ),
+    ] = None,
+    api_key_env: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--api-key-env",
+            help="NAME=VAR: environment variable with a chat player's API key (the configured "
+            "GRAPHFORGE_LLM_API_KEY is only sent to GRAPHFORGE_LLM_BASE_URL).",
+        ),
+    ] = None,
+    task: Annotated[
+        list[str] | None, typer.Option("--task", help="Only these task ids (repeatable).")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Attempts at once.")] = 4,
+    max_steps: Annotated[int, typer.Option(min=1, help="Assistant turns per attempt.")] = 12,
+    temperature: Annotated[
+        float | None, typer.Option(help="Sampling temperature (default: the server's).")
+    ] = None,
+    benchmark_dir: Annotated[
+        Path | None,
+        typer.Option("--benchmark-dir", help="The benchmark folder, when not where it was loaded from."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Run completed attempts again.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Run players on a benchmark's tasks; each result is an Attempt in Neo4j (resumable, concurrent)."""
+    from graphforge.context import open_context
+    from graphforge.eval.players import build_players
+    from graphforge.stages import eval_run
+
+    players = build_players(model, system_prompt, served_model, api_key_env)
+    params = eval_run.EvalRunParams(
+        benchmark=benchmark,
+        players=players,
+        task_ids=task or None,
+        concurrency=concurrency,
+        max_steps=max_steps,
+        temperature=temperature,
+        benchmark_dir=benchmark_dir,
+        force=force,
+    )
+    with open_context() as ctx:
+        result = eval_run.run(ctx, params)
+    emit(result, as_json, summary=_run_summary)
+
+
+def _run_summary(r: Any) -> None:
+    table = Table(
+        title=f"eval run on {r.benchmark}: {r.tasks} tasks x {len(r.players)} players "
+        f"({len(r.skipped)} attempts already complete)"
+    )
+    for column in ("player", "task", "status", "stop", "steps", "deliverables"):
+        table.add_column(column)
+    for a in r.attempts:
+        table.add_row(
+            a.player, a.task_id, a.status, a.stop_reason[:60], str(a.steps), ", ".join(a.deliverables)
+        )
+    stdout.print(table)
+    stdout.print(
+        f"{r.completed} completed ({r.with_output} with output), {r.errors} errors; "
+        f"{r.llm_calls} chat calls ({r.cached_calls} cached), "
+        f"{r.prompt_tokens + r.completion_tokens} tokens, ${r.cost_usd:.4f}"
+    )
+
+
+@eval_app.command("compare")
+def compare_cmd(
+    benchmark: Annotated[
+        str, typer.Option("--benchmark", "-b", help="The benchmark whose attempts to compare.")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Comparisons file to write (.jsonl or .csv).")] = Path(
+        "out/eval/comparisons.jsonl"
+    ),
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge", help="NAME=URL of the judging chat model (default: the configured GRAPHFORGE_LLM_*)."
+        ),
+    ] = None,
+    judge_model: Annotated[
+        str | None, typer.Option("--judge-model", help="Model id the --judge URL serves.")
+    ] = None,
+    judge_api_key_env: Annotated[
+        str | None,
+        typer.Option("--judge-api-key-env", help="Environment variable with the --judge endpoint's API key."),
+    ] = None,
+    player: Annotated[
+        list[str] | None, typer.Option("--player", help="Only these players (repeatable).")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Pairs judged at once.")] = 4,
+    min_consistency: Annotated[
+        float,
+        typer.Option(help="Fail when fewer pairs than this keep their verdict with the positions swapped."),
+    ] = 0.6,
+    as_json: JsonOption = False,
+) -> None:
+    """Judge attempts pairwise (both orders, ties allowed); store each judgment; write the comparisons."""
+    from graphforge.context import open_context
+    from graphforge.stages import eval_compare
+
+    spec = eval_compare.judge_spec(judge, judge_model, judge_api_key_env) if judge else None
+    params = eval_compare.EvalCompareParams(
+        benchmark=benchmark,
+        out=out,
+        judge=spec,
+        players=player or None,
+        concurrency=concurrency,
+        min_consistency=min_consistency,
+    )
+    with open_context() as ctx:
+        try:
+            result = eval_compare.run(ctx, params)
+        except eval_compare.PositionBiasError as exc:
+            if not as_json:
+                _compare_summary(exc.result)
+            raise
+    emit(result, as_json, summary=_compare_summary)
+
+
+def _compare_summary(r: Any) -> None:
+    def pct(value: float | None) -> str:
+        return "n/a" if value is None else f"{100 * value:.0f}%"
+
+    table = Table(title=f"eval compare on {r.benchmark} (judge {r.judge})", show_header=False, box=None)
+    table.add_column(style="bold cyan")
+    table.add_column()
+    for key, value in (
+        ("players", ", ".join(r.players)),
+        (
+            "pairs",
+            f"{r.pairs} over {r.tasks} tasks: {r.judged} judged now, {r.reused} reused, "
+            f"{r.by_rule} decided by a missing deliverable, {len(r.unjudged)} without verdict",
+        ),
+        ("ties", str(r.ties)),
+        ("swap consistency", f"{pct(r.consistency)} (minimum {pct(r.min_consistency)})"),
+        ("first-position verdicts", pct(r.first_position_rate)),
+        (
+            "chat calls",
+            f"{r.llm_calls} ({r.cached_calls} cached), {r.prompt_tokens + r.completion_tokens} "
+            f"tokens, ${r.cost_usd:.4f}",
+        ),
+        ("comparisons", r.comparisons),
+    ):
+        table.add_row(key, value)
+    stdout.print(table)
+    for problem in r.unjudged:
+        stdout.print(f"[yellow]no verdict:[/] {problem}")
+
+
+@eval_app.command("sample-benchmark")
+def sample_benchmark_cmd(
+    path: Annotated[Path, typer.Argument(help="Folder to write the benchmark into.")] = Path(
+        "out/eval-benchmark"
+    ),
+    as_json: JsonOption = False,
+) -> None:
+    """Write a small benchmark with checkable answers and expert deliverables (for trying `eval run`)."""
+    from graphforge.sample.benchmark import write_eval_benchmark
+
+    sample = write_eval_benchmark(path)
+    emit(
+        {
+            "path": str(sample.root),
+            "name": sample.name,
+            "tasks": len(sample.task_ids),
+            "next": f"graphforge load benchmark {sample.root} --name {sample.name}",
+        },
+        as_json,
+        title="sample benchmark",
+    )
+
+
 @eval_app.command("sample")
-def sample_cmd(path: Annotated[Path, typer.Argument(help="Where to write (.jsonl or .csv).")]
-               = Path("out/eval/sample_comparisons.jsonl"),
-               seed: Annotated[int, typer.Option(help="Seed of the synthetic outcomes.")] = 7,
-               as_json: JsonOption = False) -> None:
+def sample_cmd(
+    path: Annotated[Path, typer.Argument(help="Where to write (.jsonl or .csv).")] = Path(
+        "out/eval/sample_comparisons.jsonl"
+    ),
+    seed: Annotated[int, typer.Option(help="Seed of the synthetic outcomes.")] = 7,
+    as_json: JsonOption = False,
+) -> None:
     """Write the bundled synthetic comparison sample (fictional players with known strengths)."""
     from graphforge.sample import comparisons
 
     written = comparisons.write_sample(path, seed=seed)
-    emit({"path": str(written), "comparisons": len(comparisons.sample_rows(seed)),
-          "anchor": comparisons.SAMPLE_ANCHOR}, as_json, title="sample comparisons")
+    emit(
+        {
+            "path": str(written),
+            "comparisons": len(comparisons.sample_rows(seed)),
+            "anchor": comparisons.SAMPLE_ANCHOR,
+        },
+        as_json,
+        title="sample comparisons",
+    )
 
 
 @report_app.command("corpus")
@@ -136,8 +468,9 @@ def report_corpus_cmd(
 
     statuses = None if all_trajectories else (status or ["admitted"])
     with open_context() as ctx:
-        result = report_corpus.run(ctx, report_corpus.ReportCorpusParams(out_dir=out, statuses=statuses,
-                                                                         admit_q=admit_q))
+        result = report_corpus.run(
+            ctx, report_corpus.ReportCorpusParams(out_dir=out, statuses=statuses, admit_q=admit_q)
+        )
     emit(result, as_json, summary=_corpus_summary)
 
 

@@ -136,3 +136,61 @@ def plant_near_duplicate(benchmark_root: Path, dest: Path, task_id: str = "bm-00
     dest.write_text(f"{filler}\n\n{passage}\n\nActions: circulate the excerpt and confirm dates.\n",
                     encoding="utf-8")
     return passage
+
+
+EVAL_SAMPLE_NAME = "eval-sample"
+# (task id, occupation title, O*NET-SOC code, sector): a few occupations, so coverage can split them.
+_EVAL_TASKS = (
+    ("ev-01", "Accountants and Auditors", "13-2011.00", "Finance and Insurance"),
+    ("ev-02", "Bookkeeping, Accounting, and Auditing Clerks", "43-3031.00", "Finance and Insurance"),
+    ("ev-03", "Purchasing Agents, Except Wholesale, Retail, and Farm Products", "13-1023.00",
+     "Manufacturing"),
+    ("ev-04", "Registered Nurses", "29-1141.00", "Health Care and Social Assistance"),
+)
+_ITEMS = ("copper fittings", "kiln bricks", "ferry tickets", "lantern wicks", "tide gauges", "seed trays",
+          "parchment reams", "cistern valves", "glass panes", "apiary frames")
+
+
+@dataclass(frozen=True)
+class EvalBenchmarkSample:
+    root: Path
+    name: str
+    task_ids: list[str]
+
+
+def write_eval_benchmark(root: Path, name: str = EVAL_SAMPLE_NAME, seed: int = 11) -> EvalBenchmarkSample:
+    """A small benchmark with a checkable answer per task and the expert's deliverable (for `eval run`).
+
+    Each task gives an order list (``orders.csv``) and asks for the total order value in ``answer.md``.
+    The expert's answer sits under ``deliverable_files/`` and is named by the record's
+    ``deliverable_files`` (GDPVal's field): the eval oracle plays it; agents never see it.
+    """
+    rng = random.Random(seed)
+    records = []
+    for task_id, occupation, soc_code, sector in _EVAL_TASKS:
+        folder = root / "reference_files" / task_id
+        folder.mkdir(parents=True, exist_ok=True)
+        rows = [(rng.choice(_ITEMS), rng.randint(2, 40), round(rng.uniform(1, 250), 2)) for _ in range(6)]
+        with (folder / "orders.csv").open("w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["item", "quantity", "unit_price"])
+            writer.writerows([item, qty, f"{price:.2f}"] for item, qty, price in rows)
+        total = sum(qty * round(price, 2) for _, qty, price in rows)
+        gold = root / "deliverable_files" / task_id / "answer.md"
+        gold.parent.mkdir(parents=True, exist_ok=True)
+        lines = "\n".join(f"| {item} | {qty} | {price:.2f} | {qty * price:.2f} |"
+                          for item, qty, price in rows)
+        gold.write_text(f"# Order total\n\nTotal: {total:.2f}\n\n| item | quantity | unit price | value |\n"
+                        f"|---|---|---|---|\n{lines}\n\nThe total is the sum of quantity times unit price "
+                        f"over the {len(rows)} rows of orders.csv.\n", encoding="utf-8")
+        prompt = (f"You are working as one of the {occupation.lower()}. The attached file orders.csv lists "
+                  "this month's orders. Compute the total order value (the sum over all rows of quantity "
+                  "times unit price) and write it to a file named answer.md, as the line 'Total: <value>' "
+                  "with two decimals.")
+        records.append({"task_id": task_id, "sector": sector, "occupation": occupation, "soc_code": soc_code,
+                        "prompt": prompt, "reference_files": [f"reference_files/{task_id}/orders.csv"],
+                        "deliverable_files": [gold.relative_to(root).as_posix()],
+                        "deliverable_text": f"Total: {total:.2f}"})
+    with (root / "tasks.jsonl").open("w", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    return EvalBenchmarkSample(root=root, name=name, task_ids=[r["task_id"] for r in records])

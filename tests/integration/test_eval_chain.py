@@ -1,0 +1,257 @@
+"""The evaluation chain on a generated benchmark, through the CLI and a real Neo4j:
+`eval run` -> `eval compare` -> `eval elo --store` -> `eval winrate --by covered`.
+
+Players: one chat model under two system prompts (the built-in agent loop over real HTTP), and the
+oracle (the benchmark's expert deliverables). The judge is a chat endpoint that prefers the response
+holding the task's correct total, which the test computes from the benchmark's CSV files itself. A
+judge that always prefers the first position is caught by the swap-consistency check.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from graphforge.cli.main import main
+from graphforge.context import StageContext
+from graphforge.graph import Graph
+from graphforge.sample.benchmark import write_eval_benchmark
+from graphforge.stages import eval_compare
+from loaders.benchmark import load_benchmark
+from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer, text, tool_call
+
+pytestmark = pytest.mark.neo4j
+
+CAREFUL = "You are a careful analyst. Read orders.csv, then write answer.md with the total."
+TERSE = "You are terse. Answer in one line without using any tool."
+_FENCED = re.compile(r"Response ([12]):\n<<<UNTRUSTED-(\w+)\n(.*?)\nUNTRUSTED-\2>>>", re.DOTALL)
+
+
+# -- the benchmark, its correct answers and the coverage fixture -------------------------------------------
+
+def correct_totals(root: Path) -> dict[str, str]:
+    """Occupation phrase of each task's prompt -> the correct 'Total: X' line, computed from its CSV."""
+    out = {}
+    for line in (root / "tasks.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        with (root / record["reference_files"][0]).open(encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+        total = sum(int(r["quantity"]) * float(r["unit_price"]) for r in rows)
+        out[f"one of the {record['occupation'].lower()}"] = f"Total: {total:.2f}"
+    return out
+
+
+# Hand-made training graph: which tasks count as covered follows from these rows, written out below.
+COVERED = {"occupation": {"ev-01"}, "sector": {"ev-01", "ev-02"}, "dwa": {"ev-01", "ev-04"}}
+
+
+def _training_graph(graph: Graph) -> None:
+    run = graph.driver.execute_query
+    run("UNWIND $rows AS r MERGE (s:Sector {code: r.code}) SET s.name = r.name",
+        rows=[{"code": "52", "name": "Finance and Insurance"}, {"code": "31", "name": "Manufacturing"},
+              {"code": "62", "name": "Health Care and Social Assistance"}])
+    occupations = [("13-2011.00", "52", "T1", "D1"), ("43-3031.00", "52", "T2", "D2"),
+                   ("13-1023.00", "31", "T3", "D3"), ("29-1141.00", "62", "T4", "D1")]
+    run("UNWIND $rows AS r MATCH (s:Sector {code: r[1]}) MERGE (o:Occupation {soc_code: r[0]}) "
+        "MERGE (o)-[:IN_SECTOR]->(s) MERGE (d:DWA {dwa_id: r[3]}) MERGE (t:Task {task_id: r[2]}) "
+        "MERGE (o)-[:PERFORMS]->(t) MERGE (t)-[:HAS_TYPE]->(d)", rows=[list(o) for o in occupations])
+    # seed, occupation, DWA, selected?, trajectory status; the admitted one attempts a revised spec.
+    seeds = [("s1", "13-2011.00", "D1", True, "admitted"), ("s2", "43-3031.00", "D2", True, "rejected"),
+             ("s3", "13-1023.00", "D3", False, "admitted")]
+    run("UNWIND $rows AS r MATCH (o:Occupation {soc_code: r[1]}), (d:DWA {dwa_id: r[2]}) "
+        "MERGE (s:Seed {seed_id: r[0]}) SET s.selection_rank = CASE WHEN r[3] THEN 1 ELSE null END "
+        "MERGE (s)-[:FOR_OCCUPATION]->(o) MERGE (s)-[:OF_TYPE]->(d) "
+        "MERGE (w:Workspace {workspace_id: 'w-' + r[0]}) MERGE (w)-[:FOR_SEED]->(s) "
+        "MERGE (spec:TaskSpec {spec_id: 'spec-' + r[0]}) MERGE (spec)-[:COMPILED_FROM]->(w) "
+        "MERGE (rev:TaskSpec {spec_id: 'spec-' + r[0] + '@v2'}) MERGE (rev)-[:REVISED_FROM]->(spec) "
+        "MERGE (t:Trajectory {trajectory_id: 'traj-' + r[0]}) SET t.status = r[4] MERGE (t)-[:ATTEMPTS]->(rev)",
+        rows=[list(s) for s in seeds])
+
+
+@pytest.fixture
+def benchmark(tmp_path: Path, ctx: StageContext) -> Path:
+    root = tmp_path / "bench"
+    write_eval_benchmark(root)
+    _training_graph(ctx.graph)  # before the benchmark, so its tasks link to these occupations
+    result = load_benchmark(ctx, root, "eval-sample")
+    assert (result.tasks, result.gold, result.occupation_links) == (4, 4, 4)
+    return root
+
+
+# -- chat endpoints ---------------------------------------------------------------------------------
+
+def scripted_candidates(request: RecordedRequest) -> Reply:
+    """A weak agent: under CAREFUL it reads the CSV and writes a wrong total; under TERSE it answers in text."""
+    system = request.messages[0]["content"]
+    tools_seen = sum(m["role"] == "tool" for m in request.messages)
+    if TERSE in system:
+        return text("Total: 5.00")
+    path = re.search(r"- (reference_files/\S+)", request.messages[1]["content"])
+    assert path is not None
+    if tools_seen == 0:
+        return tool_call("read_file", {"path": path.group(1)})
+    if tools_seen == 1:
+        return tool_call("write_file", {"path": "answer.md", "content": "Total: 1.00\n"})
+    return text("answer.md is written.")
+
+
+def content_judge(totals: dict[str, str]) -> Callable[[RecordedRequest], Reply]:
+    """Prefers the response that states the task's correct total; a tie when both or neither do."""
+    def answer(request: RecordedRequest) -> Reply:
+        prompt = request.messages[-1]["content"]
+        wanted = next(v for k, v in totals.items() if k in prompt)
+        sides = {n: body for n, _, body in _FENCED.findall(prompt)}
+        right = [n for n in ("1", "2") if wanted in sides[n]]
+        winner = right[0] if len(right) == 1 else "tie"
+        return json_answer({"reasons": f"only response {winner} states {wanted}" if winner != "tie"
+                            else "neither response is more correct than the other", "winner": winner})
+    return answer
+
+
+def first_position_judge(request: RecordedRequest) -> Reply:
+    return json_answer({"reasons": "Response 1 reads better.", "winner": "1"})
+
+
+@pytest.fixture
+def candidates() -> Iterator[ScriptedLLMServer]:
+    with ScriptedLLMServer() as server:
+        server.responder = scripted_candidates
+        yield server
+
+
+def _run_args(root: Path, server: ScriptedLLMServer, served: str) -> list[str]:
+    return ["eval", "run", "--benchmark", "eval-sample", "--benchmark-dir", str(root),
+            "--model", f"careful={server.url}", "--model", f"terse={server.url}", "--model", "gold=oracle",
+            "--system-prompt", f"careful={CAREFUL}", "--system-prompt", f"terse={TERSE}",
+            "--served-model", f"careful={served}", "--served-model", f"terse={served}", "--max-steps", "6",
+            "--json"]
+
+
+def _json(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    out = capsys.readouterr().out.strip().splitlines()
+    return json.loads(out[-1])
+
+
+def _cypher(graph: Graph, query: str, **params: object) -> list[dict[str, object]]:
+    return [r.data() for r in graph.driver.execute_query(query, **params).records]
+
+
+# -- the chain ------------------------------------------------------------------------------------------
+
+def test_eval_chain_ranks_the_oracle_first_and_reproduces_elo_from_stored_judgments(
+        benchmark: Path, ctx: StageContext, candidates: ScriptedLLMServer, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    served = f"candidate-{uuid.uuid4().hex[:8]}"  # a fresh model name keeps earlier runs' cache entries apart
+    assert main(_run_args(benchmark, candidates, served)) == 0
+    run = _json(capsys)
+    assert (run["completed"], run["errors"], run["skipped"]) == (12, 0, [])
+    attempts = _cypher(ctx.graph, "MATCH (a:Attempt)-[:ON_TASK]->(t:BenchmarkTask), (a)-[:BY]->(p:Player) "
+                                  "RETURN a.player AS player, t.task_id AS task, a.has_output AS out, "
+                                  "a.rendered AS rendered, a.messages_json AS messages")
+    assert len(attempts) == 12 and all(a["out"] for a in attempts)
+    totals = correct_totals(benchmark)
+    assert all(any(t in a["rendered"] for t in totals.values()) for a in attempts if a["player"] == "gold")
+    # Each chat player's requests carried its own system prompt (and the Attempt records that prompt).
+    systems = {r.messages[0]["content"] for r in candidates.chat_requests}
+    assert systems == {CAREFUL, TERSE}
+    assert {json.loads(str(a["messages"]))[0]["content"] for a in attempts if a["player"] != "gold"} == \
+        {CAREFUL, TERSE}
+    # Hidden information stays hidden: no agent request carries the expert's file or answer.
+    assert not any(t in json.dumps(r.body) for r in candidates.chat_requests for t in totals.values())
+
+    # Resumed: nothing left to run, no new request.
+    before = len(candidates.chat_requests)
+    assert main(_run_args(benchmark, candidates, served)) == 0
+    assert len(_json(capsys)["skipped"]) == 12 and len(candidates.chat_requests) == before
+
+    comparisons = tmp_path / "comparisons.jsonl"
+    judge_model = f"judge-{uuid.uuid4().hex[:8]}"
+    with ScriptedLLMServer() as judge:
+        judge.responder = content_judge(totals)
+        compare = ["eval", "compare", "--benchmark", "eval-sample", "--out", str(comparisons),
+                   "--judge", f"content-judge={judge.url}", "--judge-model", judge_model, "--json"]
+        assert main(compare) == 0
+        result = _json(capsys)
+        assert (result["pairs"], result["judged"], result["reused"], result["unjudged"]) == (12, 12, 0, [])
+        assert result["consistency"] == 1.0
+        assert len(judge.chat_requests) == 24  # every pair asked in both orders
+        first_bytes = comparisons.read_bytes()
+        # Again, with a judge that would fail every call: the file comes back from the stored judgments.
+        judge.responder = lambda request: Reply(status=400, error="judge must not be asked again")
+        comparisons.unlink()
+        assert main(compare) == 0
+        again = _json(capsys)
+        assert (again["judged"], again["reused"], again["llm_calls"]) == (0, 12, 0)
+        assert comparisons.read_bytes() == first_bytes
+
+    stored = _cypher(ctx.graph, "MATCH (j:PairJudgment {judge: 'content-judge'}) RETURN j.winner AS winner, "
+                                "j.reasons_ab AS ra, j.reasons_ba AS rb, j.prompt_hash_ab AS ha, "
+                                "j.prompt_hash_ba AS hb, j.consistent AS consistent, j.player_a AS a, "
+                                "j.player_b AS b, j.task_key AS task")
+    assert len(stored) == 12
+    assert all(j["ra"] and j["rb"] and j["ha"] and j["hb"] and j["ha"] != j["hb"] for j in stored)
+    rows = [json.loads(line) for line in first_bytes.decode().splitlines()]
+    assert sorted((r["task_id"], r["model_a"], r["model_b"], r["winner"]) for r in rows) == sorted(
+        (str(j["task"]).split(":")[1], j["a"], j["b"], j["winner"]) for j in stored)
+    # The oracle holds every correct total: it wins every pair it is in.
+    assert all(r["winner"] == ("a" if r["model_a"] == "gold" else "b") for r in rows
+               if "gold" in (r["model_a"], r["model_b"]))
+
+    elo_out = tmp_path / "elo"
+    assert main(["eval", "elo", str(comparisons), "--anchor", "terse=1667", "--bootstrap", "200",
+                 "--out", str(elo_out), "--store", "--json"]) == 0
+    stored_fit = _json(capsys)
+    ratings = stored_fit["elo"]["ratings"]
+    assert ratings[0]["model"] == "gold" and ratings[0]["rank"] == 1
+    in_graph = _cypher(ctx.graph, "MATCH (x:Rating)-[:IN_RUN]->(r:RatingRun {run_id: $id}), "
+                                  "(x)-[:OF_PLAYER]->(p:Player) RETURN p.name AS player, x.elo AS elo, "
+                                  "x.ci_low AS lo, x.ci_high AS hi, x.rank AS rank ORDER BY x.rank",
+                       id=stored_fit["run_id"])
+    assert [(r["player"], r["elo"], r["lo"], r["hi"]) for r in in_graph] == \
+        [(r["model"], r["elo"], r["ci_low"], r["ci_high"]) for r in ratings]
+    # The Elo file is reproduced from the comparisons regenerated from the graph.
+    first_elo = json.loads((elo_out / "elo.json").read_text())
+    assert main(["eval", "elo", str(comparisons), "--anchor", "terse=1667", "--bootstrap", "200",
+                 "--out", str(tmp_path / "elo2"), "--json"]) == 0
+    capsys.readouterr()
+    assert json.loads((tmp_path / "elo2" / "elo.json").read_text())["ratings"] == first_elo["ratings"]
+
+    for level, expected in COVERED.items():
+        assert main(["eval", "winrate", str(comparisons), "--a", "gold", "--b", "careful", "--by", "covered",
+                     "--coverage-level", level, "--bootstrap", "100", "--json"]) == 0
+        split = _json(capsys)
+        assert set(split["covered_tasks"]) == expected, level
+        groups = {r["group"]: r["comparisons"] for r in split["winrate"]["rows"]}
+        assert groups == {"overall": 4, "covered=true": len(expected), "covered=false": 4 - len(expected)}
+
+
+def test_a_judge_that_always_prefers_the_first_position_fails_the_comparison(
+        benchmark: Path, ctx: StageContext, candidates: ScriptedLLMServer, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    served = f"candidate-{uuid.uuid4().hex[:8]}"
+    assert main(_run_args(benchmark, candidates, served)) == 0
+    capsys.readouterr()
+    out = tmp_path / "biased.jsonl"
+    with ScriptedLLMServer() as judge:
+        judge.responder = first_position_judge
+        settings = ctx.settings.model_copy(update={"home": tmp_path / "home"})  # a cache of its own
+        params = eval_compare.EvalCompareParams(
+            benchmark="eval-sample", out=out,
+            judge=eval_compare.JudgeSpec(name="biased", base_url=judge.url, served_model="biased-judge"))
+        with pytest.raises(eval_compare.PositionBiasError) as caught:
+            eval_compare.run(StageContext(settings=settings, graph=ctx.graph, run_id="t"), params)
+        result = caught.value.result
+        assert (result.judged, result.consistency, result.first_position_rate) == (12, 0.0, 1.0)
+        assert result.ties == 12  # no verdict survives the swap
+        # The CLI says so on one line and exits 1.
+        assert main(["eval", "compare", "--benchmark", "eval-sample", "--out", str(out), "--judge",
+                     f"biased={judge.url}", "--judge-model", "biased-judge"]) == 1
+        assert "position-swap consistency 0.00" in capsys.readouterr().err
+    flagged = _cypher(ctx.graph, "MATCH (j:PairJudgment {judge: 'biased'}) RETURN j.consistent AS c")
+    assert len(flagged) == 12 and not any(j["c"] for j in flagged)
