@@ -151,4 +151,4 @@ def list_cmd(
     """List Export nodes: kind, arm, rows, audit, override, folder (same as `graphforge list exports`)."""
     from graphforge.cli.listing import list_exports_cmd
 
-    list_exports_cmd(kind=kind, as_json=as_json)
+    list_exports_cmd(kind=kind, wide=False, as_json=as_json)

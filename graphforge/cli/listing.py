@@ -92,19 +92,33 @@ def require_known(graph: Graph, kind: str, ids: str | Sequence[str] | None, opti
 # -- commands -------------------------------------------------------------------------------------------
 
 
-def _print(rows: list[dict[str, Any]], columns: Sequence[str], title: str, as_json: bool, key: str) -> None:
+WideOption = Annotated[bool, typer.Option("--wide", help="One line per row at any width (no wrapping); "
+                                                          "the default when output is not a terminal.")]
+
+
+def _print(rows: list[dict[str, Any]], columns: Sequence[str], title: str, as_json: bool, key: str,
+           wide: bool = False) -> None:
     if as_json:
         import json
 
         typer.echo(json.dumps({key: rows, "count": len(rows)}, ensure_ascii=False, default=str))
         return
+    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
     table = Table(title=f"{title} ({len(rows)})", title_justify="left")
-    for column in columns:
-        # fold: long ids and reasons wrap onto further lines, never end in an ellipsis
-        table.add_column(column, overflow="fold")
-    for row in rows:
-        table.add_row(*[_cell(row.get(c)) for c in columns])
-    stdout.print(table)
+    for i, column in enumerate(columns):
+        # Ids keep their full width; other text wraps at words. Nothing ends in an ellipsis.
+        longest = max([len(column)] + [len(r[i]) for r in cells])
+        is_id = column.endswith("_id") or column in ("root", "out_dir")
+        table.add_column(column, overflow="fold", min_width=longest if is_id else None, no_wrap=wide)
+    for row_cells in cells:
+        table.add_row(*row_cells)
+    if wide or not stdout.is_terminal:
+        # Piped or asked for: one line per row, nothing wrapped or cropped (grep-able).
+        from rich.console import Console
+
+        Console(width=100_000, soft_wrap=True).print(table, crop=False)
+    else:
+        stdout.print(table, crop=False)
 
 
 def _cell(value: object) -> str:
@@ -126,6 +140,7 @@ def list_specs_cmd(
     current: Annotated[
         bool, typer.Option("--current", help="Only current specs (no later revision).")
     ] = False,
+    wide: WideOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Task specs: version, current or revised, workspace, seed, criteria, trajectories, admitted."""
@@ -136,7 +151,7 @@ def list_specs_cmd(
         require_known(ctx.graph, "seed", seed, "--seed")
         rows = specs(ctx.graph, workspace_id=workspace, seed_id=seed, current_only=current)
     _print(rows, ("spec_id", "version", "current", "workspace_id", "seed_id", "criteria", "trajectories",
-                  "admitted"), "Specs", as_json, "specs")
+                  "admitted"), "Specs", as_json, "specs", wide)
 
 
 @list_app.command("seeds")
@@ -148,6 +163,7 @@ def list_seeds_cmd(
     pattern: Annotated[
         str | None, typer.Option("--pattern", help="Only seeds of this execution pattern.")
     ] = None,
+    wide: WideOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Seeds: rank, occupation, sector, task type, pattern, input family, workspaces."""
@@ -160,12 +176,13 @@ def list_seeds_cmd(
         if pattern and not rows and not seeds(ctx.graph, pattern=pattern):
             raise ConfigError(f"--pattern: no seed with execution pattern {pattern!r} in the graph")
     _print(rows, ("seed_id", "selection_rank", "soc_code", "occupation", "sectors", "task_type", "pattern",
-                  "input_family", "workspaces"), "Seeds", as_json, "seeds")
+                  "input_family", "workspaces"), "Seeds", as_json, "seeds", wide)
 
 
 @list_app.command("workspaces")
 def list_workspaces_cmd(
     seed: Annotated[str | None, typer.Option("--seed", help="Only workspaces of this seed id.")] = None,
+    wide: WideOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Workspaces: seed, files (invalid ones too), spans, facts, specs, root folder."""
@@ -175,7 +192,7 @@ def list_workspaces_cmd(
         require_known(ctx.graph, "seed", seed, "--seed")
         rows = workspaces(ctx.graph, seed_id=seed)
     _print(rows, ("workspace_id", "seed_id", "files", "invalid_files", "spans", "facts", "specs", "root"),
-           "Workspaces", as_json, "workspaces")
+           "Workspaces", as_json, "workspaces", wide)
 
 
 @list_app.command("trajectories")
@@ -185,6 +202,7 @@ def list_trajectories_cmd(
         TrajectoryStatus | None, typer.Option("--status", help="Only trajectories with this status.")
     ] = None,
     model: Annotated[str | None, typer.Option("--model", help="Only trajectories of this model.")] = None,
+    wide: WideOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Trajectories: spec, scaffold, model, status and its reason, steps, tokens, best Q."""
@@ -196,12 +214,13 @@ def list_trajectories_cmd(
         if model and not rows and not trajectories(ctx.graph, model=model):
             raise ConfigError(f"--model: no trajectory of model {model!r} in the graph")
     _print(rows, ("trajectory_id", "spec_id", "model", "status", "status_reason", "steps", "tokens",
-                  "best_q"), "Trajectories", as_json, "trajectories")
+                  "q_anchored"), "Trajectories", as_json, "trajectories", wide)
 
 
 @list_app.command("exports")
 def list_exports_cmd(
     kind: Annotated[ExportKind | None, typer.Option("--kind", help="Only exports of this kind.")] = None,
+    wide: WideOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Exports: kind, arm, rows, audit, override, folder."""
@@ -210,4 +229,4 @@ def list_exports_cmd(
     with open_context() as ctx:
         rows = exports(ctx.graph, kind=kind.value if kind else None)
     _print(rows, ("export_id", "kind", "arm", "rows", "audit_id", "override", "out_dir", "last_exported_at"),
-           "Exports", as_json, "exports")
+           "Exports", as_json, "exports", wide)

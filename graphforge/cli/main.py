@@ -15,6 +15,7 @@ except ImportError:  # pragma: no cover - older typer on top of click
 
 from graphforge.cli import (  # noqa: F401  (importing registers each area's commands)
     audit,
+    browser,
     db,
     demo,
     evaluation,
@@ -31,6 +32,7 @@ from graphforge.cli.common import app
 from graphforge.errors import GraphforgeError
 
 app.add_typer(listing.list_app, name="list")
+app.command("browser")(browser.browser_cmd)
 
 
 def one_line(text: str) -> str:
