@@ -88,6 +88,8 @@ def test_cli_winrate_and_elo_write_reports(tmp_path: Path, capsys: pytest.Captur
                 BASE,
                 "--by",
                 "covered",
+                "--coverage-from",  # the sample file's own column (the default asks Neo4j)
+                "file",
                 "--bootstrap",
                 "200",
                 "--out",
