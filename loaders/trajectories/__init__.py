@@ -121,7 +121,9 @@ def _units(root: Path, fmt: TrajectoryFormat) -> tuple[list[Path], Counter[str],
                 and not dirs and all(re.fullmatch(r"\d+\.json", n) for n in names):
             units.append(here)
             continue
-        ignored["(linked folder, not followed)"] += sum((here / d).is_symlink() for d in dirs)
+        links = sum((here / d).is_symlink() for d in dirs)
+        if links:
+            ignored["(linked folder, not followed)"] += links
         for name in sorted(names):
             path = here / name
             suffix = path.suffix.lower()

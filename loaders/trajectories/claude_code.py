@@ -132,7 +132,7 @@ def parse(src: SourceFile, spec_id: str | None = None) -> ParsedFile:
         conv,
         issues,
         unanswered="has no result in the transcript",
-        empty="no assistant turn in this transcript; nothing imported",
+        empty="no assistant turn in this transcript",
         trajectory_id=f"{SCAFFOLD}:{session}",
         spec_id=spec_id,
         scaffold=SCAFFOLD,

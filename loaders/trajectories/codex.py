@@ -126,7 +126,7 @@ def parse(src: SourceFile, spec_id: str | None = None) -> ParsedFile:
         conv,
         issues,
         unanswered="has no output in the log (session interrupted?)",
-        empty="no assistant turn in this session; nothing imported",
+        empty="no assistant turn in this session",
         trajectory_id=f"{SCAFFOLD}:{session_id or stem}",
         spec_id=spec_id,
         scaffold=SCAFFOLD,

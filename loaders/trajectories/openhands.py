@@ -225,7 +225,7 @@ def _trajectory(found: Events, ident: str, src_name: str, issues: Issues, spec_i
         found.conv,
         issues,
         unanswered="has no observation",
-        empty="no agent turn in this trajectory; nothing imported",
+        empty="no agent turn in this trajectory",
         line=line,
         trajectory_id=f"{SCAFFOLD}:{ident}",
         spec_id=spec_id,
@@ -251,7 +251,7 @@ def _eval_record(record: dict[str, Any], src: SourceFile, issues: Issues, spec_i
     llm = meta.get("llm_config") if isinstance(meta.get("llm_config"), dict) else {}
     metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
     totals = metrics.get("accumulated_token_usage")
-    if isinstance(totals, dict) and not (found.prompt_tokens or found.completion_tokens):
+    if isinstance(totals, dict):  # the run's totals count every model call, condensation included
         found = found._replace(prompt_tokens=_int(totals.get("prompt_tokens")),
                                completion_tokens=_int(totals.get("completion_tokens")))
     cost = metrics.get("accumulated_cost")

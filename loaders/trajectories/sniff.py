@@ -84,6 +84,9 @@ def _document(data: Any) -> TrajectoryFormat | str:
             return TrajectoryFormat.OPENHANDS
         return f"a JSON array of objects (keys {_keys(first)}) that is no trajectory format graphforge reads"
     if isinstance(data, dict):
+        found = _line(data)  # JSON Lines of one line
+        if found is not None:
+            return found
         return f"a JSON object (keys {_keys(data)}) that is no trajectory format graphforge reads"
     return f"a JSON {type(data).__name__}, not a trajectory"
 

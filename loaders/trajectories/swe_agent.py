@@ -152,7 +152,7 @@ def parse(src: SourceFile, spec_id: str | None = None) -> ParsedFile:
         conv,
         issues,
         unanswered="has no observation",
-        empty="no agent turn in this trajectory; nothing imported",
+        empty="no agent turn in this trajectory",
         trajectory_id=f"{SCAFFOLD}:{instance}:{digest}",
         spec_id=spec_id,
         scaffold=SCAFFOLD,

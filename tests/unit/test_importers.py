@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import pytest
 
 from graphforge.errors import SourceFormatError
 from graphforge.models.trajectory import Trajectory
-from loaders.trajectories import TrajectoryFormat, read_trajectories
+from loaders.trajectories import ReadResult, TrajectoryFormat, read_trajectories
+from tests.support import trajectory_logs as logs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trajectories"
 CODEX = FIXTURES / "codex-rollout-2025-09-14T10-02-00.jsonl"
@@ -194,3 +196,246 @@ def test_deliverables_folder_is_attached(tmp_path: Path) -> None:
         CLAUDE, TrajectoryFormat.CLAUDE_CODE, spec_id="var@v1", deliverables_dir=tmp_path
     ).trajectories
     assert t.spec_id == "var@v1" and [d.name for d in t.deliverables] == ["variance.md"]
+
+
+# --- Real formats as they come (issue 11): each file below is generated in the tool's own layout. ---
+
+
+def _one(result: ReadResult) -> Trajectory:
+    [outcome] = result.files
+    assert outcome.skipped is None, outcome.line()
+    [t] = result.trajectories
+    _assert_valid_chat(t)
+    return t
+
+
+def test_swe_agent_traj_with_function_calls(tmp_path: Path) -> None:
+    path = logs.write_swe_agent(tmp_path / "acme__totals-7.traj")
+    t = _one(read_trajectories(path))  # --format auto
+    assert t.scaffold == "swe-agent" and t.trajectory_id.startswith("swe-agent:acme__totals-7:")
+    assert (t.model, t.prompt_tokens, t.completion_tokens, t.cost_usd) == (
+        "claude-3-7-sonnet-20250219",
+        48210,
+        1630,
+        0.42,
+    )
+    assert t.source == "import:swe-agent@1.0.1:acme__totals-7.traj"
+    calls = [c for m in t.messages for c in m.tool_calls or []]
+    assert len(calls) == 12 and {c.function.name for c in calls} == {"bash"}
+    assert json.loads(calls[-1].function.arguments) == {"command": "submit"}
+    assert [m.role for m in t.messages[:3]] == ["system", "user", "assistant"]
+    assert "Demonstration" not in " ".join(m.content or "" for m in t.messages)  # examples are not the run
+    assert (t.messages[3].content or "").startswith("OBSERVATION:")
+    assert read_trajectories(path, TrajectoryFormat.SWE_AGENT).trajectories == [t]
+
+
+def test_swe_agent_thought_action_history_keeps_commands_as_calls(tmp_path: Path) -> None:
+    t = _one(read_trajectories(logs.write_swe_agent(tmp_path / "x.traj", function_calling=False)))
+    calls = [c for m in t.messages for c in m.tool_calls or []]
+    assert len(calls) == 12 and json.loads(calls[0].function.arguments)["command"].startswith(
+        "sed -n '1,20p'"
+    )
+    results = [m for m in t.messages if m.role == "tool"]
+    assert len(results) == 12 and results[-1].content == "OBSERVATION:\ndiff --git a/totals.py"
+
+
+def test_a_folder_of_swe_agent_runs_is_imported_not_silently_empty(tmp_path: Path) -> None:
+    for name in ("a__1", "b__2"):
+        (tmp_path / name).mkdir()
+        logs.write_swe_agent(tmp_path / name / f"{name}.traj")
+        (tmp_path / name / f"{name}.patch").write_text("diff\n")
+    for fmt in (TrajectoryFormat.AUTO, TrajectoryFormat.SWE_AGENT):
+        result = read_trajectories(tmp_path, fmt)
+        assert [o.imported for o in result.files] == [1, 1] and len(result.trajectories) == 2
+    assert read_trajectories(tmp_path).ignored == {".patch": 2}  # counted, not silently dropped
+
+
+def test_a_traj_read_as_jsonl_is_one_line_not_a_warning_per_line(tmp_path: Path) -> None:
+    path = logs.write_swe_agent(tmp_path / "run.traj")
+    assert path.read_text().count("\n") > 150
+    for fmt in (TrajectoryFormat.OPENAI, TrajectoryFormat.CODEX, TrajectoryFormat.CLAUDE_CODE):
+        result = read_trajectories(path, fmt)
+        [outcome] = result.files
+        assert (
+            outcome.skipped
+            == f"looks like swe-agent, not {fmt.value} (use --format swe-agent or --format auto)"
+        )
+        assert result.issues == [] and "\n" not in outcome.line()
+    pretty = tmp_path / "pretty.jsonl"  # a JSON document under a JSONL name
+    pretty.write_text(json.dumps({"rows": list(range(200))}, indent=2))
+    [outcome] = read_trajectories(pretty, TrajectoryFormat.CODEX).files
+    assert outcome.skipped is not None and "one JSON document over several lines" in outcome.skipped
+
+
+def test_openai_messages_as_json_array_object_and_message_lines(tmp_path: Path) -> None:
+    array = logs.write_openai_array(tmp_path / "conversation.json")
+    for fmt in (TrajectoryFormat.AUTO, TrajectoryFormat.OPENAI):
+        result = read_trajectories(array, fmt)
+        t = _one(result)
+        assert result.issues == [] and t.scaffold == "openai-messages"
+        assert [c.function.name for m in t.messages for c in m.tool_calls or []] == [
+            "read_file",
+            "write_file",
+        ]
+    obj = _one(read_trajectories(logs.write_openai_object(tmp_path / "object.json")))
+    assert (obj.trajectory_id, obj.model, obj.prompt_tokens) == (
+        "openai-messages:recon-object",
+        "gpt-4.1",
+        900,
+    )
+    lines = _one(read_trajectories(logs.write_openai_message_lines(tmp_path / "lines.jsonl")))
+    assert [m.model_dump() for m in lines.messages] == [m.model_dump() for m in t.messages]
+    # In a folder under --format openai the .json files are read too (they were silently skipped).
+    folder = read_trajectories(tmp_path, TrajectoryFormat.OPENAI)
+    assert [(Path(o.file).name, o.imported) for o in folder.files] == [
+        ("conversation.json", 1),
+        ("lines.jsonl", 0),
+        ("object.json", 1),
+    ]
+    assert "duplicate trajectory id" in (folder.files[1].skipped or "")  # the same conversation twice
+
+
+def test_tau_bench_and_tau2_results(tmp_path: Path) -> None:
+    result = read_trajectories(logs.write_tau_bench(tmp_path / "tool-calling-gpt-4o-0.0_range_0-5.json"))
+    assert [t.trajectory_id for t in result.trajectories] == [
+        "tau-bench:tool-calling-gpt-4o-0.0_range_0-5:task3:trial0",
+        "tau-bench:tool-calling-gpt-4o-0.0_range_0-5:task4:trial0",
+    ]
+    assert result.issues == [] and result.trajectories[0].messages[0].role == "system"
+    for t in result.trajectories:
+        _assert_valid_chat(t)
+    tau2 = _one(read_trajectories(logs.write_tau2(tmp_path / "telecom.json"), TrajectoryFormat.TAU_BENCH))
+    assert (tau2.trajectory_id, tau2.model, tau2.cost_usd) == ("tau-bench:sim-0001", "gpt-4.1-mini", 0.003)
+    [call] = [c for m in tau2.messages for c in m.tool_calls or []]
+    assert call.id == "t2_1" and json.loads(call.function.arguments) == {"phone": "555-0100"}
+    user_text = " ".join(m.content or "" for m in tau2.messages if m.role == "user")
+    assert "toggle_airplane_mode" in user_text and "Airplane mode is off." in user_text
+
+
+def test_openhands_evaluation_output_jsonl(tmp_path: Path) -> None:
+    path = logs.write_openhands_output(tmp_path / "output.jsonl")
+    for fmt in (TrajectoryFormat.AUTO, TrajectoryFormat.OPENHANDS):
+        result = read_trajectories(path, fmt)
+        new, old = result.trajectories
+        assert new.trajectory_id.startswith("openhands:acme__ledger-101:") and new.model.endswith(
+            "claude-sonnet-4"
+        )
+        assert (new.prompt_tokens, new.cost_usd) == (2100, 0.021)
+        assert new.messages[1].content == logs.TASK and new.tools[0]["function"]["name"] == "execute_bash"
+        assert old.model == "gpt-4o" and (old.prompt_tokens, old.completion_tokens) == (3000, 90)
+        assert old.messages[0].content == logs.TASK  # the instruction, when no event carries it
+        for t in (new, old):
+            _assert_valid_chat(t)
+    (tmp_path / "sub").mkdir()
+    path.rename(tmp_path / "sub" / "output.jsonl")
+    assert len(read_trajectories(tmp_path).trajectories) == 2  # found in a folder too
+
+
+def test_openhands_events_folder(tmp_path: Path) -> None:
+    folder = logs.write_openhands_events_folder(tmp_path / "sessions" / "5f2c")
+    for where in (folder, tmp_path):
+        result = read_trajectories(where)
+        t = _one(result)
+        assert t.trajectory_id == "openhands:5f2c" and result.files[0].format == "openhands"
+        assert [c.function.name for m in t.messages for c in m.tool_calls or []] == ["execute_bash"]
+
+
+def test_warnings_are_summarised_per_file(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    good = CODEX.read_text()
+    path.write_text(good + "".join(f'{{"broken": {i}\n' for i in range(300)) + '{"type": "hologram"}\n')
+    [outcome] = read_trajectories(path).files
+    assert outcome.imported == 1 and outcome.warnings == 303
+    assert len(outcome.summary) <= 4 and "x301" in outcome.summary[0] and "\n" not in outcome.line()
+
+
+def test_deep_nesting_is_refused_with_a_reason_never_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "brackets.json").write_text("[" * 200_000 + "]" * 200_000)
+    (tmp_path / "objects.jsonl").write_text('{"a":' * 50_000 + "1" + "}" * 50_000 + "\n")
+    nested: object = "deep"
+    for _ in range(150):
+        nested = {"content": nested}
+    messages = logs.openai_messages()
+    messages[1]["content"] = nested
+    (tmp_path / "deep_content.json").write_text(json.dumps(messages))
+    traj = logs.swe_agent_run()
+    traj["replay_config"] = "[" * 100_000 + "]" * 100_000
+    (tmp_path / "deep_config.traj").write_text(json.dumps(traj))
+    result = read_trajectories(tmp_path)
+    reasons = {Path(o.file).name: o.skipped or "" for o in result.files}
+    assert "nested deeper than" in reasons["brackets.json"] and "nested" in reasons["deep_content.json"]
+    assert "nested" in reasons["objects.jsonl"]
+    assert reasons["deep_config.traj"] == ""  # the model name is lost, the run is not
+    assert [t.model for t in result.trajectories] == ["unknown"]
+
+
+def test_lone_surrogates_and_hostile_entries_in_a_folder(tmp_path: Path) -> None:
+    messages = logs.openai_messages()
+    messages[-1]["content"] = "done \ud800 here"
+    (tmp_path / "surrogate.json").write_text(json.dumps(messages))  # json.dumps writes the \ud800 escape
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    os.symlink(tmp_path / "loop_b.json", tmp_path / "loop_a.json")
+    os.symlink(tmp_path / "loop_a.json", tmp_path / "loop_b.json")
+    os.symlink("/etc/hostname", tmp_path / "outside.json")
+    odd = os.fsencode(tmp_path) + b"/caf\xe9.json"
+    with open(odd, "wb") as handle:
+        handle.write(json.dumps(logs.openai_messages()).encode())
+    result = read_trajectories(tmp_path)
+    by_name = {Path(o.file).name: o for o in result.files}
+    assert by_name["pipe.jsonl"].skipped == "not a regular file (FIFO, device or socket); not read"
+    assert "loop" in (by_name["loop_a.json"].skipped or "") and "loop" in (
+        by_name["loop_b.json"].skipped or ""
+    )
+    assert by_name["outside.json"].skipped == "link leads outside the folder; not read"
+    assert by_name["caf\\xe9.json"].imported == 1  # the undecodable byte is shown, the file is read
+    assert by_name["surrogate.json"].imported == 1
+    [fixed] = [t for t in result.trajectories if "surrogate" in t.source]
+    assert fixed.messages[-1].content == "done \ufffd here"
+    json.dumps(result.model_dump(mode="json"), ensure_ascii=False).encode("utf-8")  # prints and stores
+
+
+def test_deliverables_named_in_a_record_stay_in_the_logs_folder(tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_text("not for the graph")
+    logs_dir = tmp_path / "logs"
+    logs_dir.mkdir()
+    (logs_dir / "recon.md").write_text("# Q3\n")
+    record = {
+        "id": "d1",
+        "messages": logs.openai_messages(),
+        "deliverables": ["recon.md", "../secret.txt", "/etc/hostname", "missing.md"],
+    }
+    (logs_dir / "run.jsonl").write_text(json.dumps(record) + "\n")
+    result = read_trajectories(logs_dir / "run.jsonl")
+    [t] = result.trajectories
+    assert [d.name for d in t.deliverables] == ["recon.md"]
+    problems = [i.problem for i in result.issues]
+    assert sum("outside the log's folder" in p for p in problems) == 2 and any(
+        "missing.md" in p for p in problems
+    )
+
+
+def test_a_broken_file_in_each_format_is_one_line_naming_it(tmp_path: Path) -> None:
+    logs.cut(logs.write_swe_agent(tmp_path / "cut.traj"))
+    logs.cut(logs.write_openai_array(tmp_path / "cut_messages.json"))
+    logs.cut(logs.write_tau_bench(tmp_path / "cut_tau.json"))
+    (tmp_path / "no_reply.json").write_text(json.dumps(logs.openai_messages()[:2]))
+    output = logs.write_openhands_output(tmp_path / "output.jsonl")
+    output.write_text("".join(line[:80] + "\n" for line in output.read_text().splitlines()))
+    (tmp_path / "codex.jsonl").write_text(CODEX.read_text().splitlines()[0] + "\n")  # session_meta only
+    (tmp_path / "claude.jsonl").write_text(CLAUDE.read_text().splitlines()[0] + "\n")
+    (tmp_path / "notes.json").write_text('{"title": "not a log"}')
+    (tmp_path / "empty.jsonl").write_text("")
+    result = read_trajectories(tmp_path)
+    assert result.trajectories == []
+    assert len(result.files) == 9 and all(o.skipped for o in result.files)
+    lines = sorted(o.line() for o in result.files)
+    for line in lines:
+        assert line.startswith(f"skipped {tmp_path}/") and "\n" not in line
+    reasons = {Path(o.file).name: o.skipped for o in result.files}
+    assert reasons["cut.traj"].startswith("not valid JSON (")
+    assert reasons["no_reply.json"] == "nothing imported (no assistant message; skipped)"
+    assert reasons["codex.jsonl"] == "nothing imported (no assistant turn in this session)"
+    assert (
+        reasons["notes.json"] == "a JSON object (keys 'title') that is no trajectory format graphforge reads"
+    )
+    assert reasons["empty.jsonl"] == "empty file"
