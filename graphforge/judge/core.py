@@ -1,16 +1,30 @@
-"""Judge one attempt: deterministic deliverable checks first, then every criterion, then Q."""
+"""Judge attempts: deterministic deliverable checks first, then every criterion, then Q.
+
+Arms (the paper's judge):
+- anchored: with a chat model, the model grades every criterion with its anchors (cited spans and values),
+  and the deterministic verifier is a gate: a verdict is never more favourable than the verifier's (a
+  positive criterion scores at most what the verifier found, a negative one at least; a qualitative
+  criterion scores only when its target holds substance). Without a chat model, the verifiers alone.
+- unanchored: the same chat-model judge without anchors, procedure or expected values (no gate: the gate
+  is made of anchors). Without a chat model, the deterministic unanchored checks.
+- random: a seeded random score per criterion (the control arm).
+
+Candidates of one query (the K rollouts of one spec) are judged jointly: one call per criterion grades all
+of them side by side. A verdict the model could not give raises ``VerdictUnavailable``; it is never a score.
+"""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphforge.judge.checks import DeliverableReport, check_deliverables
-from graphforge.judge.documents import Document
-from graphforge.judge.llm_verifier import verify_with_llm
-from graphforge.judge.locations import parse_location
-from graphforge.judge.regions import lines
+from graphforge.judge.documents import Document, Workbook
+from graphforge.judge.llm_verifier import ModelVerdict, VerdictUnavailable, ask_verdicts
+from graphforge.judge.locations import Location, parse_location
+from graphforge.judge.regions import Footprint, lines
 from graphforge.judge.verifiers import Verdict, verify
 from graphforge.judge.view import JudgeView
 from graphforge.models.base import stable_hash
@@ -20,37 +34,27 @@ from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 if TYPE_CHECKING:
     from graphforge.llm import OpenAICompatibleChatModel
 
+__all__ = ["JUDGE_NAME", "VerdictUnavailable", "judge_attempt", "judge_candidates", "judge_name",
+           "judgment_id", "ratings_of", "score_candidates", "score_criteria"]
+
 JUDGE_NAME = "graphforge-judge"
+MAX_EXCERPT_LINES = 200
 
 
-def judge_name(llm: OpenAICompatibleChatModel | None) -> str:
-    """Names the verifiers used: deterministic always, the chat model for qualitative criteria when set."""
-    return (
-        f"{JUDGE_NAME} (deterministic + llm:{llm.model})"
-        if llm is not None
-        else f"{JUDGE_NAME} (deterministic)"
-    )
+def judge_name(llm: OpenAICompatibleChatModel | None, arm: JudgeArm = JudgeArm.ANCHORED,
+               seed: int = 0) -> str:
+    """Names the verifiers used for an arm."""
+    if arm is JudgeArm.RANDOM:
+        return f"{JUDGE_NAME} (random, seed {seed})"
+    if llm is None:
+        return f"{JUDGE_NAME} (deterministic)"
+    if arm is JudgeArm.ANCHORED:
+        return f"{JUDGE_NAME} (llm:{llm.model} with anchors, deterministic gate)"
+    return f"{JUDGE_NAME} (llm:{llm.model} without anchors)"
 
 
 def judgment_id(trajectory_id: str, spec_id: str, arm: JudgeArm, seed: int) -> str:
     return f"j-{stable_hash(trajectory_id, spec_id, arm.value, seed)}"
-
-
-def score_criteria(view: JudgeView, documents: dict[str, Document], arm: JudgeArm, *,
-                   llm: OpenAICompatibleChatModel | None = None, seed: int = 0,
-                   trajectory_id: str = "") -> dict[str, Verdict]:
-    """A verdict per criterion of the spec (no deliverable gate: the sensitivity study uses this directly)."""
-    verdicts: dict[str, Verdict] = {}
-    for criterion in view.spec.criteria:
-        if arm is JudgeArm.RANDOM:
-            verdicts[criterion.criterion_id] = _random(criterion, seed, trajectory_id)
-            continue
-        doc = documents.get(criterion.target_deliverable)
-        if criterion.kind is CriterionKind.QUALITATIVE and llm is not None and doc is not None:
-            verdicts[criterion.criterion_id] = _llm(llm, criterion, view, doc, arm)
-        else:
-            verdicts[criterion.criterion_id] = verify(criterion, arm, view, doc)
-    return verdicts
 
 
 def _random(criterion: CriterionSpec, seed: int, trajectory_id: str) -> Verdict:
@@ -60,14 +64,114 @@ def _random(criterion: CriterionSpec, seed: int, trajectory_id: str) -> Verdict:
     return Verdict(round(rng.random(), 4), f"random arm (seed {seed})", verifier="random")
 
 
-def _llm(llm: OpenAICompatibleChatModel, criterion: CriterionSpec, view: JudgeView, doc: Document,
-         arm: JudgeArm) -> Verdict:
-    region = lines(doc, parse_location(criterion.target_location), criterion.target_deliverable)
-    excerpt = "\n".join(f"[{line.where}] {line.text}" for line in region)
+def excerpt(criterion: CriterionSpec, doc: Document) -> tuple[str, Footprint]:
+    """What the chat model reads for a criterion (its target with enough context) and the target's footprint.
+
+    Workbook cells are shown as ``B4 = value`` with their formula; a cell target brings its whole row and
+    the sheet's first row (labels and headers); a report target is its section.
+    """
+    name = criterion.target_deliverable
+    loc = parse_location(criterion.target_location)
+    region = lines(doc, loc, name)
     footprint = frozenset(item for line in region for item in line.footprint)
-    anchored = arm is JudgeArm.ANCHORED
-    return verify_with_llm(llm, criterion, excerpt, view.anchors_of(criterion) if anchored else [], anchored,
-                           footprint)
+    if isinstance(doc, Workbook):
+        return _workbook_excerpt(doc, loc), footprint
+    text = "\n".join(f"[{line.where}] {line.text}" for line in region[:MAX_EXCERPT_LINES])
+    if not region:
+        text = f"(nothing at {loc.raw or 'the deliverable'})"
+    return text, footprint
+
+
+def _workbook_excerpt(doc: Workbook, loc: Location) -> str:
+    ev = doc.evaluator
+    sheets = [ev.sheet_name(loc.sheet)] if loc.sheet is not None else list(doc.order)
+    if loc.sheet is not None and sheets == [None]:
+        return f"(the workbook has no sheet {loc.sheet!r}; its sheets: {', '.join(doc.order)})"
+    targets = set(loc.cells)
+    out: list[str] = []
+    for sheet in (s for s in sheets if s is not None):
+        data = doc.sheets[sheet]
+        rows: dict[int, list[str]] = {}
+        for ref in data:
+            rows.setdefault(int("".join(ch for ch in ref if ch.isdigit()) or 0), []).append(ref)
+        wanted = {int("".join(ch for ch in c if ch.isdigit()) or 0) for c in targets}
+        keep = sorted(rows) if not wanted else sorted(r for r in rows if r in wanted or r == min(rows))
+        out.append(f"sheet {sheet!r}:")
+        for row in keep[:MAX_EXCERPT_LINES]:
+            cells = sorted(rows[row], key=lambda c: (len(c.rstrip("0123456789")), c))
+            shown = []
+            for ref in cells:
+                cell = data[ref]
+                mark = "*" if ref in targets else ""
+                formula = f" (formula {cell.formula})" if cell.formula else ""
+                shown.append(f"{mark}{ref} = {'' if cell.value is None else cell.value}{formula}")
+            out.append("  " + " | ".join(shown))
+    if targets:
+        out.append(f"(* marks the target cells {', '.join(loc.cells)})")
+    return "\n".join(out)
+
+
+def _gate(criterion: CriterionSpec, model: ModelVerdict, det: Verdict, footprint: Footprint,
+          name: str) -> Verdict:
+    """The model's verdict, never more favourable than the deterministic verifier's."""
+    if criterion.kind is CriterionKind.QUALITATIVE:
+        # The proxy cannot grade prose; it only says whether the target holds substance at all.
+        held = det.score > 0 or criterion.polarity is Polarity.NEGATIVE
+        score = model.score if held else 0.0
+        gate = "passed" if held else f"closed ({det.evidence})"
+    elif criterion.polarity is Polarity.NEGATIVE:
+        score = max(model.score, det.score)
+        gate = f"deterministic {det.score:g}: {det.evidence}"
+    else:
+        score = min(model.score, det.score)
+        gate = f"deterministic {det.score:g}: {det.evidence}"
+    evidence = f"{model.evidence} [gate: {gate}]"
+    return Verdict(score, evidence[:800], footprint | det.footprint, f"llm:{name}+deterministic-gate")
+
+
+def score_candidates(view: JudgeView, documents: Sequence[dict[str, Document]], arm: JudgeArm, *,
+                     llm: OpenAICompatibleChatModel | None = None, seed: int = 0,
+                     trajectory_ids: Sequence[str] = ()) -> list[dict[str, Verdict]]:
+    """A verdict per criterion for each candidate (no deliverable gate: the sensitivity study uses this).
+
+    With a chat model, each criterion is one call grading every candidate that has the target deliverable.
+    Raises ``VerdictUnavailable`` when the model gives no verdict for some criterion.
+    """
+    ids = list(trajectory_ids) or [str(i) for i in range(len(documents))]
+    out: list[dict[str, Verdict]] = [{} for _ in documents]
+    for criterion in view.spec.criteria:
+        cid = criterion.criterion_id
+        if arm is JudgeArm.RANDOM:
+            for i in range(len(documents)):
+                out[i][cid] = _random(criterion, seed, ids[i])
+            continue
+        docs = [d.get(criterion.target_deliverable) for d in documents]
+        det = [verify(criterion, arm, view, doc) for doc in docs]
+        present = [i for i, doc in enumerate(docs) if doc is not None]
+        if llm is None or not present:
+            for i in range(len(documents)):
+                out[i][cid] = det[i]
+            continue
+        shown = [excerpt(criterion, doc) for doc in docs if doc is not None]
+        where = f"{criterion.target_deliverable} at {criterion.target_location or 'anywhere'}"
+        anchored = arm is JudgeArm.ANCHORED
+        verdicts = ask_verdicts(llm, criterion, [(where, text) for text, _ in shown],
+                                view.anchors_of(criterion) if anchored else [], anchored)
+        for i in range(len(documents)):
+            out[i][cid] = det[i]  # the deliverable is missing: the verifier says so
+        for i, (_, footprint), verdict in zip(present, shown, verdicts, strict=True):
+            if anchored:
+                out[i][cid] = _gate(criterion, verdict, det[i], footprint, llm.model)
+            else:
+                out[i][cid] = Verdict(verdict.score, verdict.evidence, footprint, f"llm:{llm.model}")
+    return out
+
+
+def score_criteria(view: JudgeView, documents: dict[str, Document], arm: JudgeArm, *,
+                   llm: OpenAICompatibleChatModel | None = None, seed: int = 0,
+                   trajectory_id: str = "") -> dict[str, Verdict]:
+    """A verdict per criterion of one attempt (raises ``VerdictUnavailable``)."""
+    return score_candidates(view, [documents], arm, llm=llm, seed=seed, trajectory_ids=[trajectory_id])[0]
 
 
 def ratings_of(view: JudgeView, verdicts: dict[str, Verdict]) -> list[CriterionRating]:
@@ -75,6 +179,51 @@ def ratings_of(view: JudgeView, verdicts: dict[str, Verdict]) -> list[CriterionR
                             score=verdicts[c.criterion_id].score, verifier=verdicts[c.criterion_id].verifier,
                             evidence=verdicts[c.criterion_id].evidence)
             for c in view.spec.criteria]
+
+
+def _judgment(view: JudgeView, trajectory_id: str, arm: JudgeArm, seed: int, name: str,
+              verdicts: dict[str, Verdict]) -> Judgment:
+    ratings = ratings_of(view, verdicts)
+    q = q_score(ratings)
+    failed = [r.criterion_id.rsplit("/", 1)[-1] for r in ratings
+              if (r.polarity == "positive" and r.score < 1) or (r.polarity == "negative" and r.score > 0)]
+    reason = f"Q = {q:.3f}" + (
+        f"; not met or violated: {', '.join(failed)}" if failed else "; every criterion met"
+    )
+    return Judgment(judgment_id=judgment_id(trajectory_id, view.spec.spec_id, arm, seed),
+                    trajectory_id=trajectory_id, spec_id=view.spec.spec_id, judge=name, arm=arm,
+                    q=round(q, 6), deliverables_ok=True, reason=reason, ratings=ratings)
+
+
+def judge_candidates(
+    view: JudgeView,
+    candidates: Sequence[tuple[str, dict[str, Path]]],
+    arm: JudgeArm,
+    *,
+    llm: OpenAICompatibleChatModel | None = None,
+    seed: int = 0,
+) -> list[tuple[Judgment, DeliverableReport]]:
+    """Judge the candidates (trajectory id, deliverable files) of one spec together.
+
+    A candidate with a missing or invalid deliverable is a loss (Q = 0) and is not shown to the judge; the
+    others are graded jointly. Raises ``VerdictUnavailable`` (nothing is judged) when the model fails.
+    """
+    name = judge_name(llm if arm is not JudgeArm.RANDOM else None, arm, seed)
+    checked = [(tid, *check_deliverables(view.spec, files)) for tid, files in candidates]
+    valid = [(tid, docs) for tid, report, docs in checked if report.ok]
+    verdicts = score_candidates(view, [docs for _, docs in valid], arm, llm=llm, seed=seed,
+                                trajectory_ids=[tid for tid, _ in valid]) if valid else []
+    scored = dict(zip([tid for tid, _ in valid], verdicts, strict=True))
+    out: list[tuple[Judgment, DeliverableReport]] = []
+    for tid, report, _ in checked:
+        if not report.ok:
+            loss = Judgment(judgment_id=judgment_id(tid, view.spec.spec_id, arm, seed), trajectory_id=tid,
+                            spec_id=view.spec.spec_id, judge=name, arm=arm, q=0.0, deliverables_ok=False,
+                            reason=f"loss, judge not asked: {report.reason}")
+            out.append((loss, report))
+        else:
+            out.append((_judgment(view, tid, arm, seed, name, scored[tid]), report))
+    return out
 
 
 def judge_attempt(
@@ -86,32 +235,5 @@ def judge_attempt(
     llm: OpenAICompatibleChatModel | None = None,
     seed: int = 0,
 ) -> tuple[Judgment, DeliverableReport]:
-    """Check the deliverables; a missing or invalid one is a loss (Q = 0) and no criterion is scored."""
-    report, documents = check_deliverables(view.spec, files)
-    jid = judgment_id(trajectory_id, view.spec.spec_id, arm, seed)
-    name = judge_name(llm if arm is not JudgeArm.RANDOM else None)
-    if arm is JudgeArm.RANDOM:
-        name = f"{JUDGE_NAME} (random, seed {seed})"
-    if not report.ok:
-        return Judgment(judgment_id=jid, trajectory_id=trajectory_id, spec_id=view.spec.spec_id, judge=name,
-                        arm=arm, q=0.0, deliverables_ok=False,
-                        reason=f"loss, judge not asked: {report.reason}"), report
-    verdicts = score_criteria(view, documents, arm, llm=llm, seed=seed, trajectory_id=trajectory_id)
-    ratings = ratings_of(view, verdicts)
-    q = q_score(ratings)
-    failed = [r.criterion_id.rsplit("/", 1)[-1] for r in ratings
-              if (r.polarity == "positive" and r.score < 1) or (r.polarity == "negative" and r.score > 0)]
-    reason = f"Q = {q:.3f}" + (
-        f"; not met or violated: {', '.join(failed)}" if failed else "; every criterion met"
-    )
-    return Judgment(
-        judgment_id=jid,
-        trajectory_id=trajectory_id,
-        spec_id=view.spec.spec_id,
-        judge=name,
-        arm=arm,
-        q=round(q, 6),
-        deliverables_ok=True,
-        reason=reason,
-        ratings=ratings,
-    ), report
+    """Judge one attempt on its own (raises ``VerdictUnavailable`` when the model gives no verdict)."""
+    return judge_candidates(view, [(trajectory_id, files)], arm, llm=llm, seed=seed)[0]

@@ -1,4 +1,7 @@
-"""Judge sensitivity: how far each perturbation moves the targeted criterion, and how little the rest."""
+"""Judge sensitivity: how far each perturbation moves the targeted criterion, and how little the rest.
+
+A case whose judgment could not be obtained (the chat model gave no verdict, before or after the
+perturbation) has no score: it is listed apart as ``UnscoredCase`` with the reason, never averaged in."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from graphforge.judge.checks import check_deliverables
 from graphforge.judge.core import score_criteria
 from graphforge.judge.documents import read_document
+from graphforge.judge.llm_verifier import VerdictUnavailable
 from graphforge.judge.perturb import (
     PAPER_NON_TARGET_ABS,
     PAPER_TARGET_DELTA,
@@ -45,6 +49,18 @@ class SensitivityCase(BaseModel):
         return self.target_after - self.target_before
 
 
+class UnscoredCase(BaseModel):
+    """A (trajectory, arm[, perturbation, criterion]) the judge gave no verdict for: listed, never scored."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    trajectory_id: str
+    arm: JudgeArm
+    kind: PerturbationKind | None = None  # None: the unperturbed baseline failed, so no case of it was scored
+    criterion_id: str | None = None
+    reason: str
+
+
 class SensitivityRow(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -61,8 +77,12 @@ class SensitivityRow(BaseModel):
 
 def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path, *, trajectory_id: str,
               llm: OpenAICompatibleChatModel | None = None,
-              kinds: list[PerturbationKind] | None = None) -> list[SensitivityCase]:
-    """Perturb every applicable (kind, criterion) of one attempt and re-score all criteria (no gate)."""
+              kinds: list[PerturbationKind] | None = None
+              ) -> tuple[list[SensitivityCase], list[UnscoredCase]]:
+    """Perturb every applicable (kind, criterion) of one attempt and re-score all criteria (no gate).
+
+    Returns the scored cases and, apart, the cases the judge gave no verdict for.
+    """
     import openpyxl
 
     # Baseline copies go through the same writer as the perturbed ones, so only the perturbation differs.
@@ -77,8 +97,12 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
             shutil.copyfile(path, copy)
         baseline_files[name] = copy
     _, documents = check_deliverables(view.spec, baseline_files)
-    before = score_criteria(view, documents, arm, llm=llm, trajectory_id=trajectory_id)
+    try:
+        before = score_criteria(view, documents, arm, llm=llm, trajectory_id=trajectory_id)
+    except VerdictUnavailable as exc:
+        return [], [UnscoredCase(trajectory_id=trajectory_id, arm=arm, reason=f"baseline not judged: {exc}")]
     out: list[SensitivityCase] = []
+    unscored: list[UnscoredCase] = []
     for kind in kinds or list(PerturbationKind):
         for criterion in view.spec.criteria:
             doc = documents.get(criterion.target_deliverable)
@@ -93,7 +117,12 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
             report, perturbed_docs = check_deliverables(view.spec, perturbed_files)
             if criterion.target_deliverable not in perturbed_docs:  # still readable without the gate
                 perturbed_docs[criterion.target_deliverable] = read_document(result.path, source.suffix)
-            after = score_criteria(view, perturbed_docs, arm, llm=llm, trajectory_id=trajectory_id)
+            try:
+                after = score_criteria(view, perturbed_docs, arm, llm=llm, trajectory_id=trajectory_id)
+            except VerdictUnavailable as exc:
+                unscored.append(UnscoredCase(trajectory_id=trajectory_id, arm=arm, kind=kind,
+                                             criterion_id=criterion.criterion_id, reason=str(exc)))
+                continue
             co = [c.criterion_id for c in view.spec.criteria if c.criterion_id != criterion.criterion_id
                   and overlaps(before[c.criterion_id].footprint, result.touched)]
             others = [after[c.criterion_id].score - before[c.criterion_id].score for c in view.spec.criteria
@@ -103,7 +132,7 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
                 description=result.description, target_before=before[criterion.criterion_id].score,
                 target_after=after[criterion.criterion_id].score, non_target_deltas=others, co_targeted=co,
                 gate_loss=not report.ok))
-    return out
+    return out, unscored
 
 
 def summarise(cases: list[SensitivityCase]) -> list[SensitivityRow]:
@@ -131,10 +160,19 @@ def summarise(cases: list[SensitivityCase]) -> list[SensitivityRow]:
     return rows
 
 
-def markdown_table(rows: list[SensitivityRow]) -> str:
+def markdown_table(rows: list[SensitivityRow], unscored: list[UnscoredCase] | None = None) -> str:
+    """The paper's table; cases without a verdict are listed below it, never in it."""
     head = ("| arm | perturbation | cases | Δ target (mean) | paper Δ target | mean abs Δ non-target | "
             "paper | attempts now a loss |\n|---|---|---:|---:|---:|---:|---:|---:|")
     body = [f"| {r.arm.value} | {r.kind.value} | {r.cases} | {r.target_delta_mean:+.3f} | "
             f"{r.paper_target_delta:+.3f} | {r.non_target_abs_mean:.3f} | {r.paper_non_target_abs:.3f} | "
             f"{r.gate_loss_rate:.0%} |" for r in rows]
-    return "\n".join([head, *body])
+    out = [head, *body] if rows else ["No case could be scored."]
+    if unscored:
+        out += ["", f"Not scored ({len(unscored)}): the judge gave no verdict, so these cases are left out "
+                    "of the table above.", "", "| trajectory | arm | perturbation | criterion | reason |",
+                "|---|---|---|---|---|"]
+        out += [f"| {u.trajectory_id} | {u.arm.value} | {u.kind.value if u.kind else 'baseline'} | "
+                f"{(u.criterion_id or 'all').rsplit('/', 1)[-1]} | {u.reason.replace('|', '/')[:300]} |"
+                for u in unscored]
+    return "\n".join(out)

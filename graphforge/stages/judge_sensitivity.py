@@ -9,9 +9,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher, store
 from graphforge.context import StageContext
+from graphforge.errors import JudgeError
 from graphforge.judge import JudgeView, load_view
 from graphforge.judge.perturb import PerturbationKind
-from graphforge.judge.sensitivity import SensitivityCase, SensitivityRow, cases_for, markdown_table, summarise
+from graphforge.judge.sensitivity import (
+    SensitivityCase,
+    SensitivityRow,
+    UnscoredCase,
+    cases_for,
+    markdown_table,
+    summarise,
+)
 from graphforge.models.judge import JudgeArm
 
 GET_TRAJECTORIES_TO_JUDGE = cypher.load("judge/get_trajectories_to_judge")
@@ -32,7 +40,8 @@ class JudgeSensitivityResult(BaseModel):
     trajectories: int
     cases: int
     rows: list[SensitivityRow]
-    table: str  # markdown, like the paper's
+    unscored: list[UnscoredCase]  # the judge gave no verdict: listed apart, never in the rows
+    table: str  # markdown, like the paper's, with the unscored cases listed below it
     report_dir: str
 
 
@@ -47,13 +56,14 @@ def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityRe
     out = ctx.out_dir / "sensitivity"
     views: dict[str, JudgeView] = {}
     cases: list[SensitivityCase] = []
+    unscored: list[UnscoredCase] = []
     trajectories = store.get_trajectories(ctx.graph, [r["trajectory_id"] for r in rows])
     for t in trajectories:
         assert t.spec_id is not None
         view = views.get(t.spec_id) or views.setdefault(t.spec_id, load_view(ctx.graph, t.spec_id))
         files = {d.name: Path(d.path) for d in t.deliverables}
         for arm in params.arms:
-            cases += cases_for(
+            scored, failed = cases_for(
                 view,
                 files,
                 arm,
@@ -62,11 +72,20 @@ def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityRe
                 llm=llm,
                 kinds=list(params.kinds),
             )
+            cases += scored
+            unscored += failed
     summary = summarise(cases)
-    table = markdown_table(summary)
+    table = markdown_table(summary, unscored)
     out.mkdir(parents=True, exist_ok=True)
     (out / "table.md").write_text(table + "\n", encoding="utf-8")
     (out / "cases.json").write_text(json.dumps([c.model_dump(mode="json") for c in cases], indent=1),
                                     encoding="utf-8")
-    return JudgeSensitivityResult(trajectories=len(trajectories), cases=len(cases), rows=summary, table=table,
-                                  report_dir=str(out))
+    (out / "unscored.json").write_text(json.dumps([u.model_dump(mode="json") for u in unscored], indent=1),
+                                       encoding="utf-8")
+    if unscored and not cases:
+        raise JudgeError(
+            f"judge sensitivity: no case could be scored; the judge gave no verdict for {len(unscored)} "
+            f"(trajectory, arm) pair(s), first {unscored[0].trajectory_id} ({unscored[0].arm.value}): "
+            f"{unscored[0].reason} [list in {out / 'unscored.json'}]")
+    return JudgeSensitivityResult(trajectories=len(trajectories), cases=len(cases), rows=summary,
+                                  unscored=unscored, table=table, report_dir=str(out))

@@ -1,4 +1,5 @@
-"""Stage 8a: judge trajectories against their spec (deliverable gate, anchored verifiers, chat model), Q."""
+"""Stage 8a: judge trajectories against their spec (deliverable gate, chat-model judge with anchors gated by
+the deterministic verifiers, candidates of one spec graded jointly), Q. No verdict: judged again next run."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher, store
 from graphforge.context import StageContext
-from graphforge.judge import JudgeView, judge_attempt, load_view
-from graphforge.judge.core import judge_name
-from graphforge.judge.llm_verifier import LLM_FAILED
+from graphforge.judge import JudgeView, load_view
+from graphforge.judge.core import judge_candidates, judge_name
+from graphforge.judge.llm_verifier import VerdictUnavailable
 from graphforge.models.judge import JudgeArm, Judgment
-from graphforge.models.trajectory import TrajectoryStatus
+from graphforge.models.trajectory import Trajectory, TrajectoryStatus
 
 GET_TRAJECTORIES_TO_JUDGE = cypher.load("judge/get_trajectories_to_judge")
 
@@ -25,7 +26,8 @@ class JudgeTrajectoriesParams(BaseModel):
     trajectory_ids: list[str] | None = None
     statuses: list[str] = Field(default_factory=lambda: ["materialised", "judged"])
     seed: int = 0  # the random arm's seed
-    use_llm: bool = True  # qualitative criteria go to the chat model when one is configured
+    use_llm: bool = True  # every criterion goes to the chat model when one is configured
+    k: int = Field(4, ge=1)  # candidates of one spec graded jointly per chat-model call (1: one at a time)
 
 
 class JudgedRow(BaseModel):
@@ -46,6 +48,7 @@ class JudgeTrajectoriesResult(BaseModel):
     # Not stored: the chat model failed on some criterion, so the trajectory keeps its status and the next
     # run judges it again instead of admitting or rejecting it on a verdict that was never given.
     retry_later: list[str] = Field(default_factory=list)
+    retry_reasons: dict[str, str] = Field(default_factory=dict)  # trajectory id -> why no verdict was given
 
 
 def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectoriesResult:
@@ -58,18 +61,24 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
         llm = chat_model(ctx.settings, temperature=0.0)  # greedy: the same deliverable gets the same verdict
     views: dict[str, JudgeView] = {}
     judgments: list[Judgment] = []
-    retry_later: list[str] = []
+    retry_reasons: dict[str, str] = {}
     trajectories = store.get_trajectories(ctx.graph, [r["trajectory_id"] for r in rows])
+    by_spec: dict[str, list[Trajectory]] = {}
     for t in trajectories:
         assert t.spec_id is not None
-        view = views.get(t.spec_id) or views.setdefault(t.spec_id, load_view(ctx.graph, t.spec_id))
-        files = {d.name: Path(d.path) for d in t.deliverables}
-        judgment, _ = judge_attempt(view, files, params.arm, trajectory_id=t.trajectory_id, llm=llm,
-                                    seed=params.seed)
-        if any(r.evidence.startswith(LLM_FAILED) for r in judgment.ratings):
-            retry_later.append(t.trajectory_id)
-        else:
-            judgments.append(judgment)
+        by_spec.setdefault(t.spec_id, []).append(t)
+    for spec_id, group in by_spec.items():
+        view = views.get(spec_id) or views.setdefault(spec_id, load_view(ctx.graph, spec_id))
+        for start in range(0, len(group), params.k):
+            chunk = group[start:start + params.k]
+            candidates = [(t.trajectory_id, {d.name: Path(d.path) for d in t.deliverables}) for t in chunk]
+            try:
+                judged = judge_candidates(view, candidates, params.arm, llm=llm, seed=params.seed)
+            except VerdictUnavailable as exc:
+                # No verdict is no score: these trajectories keep their status and are judged next run.
+                retry_reasons.update({t.trajectory_id: str(exc) for t in chunk})
+                continue
+            judgments += [j for j, _ in judged]
     store.save_judgments(ctx.graph, judgments)
     # Only the admission arm moves a trajectory along the funnel; control arms leave statuses alone.
     if params.arm is JudgeArm.ANCHORED:
@@ -79,7 +88,7 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
     qs = [j.q for j in judgments]
     return JudgeTrajectoriesResult(
         arm=params.arm,
-        judge=judge_name(llm),
+        judge=judge_name(llm, params.arm, params.seed),
         judged=len(judgments),
         losses=sum(not j.deliverables_ok for j in judgments),
         mean_q=round(sum(qs) / len(qs), 4) if qs else None,
@@ -93,5 +102,6 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
             )
             for j in judgments
         ],
-        retry_later=retry_later,
+        retry_later=sorted(retry_reasons),
+        retry_reasons=retry_reasons,
     )

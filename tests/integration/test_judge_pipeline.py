@@ -5,6 +5,9 @@ sensitivity."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,6 +36,7 @@ from loaders.workspace import load_workspace
 from tests.support.llm_server import ScriptedLLMServer, error, json_answer
 
 pytestmark = pytest.mark.neo4j
+REPO = Path(__file__).resolve().parents[2]
 COUNT_JUDGMENT_EDGES = cypher.CypherQuery(
     "test/count_rates",
     "MATCH (:Judgment {judgment_id: $judgment_id})-[r:RATES]->(:Criterion) RETURN count(r) AS n",
@@ -200,20 +204,63 @@ def test_a_reused_rollout_is_exported_once_for_the_current_spec_only(
     assert rft.selection is not None and rft.selection["queries_seen"] == 1
 
 
-def test_a_chat_model_outage_leaves_the_trajectory_to_judge_again(
+def _cli(settings: GraphforgeSettings, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.update(GRAPHFORGE_HOME=str(settings.home), GRAPHFORGE_BOLT_PORT=str(settings.bolt_port),
+               GRAPHFORGE_HTTP_PORT=str(settings.http_port),
+               GRAPHFORGE_LLM_BASE_URL=settings.llm_base_url or "",
+               GRAPHFORGE_LLM_MODEL=settings.llm_model or "", GRAPHFORGE_LLM_MAX_RETRIES="1",
+               GRAPHFORGE_LLM_API_KEY=settings.llm_api_key.get_secret_value() if settings.llm_api_key else "")
+    return subprocess.run([sys.executable, "-m", "graphforge", *args], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_a_chat_model_outage_leaves_trajectories_to_judge_again_and_sensitivity_unscored(
         ctx: StageContext, llm_settings: GraphforgeSettings, scripted_llm: ScriptedLLMServer,
         tmp_path: Path) -> None:
     spec_id, _ = _sample(ctx, tmp_path)
-    tid = _oracle(ctx, spec_id)
+    good, wrong = _oracle(ctx, spec_id), _oracle(ctx, spec_id, InjectKind.WRONG_NUMBER)
+    # Every judge call fails; the body echoes the request's Authorization header, as some proxies do.
+    key = llm_settings.llm_api_key.get_secret_value() if llm_settings.llm_api_key else ""
+    scripted_llm.responder = lambda r: error(  # type: ignore[assignment]
+        500, f"upstream overloaded (Authorization: Bearer {key})")
+    down = _cli(llm_settings, "judge", "--json")
+    assert down.returncode == 0, down.stderr
+    result = json.loads(down.stdout)
+    assert result["judged"] == 0 and result["retry_later"] == sorted([good, wrong])
+    assert "HTTP 500" in result["retry_reasons"][good]
+    statuses = {t.trajectory_id: t.status for t in store.get_trajectories(ctx.graph, [good, wrong])}
+    assert statuses == {good: TrajectoryStatus.MATERIALISED, wrong: TrajectoryStatus.MATERIALISED}
+    assert ctx.graph.read_dicts(GET_RATINGS, trajectory_id=good) == []  # no judgment stored, no 0.0 score
+    calls = len(scripted_llm.chat_requests)
+    assert calls >= 1
+
+    # Admitted deterministically, then the sensitivity study asks the failing judge: no score, exit 1.
+    judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(use_llm=False))
+    admit_trajectories.run(ctx, admit_trajectories.AdmitTrajectoriesParams())
+    out = tmp_path / "eval"
+    unscored = _cli(llm_settings, "eval", "sensitivity", "--out", str(out))
+    assert unscored.returncode == 1
+    line = unscored.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: judge sensitivity: no case could be scored") and "HTTP 500" in line
+    assert good in line
+    table = (out / "sensitivity" / "table.md").read_text()
+    assert table.startswith("No case could be scored.") and "Δ target" not in table  # no row of scores
+    assert f"| {good} | anchored | baseline | all | baseline not judged" in table
+    assert json.loads((out / "sensitivity" / "cases.json").read_text()) == []
+    for text in (down.stdout, down.stderr, unscored.stdout, unscored.stderr, table):
+        assert not any(key[:n] in text for n in range(8, len(key) + 1))
+
+    # The endpoint is back: the same trajectories are judged, now by the model with a gate.
+    # A lenient model: every positive criterion met, no violation anywhere.
+    scripted_llm.responder = lambda r: json_answer(  # type: ignore[assignment]
+        {"score": 0.0 if "polarity: NEGATIVE" in r.last_message["content"] else 1.0, "evidence": "met"})
     llm_ctx = StageContext(settings=llm_settings, graph=ctx.graph, run_id="llm", out_dir=ctx.out_dir)
-    scripted_llm.push(error(400, "model overloaded"))  # 400 is not retried: c7 gets no verdict
-    down = judge_trajectories.run(llm_ctx, judge_trajectories.JudgeTrajectoriesParams())
-    assert down.retry_later == [tid] and down.judged == 0
-    assert store.get_trajectories(ctx.graph, [tid])[0].status is TrajectoryStatus.MATERIALISED
-    scripted_llm.push(json_answer({"score": 1.0, "evidence": "explained in Findings"}))
-    up = judge_trajectories.run(llm_ctx, judge_trajectories.JudgeTrajectoriesParams())
-    assert up.retry_later == [] and [j.trajectory_id for j in up.judgments] == [tid]
-    assert up.judgments[0].q == pytest.approx(1.0)
+    up = judge_trajectories.run(llm_ctx, judge_trajectories.JudgeTrajectoriesParams(
+        k=1, statuses=["materialised", "judged", "admitted", "rejected"]))
+    assert up.retry_later == [] and sorted(j.trajectory_id for j in up.judgments) == sorted([good, wrong])
+    by_id = {j.trajectory_id: j.q for j in up.judgments}
+    assert by_id[good] == pytest.approx(1.0) and by_id[wrong] < 0.9  # the gate holds the wrong figure down
 
 
 def test_a_superseded_figure_is_never_admitted_and_a_correct_rollout_fires_no_negative(
