@@ -69,6 +69,18 @@ class GraphforgeSettings(BaseSettings):
     llm_local_threads: int | None = Field(None, ge=1)
     llm_local_max_tokens: int = Field(512, ge=1)  # the answer cap for the local model (it can ramble)
 
+    # Admission and cleaning of judged trajectories (GRAPHFORGE_ADMIT_*). Lists are JSON in the environment.
+    admit_q_threshold: float = 0.90  # admit when Q > this (paper: SFT 0.90)
+    admit_max_tool_calls: int = Field(150, ge=1)  # excessive tool use
+    admit_max_repeated_calls: int = Field(3, ge=1)  # one identical non-polling call at most this often
+    admit_polling_tools: list[str] = Field(default_factory=lambda: ["wait", "sleep", "poll", "check_status",
+                                                                    "get_status", "job_status"])
+    admit_max_tool_failure_rate: float = Field(0.3, ge=0, le=1)
+    admit_min_calls_for_failure_rate: int = Field(5, ge=1)  # the rate means little on fewer calls
+    admit_max_truncations: int = Field(3, ge=0)  # tool results cut short more often than this
+    admit_failure_markers: list[str] = Field(default_factory=lambda: ["ERROR", '"error"'])
+    admit_truncation_markers: list[str] = Field(default_factory=lambda: ["[truncated"])
+
     @property
     def managed(self) -> bool:
         """True when no external Neo4j is configured and the project runs its own."""
