@@ -3,7 +3,9 @@
 UNWIND $rows AS row
 MERGE (f:File {sha256: row.sha256})
 SET f.size = row.size, f.format = row.format, f.valid = row.valid, f.invalid_reason = row.invalid_reason,
-    f.parser = row.parser, f.span_count = row.span_count, f.page_count = row.page_count
+    f.parser = row.parser, f.span_count = row.span_count, f.page_count = row.page_count,
+    f.warnings = row.warnings, f.dropped_chars = row.dropped_chars, f.dropped_rows = row.dropped_rows,
+    f.width = row.width, f.height = row.height, f.formulas_json = row.formulas_json
 WITH f, row
 CALL (f, row) {
   UNWIND row.spans AS s

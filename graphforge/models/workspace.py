@@ -28,6 +28,7 @@ class FileFormat(StrEnum):
     MARKDOWN = "markdown"
     TEXT = "text"
     JSON = "json"
+    XML = "xml"
     IMAGE = "image"
     UNKNOWN = "unknown"
 
@@ -40,6 +41,8 @@ class SpanKind(StrEnum):
     SLIDE = "slide"          # locator "slide=4"
     ROW = "row"              # locator "row=17" (csv)
     SECTION = "section"      # locator "section=5" (html / markdown / text blocks)
+    ELEMENT = "element"      # locator "element=/catalog/group[2]/control[1]" (xml)
+    # A section over the span-size cap is split into parts: "para=12;part=2", "page=3;part=1", ...
 
 
 class SpanRow(Row):
@@ -66,6 +69,14 @@ class FileRow(Row):
     parser: str | None = None
     span_count: int = 0
     page_count: int | None = None
+    # Content that did not become spans is never dropped in silence: a caps hit is a warning + counts.
+    warnings: list[str] = Field(default_factory=list)
+    dropped_chars: int = 0
+    dropped_rows: int = 0
+    width: int | None = None  # images, in pixels
+    height: int | None = None
+    # XLSX: {"Sheet!C12": "=B12*2", ...} formulas of rows with no value (template rows are not spans).
+    formulas_json: str = ""
 
 
 class WorkspaceRow(Row):

@@ -17,11 +17,20 @@ from pathlib import Path
 
 from graphforge.errors import SourceFormatError
 from graphforge.models.workspace import FileFormat
-from graphforge.parsers import docx, pdf, pptx, text, xlsx
-from graphforge.parsers.base import ParsedFile, ParsedSpan, ParseLimits, Refused, file_digest, span_id
+from graphforge.parsers import docx, image, pdf, pptx, text, xlsx, xml
+from graphforge.parsers.base import (
+    Extracted,
+    ParsedFile,
+    ParsedSpan,
+    ParseLimits,
+    Refused,
+    file_digest,
+    span_id,
+)
 from graphforge.parsers.detect import Detection, detect_format
 
 __all__ = [
+    "Extracted",
     "ParsedFile",
     "ParsedSpan",
     "ParseLimits",
@@ -35,7 +44,7 @@ __all__ = [
     "ParseTask",
 ]
 
-ParserFn = Callable[[Path, ParseLimits], tuple[list[ParsedSpan], int | None]]
+ParserFn = Callable[[Path, ParseLimits], Extracted]
 
 PARSERS: dict[FileFormat, tuple[str, ParserFn]] = {
     FileFormat.PDF: (pdf.NAME, pdf.parse),
@@ -47,6 +56,8 @@ PARSERS: dict[FileFormat, tuple[str, ParserFn]] = {
     FileFormat.MARKDOWN: ("markdown", text.parse_markdown),
     FileFormat.TEXT: ("text", text.parse_text),
     FileFormat.JSON: ("json", text.parse_json),
+    FileFormat.XML: (xml.NAME, xml.parse),
+    FileFormat.IMAGE: (image.NAME, image.parse),
 }
 PARSER_NAMES = {fmt: name for fmt, (name, _) in PARSERS.items()}
 
@@ -73,12 +84,9 @@ def parse_file(
     fmt = detection.format
 
     def result(
-        valid: bool,
-        reason: str | None = None,
-        parser: str | None = None,
-        spans: list[ParsedSpan] | None = None,
-        pages: int | None = None,
+        valid: bool, reason: str | None = None, parser: str | None = None, out: Extracted | None = None
     ) -> ParsedFile:
+        out = out or Extracted()
         return ParsedFile(
             path=str(path),
             sha256=sha256,
@@ -86,21 +94,25 @@ def parse_file(
             format=fmt,
             valid=valid,
             invalid_reason=reason,
-            parser=parser,
-            page_count=pages,
-            spans=spans or [],
+            parser=out.extractor or parser,
+            page_count=out.pages,
+            spans=out.spans,
             parse_seconds=round(time.perf_counter() - started, 4),
+            warnings=out.warnings,
+            dropped_chars=out.dropped_chars,
+            dropped_rows=out.dropped_rows,
+            width=out.width,
+            height=out.height,
+            formulas_json=out.formulas_json,
         )
 
     if size > limits.max_file_bytes:
         return result(False, f"file is {size} bytes, over the size limit of {limits.max_file_bytes} bytes")
     if detection.refusal:
         return result(False, detection.refusal)
-    if fmt is FileFormat.IMAGE:
-        return result(True)  # kept as a file the agent can open; no text spans without OCR
     name, parse = PARSERS[fmt]
     try:
-        spans, pages = parse(path, limits)
+        out = parse(path, limits)
     except Refused as exc:
         return result(False, str(exc), name)
     except MemoryError:
@@ -110,7 +122,9 @@ def parse_file(
     except Exception as exc:  # any library's failure on bad bytes is a property of the file, not a crash
         message = str(exc).splitlines()[0][:300] if str(exc) else ""
         return result(False, f"{name} could not parse it: {type(exc).__name__}: {message}".rstrip(": "), name)
-    return result(True, None, name, spans, pages)
+    if len(out.spans) > limits.max_spans:
+        return result(False, f"{len(out.spans)} spans, over the cap of {limits.max_spans}", name)
+    return result(True, None, name, out)
 
 
 from graphforge.parsers.pool import ParseTask, parse_files  # noqa: E402  (pool imports parse_file)

@@ -10,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge.models.workspace import FileFormat, FileRow, SpanKind, SpanRow
 
-# Spans longer than this are cut (with a marker): a span is evidence to quote, not a whole book.
+# Default span length: a longer section is split into several spans (never cut); a span is evidence to
+# quote, not a whole book. The cap is ``ParseLimits.max_span_chars`` (setting GRAPHFORGE_MAX_SPAN_CHARS).
 MAX_SPAN_CHARS = 20_000
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
@@ -28,6 +29,9 @@ class ParseLimits(BaseModel):
     max_zip_members: int = Field(5_000, ge=1)
     max_unzipped_bytes: int = Field(1024 * 1024 * 1024, ge=1)
     max_zip_ratio: float = Field(200.0, gt=1)  # uncompressed / compressed per member: zip bombs sit far above
+    max_span_chars: int = Field(MAX_SPAN_CHARS, ge=200)  # longer sections are split into parts, not cut
+    max_xml_depth: int = Field(200, ge=2)  # deeper XML elements are folded into their ancestor's span
+    ocr: bool = True  # images: run Tesseract when it is installed
 
 
 class ParsedSpan(BaseModel):
@@ -39,6 +43,26 @@ class ParsedSpan(BaseModel):
     kind: SpanKind
     text: str
     formulas_json: str = ""
+
+
+class Extracted(BaseModel):
+    """What a format parser returns: spans plus everything about the file that is not span text.
+
+    ``warnings`` and ``dropped_*`` make every cap visible: content that did not become spans is counted
+    here and recorded on the File node, never lost in silence.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    spans: list[ParsedSpan] = []
+    pages: int | None = None
+    warnings: list[str] = []
+    dropped_chars: int = 0
+    dropped_rows: int = 0
+    width: int | None = None  # images: pixels
+    height: int | None = None
+    extractor: str | None = None  # the library that produced the text when a parser has several
+    formulas_json: str = ""  # XLSX: formulas of rows that hold no value (template rows), by address
 
 
 class ParsedFile(BaseModel):
@@ -56,6 +80,12 @@ class ParsedFile(BaseModel):
     page_count: int | None = None
     spans: list[ParsedSpan] = []
     parse_seconds: float = 0.0
+    warnings: list[str] = []
+    dropped_chars: int = 0
+    dropped_rows: int = 0
+    width: int | None = None
+    height: int | None = None
+    formulas_json: str = ""
 
     def file_row(self) -> FileRow:
         return FileRow(
@@ -67,6 +97,12 @@ class ParsedFile(BaseModel):
             parser=self.parser,
             span_count=len(self.spans),
             page_count=self.page_count,
+            warnings=self.warnings,
+            dropped_chars=self.dropped_chars,
+            dropped_rows=self.dropped_rows,
+            width=self.width,
+            height=self.height,
+            formulas_json=self.formulas_json,
         )
 
     def span_rows(self) -> list[SpanRow]:
@@ -97,17 +133,51 @@ def span_id(sha256: str, locator: str) -> str:
     return f"{sha256[:16]}:{locator}"
 
 
-def clip(text: str) -> str:
-    """Cut over-long span text, saying so, so one pathological span cannot bloat the graph.
-
-    Lone UTF-16 surrogates (JSON "\\ud800" escapes, PDFs with broken ToUnicode maps) become U+FFFD here:
-    the Bolt driver encodes strings as UTF-8 and would fail the whole write batch on one of them.
-    """
+def clean(text: str) -> str:
+    """Lone UTF-16 surrogates (JSON "\\ud800" escapes, PDFs with broken ToUnicode maps) become U+FFFD:
+    the Bolt driver encodes strings as UTF-8 and would fail the whole write batch on one of them."""
     if _SURROGATE_RE.search(text):
-        text = _SURROGATE_RE.sub("\ufffd", text)
-    if len(text) <= MAX_SPAN_CHARS:
-        return text
-    return text[:MAX_SPAN_CHARS] + f"\n[... {len(text) - MAX_SPAN_CHARS} more characters cut]"
+        return _SURROGATE_RE.sub("\ufffd", text)
+    return text
+
+
+def split_text(text: str, cap: int) -> list[str]:
+    """``text`` in pieces of at most ``cap`` characters, cut at the best boundary available: a blank
+    line, a line end, a sentence end, a space, and only for a run with none of these, mid-word.
+
+    Joining the pieces with the boundary they were cut at gives the text back (nothing is dropped).
+    """
+    if len(text) <= cap:
+        return [text]
+    parts: list[str] = []
+    rest = text
+    while len(rest) > cap:
+        window = rest[: cap + 1]
+        cut = -1
+        for sep in ("\n\n", "\n", ". ", " "):
+            at = window.rfind(sep, cap // 4)
+            if at > 0:
+                cut = at + (1 if sep == ". " else 0)
+                break
+        if cut <= 0:
+            cut = cap
+        parts.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip()
+    if rest:
+        parts.append(rest)
+    return [p for p in parts if p]
+
+
+def make_spans(locator: str, kind: SpanKind, text: str, limits: ParseLimits, formulas_json: str = "") -> list[ParsedSpan]:
+    """One span, or several ``locator;part=N`` spans when the text is over ``limits.max_span_chars``."""
+    text = clean(text)
+    pieces = split_text(text, limits.max_span_chars)
+    if len(pieces) == 1:
+        return [ParsedSpan(locator=locator, kind=kind, text=pieces[0], formulas_json=formulas_json)]
+    return [
+        ParsedSpan(locator=f"{locator};part={i}", kind=kind, text=piece, formulas_json=formulas_json)
+        for i, piece in enumerate(pieces, start=1)
+    ]
 
 
 def file_digest(path: Path) -> tuple[str, int]:

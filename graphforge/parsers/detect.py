@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import zipfile
@@ -23,7 +24,35 @@ _HTML_RE = re.compile(
 )
 _MD_RE = re.compile(r"^(?:#{1,6} \S|\s*[-*+] \S|\s*\d+\. \S|\|.*\|\s*$|```|> \S)", re.MULTILINE)
 _MD_EXT = {".md", ".markdown", ".mdown"}
+_MD_TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$", re.MULTILINE)
+_XML_RE = re.compile(r"^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*|<\?.*?\?>\s*|<!DOCTYPE[^>]*>\s*)*<([A-Za-z_][\w.:-]*)", re.DOTALL)
+_DELIMITERS = (",", "\t", ";", "|")
 SNIFF_BYTES = 64 * 1024
+# What a name promises: a file named like this whose bytes are something else is refused, not read as text.
+_PROMISED = {
+    ".pdf": FileFormat.PDF,
+    ".xlsx": FileFormat.XLSX,
+    ".xlsm": FileFormat.XLSX,
+    ".docx": FileFormat.DOCX,
+    ".pptx": FileFormat.PPTX,
+    ".png": FileFormat.IMAGE,
+    ".jpg": FileFormat.IMAGE,
+    ".jpeg": FileFormat.IMAGE,
+}
+_LABEL = {
+    FileFormat.PDF: "PDF",
+    FileFormat.XLSX: "XLSX",
+    FileFormat.DOCX: "DOCX",
+    FileFormat.PPTX: "PPTX",
+    FileFormat.IMAGE: "an image",
+    FileFormat.CSV: "CSV text",
+    FileFormat.HTML: "HTML",
+    FileFormat.MARKDOWN: "text",
+    FileFormat.TEXT: "text",
+    FileFormat.JSON: "JSON",
+    FileFormat.XML: "XML",
+    FileFormat.UNKNOWN: "unrecognised binary data",
+}
 
 
 @dataclass(frozen=True)
@@ -34,10 +63,31 @@ class Detection:
 
 
 def detect_format(path: Path) -> Detection:
-    """Decide a file's format from its bytes. Never raises for bad content; unreadable paths raise OSError."""
+    """Decide a file's format from its bytes. Never raises for bad content; unreadable paths raise OSError.
+
+    A name that promises a binary format (``.pdf``, ``.xlsx``, ``.docx``, ``.pptx``, ``.png``, ``.jpg``)
+    over other bytes gives a refusal "content is X, not Y": such a file is never stored as text.
+    """
     with path.open("rb") as fh:
         head = fh.read(SNIFF_BYTES)
     ext = path.suffix.lower()
+    try:
+        found = _detect(path, head, ext)
+    except OSError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (RecursionError, odd bytes: a property of the file)
+        found = Detection(FileFormat.UNKNOWN, "detection failed", f"format detection failed: {type(exc).__name__}")
+    promised = _PROMISED.get(ext)
+    if promised is not None and found.format is not promised and found.refusal is None:
+        return Detection(
+            found.format,
+            found.detail,
+            f"content is {_LABEL[found.format]}, not {_LABEL[promised]} (the name says {ext})",
+        )
+    return found
+
+
+def _detect(path: Path, head: bytes, ext: str) -> Detection:
     if not head:
         return Detection(FileFormat.UNKNOWN, "empty file", "empty file (0 bytes)")
     if b"%PDF-" in head[:1024]:
@@ -53,7 +103,7 @@ def detect_format(path: Path) -> Detection:
         return Detection(
             FileFormat.UNKNOWN, "binary content", "unsupported binary format (no known signature)"
         )
-    return _detect_text(head, text, ext)
+    return _detect_text(head, text, ext, truncated=len(head) >= SNIFF_BYTES)
 
 
 def _detect_zip(path: Path, ext: str) -> Detection:
@@ -127,34 +177,70 @@ def _decode(head: bytes) -> str | None:
     return text if printable / max(1, len(text)) > 0.95 else None
 
 
-def _detect_text(head: bytes, text: str, ext: str) -> Detection:
+def _detect_text(head: bytes, text: str, ext: str, *, truncated: bool = False) -> Detection:
     # A UTF-8 byte-order mark (Windows editors, many web exports) must not hide the markup behind it.
     head, text = head.removeprefix(b"\xef\xbb\xbf"), text.removeprefix("\ufeff")
     if _HTML_RE.match(head) or (ext in {".html", ".htm"} and "<" in text[:2048]):
         return Detection(FileFormat.HTML, "html markup")
     stripped = text.lstrip()
-    if stripped[:1] in "{[" and ext in {".json", ""}:
+    if stripped[:1] in "{[" and ext in {".json", ".jsonl", ""}:
         try:
             json.loads(text)
             return Detection(FileFormat.JSON, "json")
-        except ValueError:
-            pass
+        except (ValueError, RecursionError):
+            # A big file's head is cut mid-document; its name and opening bracket decide.
+            if truncated and ext == ".json":
+                return Detection(FileFormat.JSON, "json (head of a large file)")
+    xml = _XML_RE.match(text)
+    if xml is not None and ext not in _MD_EXT and ext not in {".csv", ".tsv", ".txt"}:
+        if xml.group(1).lower() == "html":
+            return Detection(FileFormat.HTML, "xhtml markup")
+        return Detection(FileFormat.XML, f"xml root <{xml.group(1)}>")
+    if ext in _MD_EXT:
+        return Detection(FileFormat.MARKDOWN, "markdown (by name)")
     lines = [line for line in text.splitlines()[:50] if line.strip()]
-    if ext in _MD_EXT or len(_MD_RE.findall("\n".join(lines))) >= max(2, len(lines) // 5):
-        return Detection(FileFormat.MARKDOWN, "markdown syntax")
-    if _looks_like_csv(lines, ext):
+    # Structure before syntax: a CSV export whose quoted fields hold "- bullets" or "# notes" is a table
+    # of rows, which only a real CSV read of the records shows; a markdown pipe table has its --- rule.
+    if not _MD_TABLE_RULE_RE.search(text[:8192]) and _looks_like_csv(text, ext, truncated):
         return Detection(FileFormat.CSV, "delimited rows")
+    if len(_MD_RE.findall("\n".join(lines))) >= max(2, len(lines) // 5):
+        return Detection(FileFormat.MARKDOWN, "markdown syntax")
+    if ext in {".csv", ".tsv"} and _looks_like_csv(text, ext, truncated, loose=True):
+        return Detection(FileFormat.CSV, "delimited rows (by name)")
     return Detection(FileFormat.TEXT, "text")
 
 
-def _looks_like_csv(lines: list[str], ext: str) -> bool:
+def delimiter_of(text: str) -> str | None:
+    """The delimiter under which the records of ``text`` (read as CSV, quoted line breaks honoured)
+    have one consistent field count above 1, or None when no delimiter gives a table."""
+    best: tuple[float, int, str] | None = None
+    for delim in _DELIMITERS:
+        if delim not in text:
+            continue
+        try:
+            rows = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delim) if r][:200]
+        except csv.Error:
+            continue
+        if len(rows) < 2:
+            continue
+        width = len(rows[0])
+        share = sum(len(r) == width for r in rows) / len(rows)
+        # Markdown whose list items hold commas: the records themselves start with markdown syntax.
+        md_starts = sum(bool(_MD_RE.match(r[0])) for r in rows)
+        if md_starts >= max(2, len(rows) // 5):
+            continue
+        if width > 1 and share >= 0.9 and (best is None or (share, width) > best[:2]):
+            best = (share, width, delim)
+    return best[2] if best else None
+
+
+def _looks_like_csv(text: str, ext: str, truncated: bool, *, loose: bool = False) -> bool:
+    if truncated:  # the sniffed head ends mid-record: drop the last (partial) line
+        text = text[: text.rfind("\n") + 1] if "\n" in text else text
+    body = text.replace("\r\n", "\n")
+    lines = [line for line in body.splitlines() if line.strip()]
     if len(lines) < 2:
         return ext in {".csv", ".tsv"}
-    sample = "\n".join(lines[:20])
-    try:
-        dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
-    except csv.Error:
+    if not loose and len(lines) < 3 and ext not in {".csv", ".tsv"}:
         return False
-    counts = {len(row) for row in csv.reader(lines[:20], dialect)}
-    # A table: every row has the same number of fields, and more than one of them.
-    return len(counts) == 1 and counts.pop() > 1
+    return delimiter_of(body) is not None

@@ -1,26 +1,120 @@
-"""PDF pages with pypdf: one span per page with text ("page=3")."""
+"""PDF pages: one span per page with text ("page=3"), from the extractor the PDF benchmark chose.
+
+``bench/pdf_bench.py`` measures word accuracy against known text (PDFs generated with reportlab in
+several layouts: prose, two columns, a table, rotated text, a rotated page) and pages/s for pypdf
+(plain and layout modes), pdfminer.six and pypdfium2; the default is the most accurate extractor within
+2x of the fastest (``DEFAULT``). A page the default returns nothing for is read again by the
+``FALLBACKS`` in turn (layout mode returns nothing for rotated text that plain mode reads), and the
+file's warnings say how many pages needed one. Lines of a table keep their cells apart with runs of
+spaces; ``table_lines`` turns such runs into tab-separated rows (the header row first), as DOCX/XLSX
+tables read.
+"""
 
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from graphforge.models.workspace import SpanKind
-from graphforge.parsers.base import ParsedSpan, ParseLimits, Refused, clip
+from graphforge.parsers.base import Extracted, ParsedSpan, ParseLimits, Refused, make_spans
 
 NAME = "pypdf"
 _EOF_WINDOW = 64 * 1024
+_GAP_RE = re.compile(r" {2,}")
+
+PageTexts = Callable[[Path, int], Iterator[str | BaseException]]
 
 
-def parse(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None]:
+# ---- extractors: path -> one text (or the exception it raised) per page ---------------------------
+
+
+def pypdf_pages(path: Path, mode: str = "plain") -> Iterator[str | BaseException]:
+    from pypdf import PdfReader
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    reader = PdfReader(path, strict=False)
+    if reader.is_encrypted:
+        reader.decrypt("")
+    for page in reader.pages:
+        try:
+            yield page_text(page, mode)
+        except (MemoryError, RecursionError):
+            raise
+        except Exception as exc:  # noqa: BLE001  (one page's broken font or stream)
+            yield exc
+
+
+def page_text(page: Any, mode: str = "plain") -> str:
+    """pypdf's text of one page; layout mode pads with spaces, so margins and blank runs are trimmed."""
+    raw = page.extract_text(extraction_mode="layout") if mode == "layout" else page.extract_text()
+    return _tidy(raw or "")
+
+
+def pdfium_pages(path: Path) -> Iterator[str | BaseException]:
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(str(path))
+    try:
+        for index in range(len(doc)):
+            try:
+                page = doc[index]
+                textpage = page.get_textpage()
+                text = textpage.get_text_range()
+                textpage.close()
+                page.close()
+                yield _tidy(text.replace("\r\n", "\n").replace("\r", "\n"))
+            except (MemoryError, RecursionError):
+                raise
+            except Exception as exc:  # noqa: BLE001
+                yield exc
+    finally:
+        doc.close()
+
+
+def pdfminer_pages(path: Path) -> Iterator[str | BaseException]:
+    from pdfminer.high_level import extract_pages
+    from pdfminer.layout import LAParams, LTTextContainer
+
+    logging.getLogger("pdfminer").setLevel(logging.ERROR)
+    for layout in extract_pages(str(path), laparams=LAParams()):
+        yield _tidy("\n".join(el.get_text() for el in layout if isinstance(el, LTTextContainer)))
+
+
+EXTRACTORS: dict[str, Callable[[Path], Iterator[str | BaseException]]] = {
+    "pypdfium2": pdfium_pages,
+    "pypdf-plain": lambda path: pypdf_pages(path, "plain"),
+    "pypdf-layout": lambda path: pypdf_pages(path, "layout"),
+    "pdfminer.six": pdfminer_pages,
+}
+# Chosen by bench/pdf_bench.py (best word accuracy within 2x of the fastest); see the README's table.
+DEFAULT = "pypdfium2"
+FALLBACKS = ("pypdf-plain", "pdfminer.six")
+
+
+def _tidy(raw: str) -> str:
+    lines = [line.rstrip() for line in raw.replace("\x00", "").splitlines()]
+    indent = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    out: list[str] = []
+    for line in lines:
+        line = line[indent:]
+        if line or (out and out[-1]):  # keep single blank lines between blocks, drop runs of them
+            out.append(line)
+    return "\n".join(out).strip()
+
+
+# ---- the parser ------------------------------------------------------------------------------------
+
+
+def parse(path: Path, limits: ParseLimits, extractor: str | None = None) -> Extracted:
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError
 
-    # pypdf logs every repaired xref at WARNING; the outcome is what matters here, not the chatter.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     # The trailer may be followed by padding or junk a server or downloader appended (NULs, an HTML
-    # footer); pypdf reads such files, so only a file without %%EOF near its end counts as truncated.
+    # footer); readers cope, so only a file without %%EOF near its end counts as truncated.
     with path.open("rb") as fh:
         fh.seek(0, 2)
         fh.seek(max(0, fh.tell() - _EOF_WINDOW))
@@ -38,38 +132,70 @@ def parse(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None
     count = len(reader.pages)
     if count > limits.max_pages:
         raise Refused(f"PDF has {count} pages, over the cap of {limits.max_pages}")
+    name = extractor or DEFAULT
+    texts = _read_all(EXTRACTORS[name], path, count)
+    failed = [i for i, t in enumerate(texts) if not isinstance(t, str) or not t.strip()]
+    used: dict[str, int] = {}
+    for fallback in (f for f in FALLBACKS if f != name):
+        if not failed:
+            break
+        again = _read_all(EXTRACTORS[fallback], path, count)
+        for i in list(failed):
+            got = again[i]
+            if isinstance(got, str) and got.strip():
+                texts[i] = got
+                used[fallback] = used.get(fallback, 0) + 1
+                failed.remove(i)
+    out = Extracted(pages=count, extractor=name if not used else f"{name}+{'+'.join(sorted(used))}")
+    for fallback, pages in sorted(used.items()):
+        out.warnings.append(f"{pages} of {count} pages had no text from {name}; read with {fallback}")
+    broken = [i for i in failed if not isinstance(texts[i], str)]
+    if broken and len(broken) == count:
+        raise Refused(f"no page of the PDF could be read ({len(broken)} of {count} failed)")
+    if broken:
+        out.warnings.append(f"{len(broken)} of {count} pages could not be read by any extractor")
     spans: list[ParsedSpan] = []
-    skipped = 0
-    for number in range(1, count + 1):
-        try:
-            text = page_text(reader.pages[number - 1])
-        except (MemoryError, RecursionError):
-            raise  # the worker's caps: reported as such by parse_file
-        except Exception:  # one page with a broken content stream or font must not cost the other pages
-            skipped += 1
-            continue
-        if text:
-            spans.append(ParsedSpan(locator=f"page={number}", kind=SpanKind.PAGE, text=clip(text)))
-    if skipped and not spans:
-        raise Refused(f"no page of the PDF could be read ({skipped} of {count} failed)")
-    return spans, count
+    for number, text in enumerate(texts, start=1):
+        if isinstance(text, str) and text.strip():
+            spans.extend(make_spans(f"page={number}", SpanKind.PAGE, table_lines(text), limits))
+    out.spans = spans
+    return out
 
 
-def page_text(page: Any) -> str:
-    """Layout-mode text (a table row stays one line: "Services  1,340  1,415"), plain mode as the fallback.
-
-    Layout mode measured as fast as plain mode on the sample and keeps table rows together, which the
-    evidence extractor needs; it pads with spaces, so margins and trailing blanks are trimmed here.
-    """
+def _read_all(fn: Callable[[Path], Iterator[str | BaseException]], path: Path, count: int) -> list[str | BaseException]:
+    texts: list[str | BaseException] = []
     try:
-        raw = page.extract_text(extraction_mode="layout") or ""
-    except Exception:  # layout mode trips on some broken font tables where plain mode still reads text
-        raw = page.extract_text() or ""
-    lines = [line.rstrip() for line in raw.splitlines()]
-    indent = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
-    out: list[str] = []
-    for line in lines:
-        line = line[indent:]
-        if line or (out and out[-1]):  # keep single blank lines between blocks, drop runs of them
-            out.append(line)
-    return "\n".join(out).strip()
+        for text in fn(path):
+            texts.append(text)
+            if len(texts) >= count:
+                break
+    except (MemoryError, RecursionError):
+        raise
+    except Exception as exc:  # noqa: BLE001  (the extractor gave up on the document)
+        texts.extend([exc] * (count - len(texts)))
+    texts.extend([RuntimeError("page not returned")] * (count - len(texts)))
+    return texts
+
+
+def table_lines(text: str) -> str:
+    """Runs of aligned lines whose cells are separated by 2+ spaces become tab-separated rows.
+
+    A block of at least 2 consecutive lines with the same number (>= 2) of space-separated cells is a
+    table; single lines and prose are left as they are. Word boundaries are never touched.
+    """
+    lines = text.split("\n")
+    cells = [_GAP_RE.split(line.strip()) if _GAP_RE.search(line.strip()) else None for line in lines]
+    out = list(lines)
+    i = 0
+    while i < len(lines):
+        if cells[i] is None:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(lines) and cells[j + 1] is not None and len(cells[j + 1]) == len(cells[i]):  # type: ignore[arg-type]
+            j += 1
+        if j > i:
+            for k in range(i, j + 1):
+                out[k] = "\t".join(cells[k])  # type: ignore[arg-type]
+        i = j + 1
+    return "\n".join(out)

@@ -1,4 +1,8 @@
-"""PPTX with python-pptx: one span per slide ("slide=4"): titles, text frames, tables, speaker notes."""
+"""PPTX with python-pptx: one span per slide ("slide=4"): titles, text frames, tables, speaker notes.
+
+The slide title is the span's first line as a markdown heading (``# Quarterly results``); a table is its
+rows as tab-separated lines, header row first; notes follow as ``Notes: ...``.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from graphforge.models.workspace import SpanKind
-from graphforge.parsers.base import ParsedSpan, ParseLimits, Refused, clip
+from graphforge.parsers.base import Extracted, ParsedSpan, ParseLimits, Refused, make_spans
 from graphforge.parsers.safety import check_package
 
 NAME = "python-pptx"
 
 
-def parse(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None]:
+def parse(path: Path, limits: ParseLimits) -> Extracted:
     from pptx import Presentation
 
     check_package(path, limits)
@@ -24,28 +28,43 @@ def parse(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None
         count = number
         if number > limits.max_pages:
             raise Refused(f"presentation has more than {limits.max_pages} slides (cap)")
-        lines = list(_shape_lines(slide.shapes))
+        title_shape = _title(slide)
+        lines: list[str] = []
+        if title_shape is not None and title_shape.text_frame.text.strip():
+            lines.append("# " + " ".join(title_shape.text_frame.text.split()))
+        lines.extend(_shape_lines(slide.shapes, None if title_shape is None else title_shape.shape_id))
         if slide.has_notes_slide:
             notes = slide.notes_slide.notes_text_frame
             if notes is not None and notes.text.strip():
                 lines.append("Notes: " + notes.text.strip())
         text = "\n".join(line for line in lines if line.strip())
         if text:
-            spans.append(ParsedSpan(locator=f"slide={number}", kind=SpanKind.SLIDE, text=clip(text)))
-    return spans, count
+            spans.extend(make_spans(f"slide={number}", SpanKind.SLIDE, text, limits))
+    return Extracted(spans=spans, pages=count)
 
 
-def _shape_lines(shapes: Iterable[Any]) -> Iterator[str]:
+def _title(slide: Any) -> Any:
+    """The slide's title placeholder (title or centred title), when it has a text frame."""
+    try:
+        shape = slide.shapes.title
+    except (KeyError, ValueError, AttributeError, NotImplementedError):
+        return None
+    return shape if shape is not None and getattr(shape, "has_text_frame", False) else None
+
+
+def _shape_lines(shapes: Iterable[Any], skip_id: int | None = None) -> Iterator[str]:
     from pptx.shapes.group import GroupShape
 
     for shape in shapes:
+        if skip_id is not None and getattr(shape, "shape_id", None) == skip_id:
+            continue  # the title, already the first line
         # isinstance, not shape.shape_type: python-pptx raises NotImplementedError for a shape with no
         # preset or custom geometry that is not a text box (valid OOXML some exporters write), and one
         # such shape made the whole deck invalid.
         if isinstance(shape, GroupShape):
-            yield from _shape_lines(shape.shapes)
+            yield from _shape_lines(shape.shapes, skip_id)
         elif getattr(shape, "has_table", False):
             for row in shape.table.rows:
-                yield "\t".join(cell.text.strip() for cell in row.cells)
+                yield "\t".join(" ".join(cell.text.split()) for cell in row.cells)
         elif getattr(shape, "has_text_frame", False):
             yield shape.text_frame.text.strip()

@@ -1,4 +1,8 @@
-"""Text-like formats: CSV rows ("row=17"), HTML / Markdown / plain-text / JSON sections ("section=5")."""
+"""Text-like formats: CSV rows ("row=17"), HTML / Markdown / plain-text / JSON sections ("section=5").
+
+Structure survives into span text: HTML ``<h1>``-``<h6>`` become markdown headings (``## Scope``) at the
+start of their line, markdown keeps its own, and table rows are tab-separated lines (header row first).
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,12 @@ import re
 from pathlib import Path
 
 from graphforge.models.workspace import SpanKind
-from graphforge.parsers.base import ParsedSpan, ParseLimits, Refused, clip
+from graphforge.parsers.base import Extracted, ParsedSpan, ParseLimits, Refused, make_spans, split_text
+from graphforge.parsers.detect import delimiter_of
 
 _HEADING_RE = re.compile(r"^#{1,6}\s")
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
+_CELL_BREAK_RE = re.compile(r"\s*[\t\r\n]+\s*")
 _BLOCK_TAGS = (
     "h1",
     "h2",
@@ -58,31 +64,50 @@ def _check_spans(spans: list[ParsedSpan], limits: ParseLimits, what: str) -> Non
         raise Refused(f"{what} has more than {limits.max_spans} spans (cap)")
 
 
-def parse_csv(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None]:
+def _cell(value: str) -> str:
+    # A tab or line break inside a cell would read as a new column or row of the tab-separated line.
+    return _CELL_BREAK_RE.sub(" ", value.strip())
+
+
+def parse_csv(path: Path, limits: ParseLimits) -> Extracted:
     # The csv module refuses fields over 128 KiB by default; exports with long free-text or embedded
-    # JSON columns have them. The file-size cap already bounds a field, and spans are clipped.
+    # JSON columns have them. The file-size cap already bounds a field.
     csv.field_size_limit(max(csv.field_size_limit(), min(limits.max_file_bytes, 2**31 - 1)))
     text = read_text(path)
+    head = text[:65536]
+    delimiter = delimiter_of(head[: head.rfind("\n") + 1] if len(text) > len(head) else head)
+    dialect: type[csv.Dialect] | csv.Dialect
+    if delimiter is not None:
+        dialect = csv.excel_tab if delimiter == "\t" else csv.excel
+    else:
+        try:
+            dialect = csv.Sniffer().sniff(head, delimiters=",;\t|")
+        except csv.Error:
+            dialect = csv.excel
+    out = Extracted()
+    rows = 0
     try:
-        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|")
-    except csv.Error:
-        dialect = csv.excel
-    spans: list[ParsedSpan] = []
-    try:
-        for number, row in enumerate(csv.reader(io.StringIO(text, newline=""), dialect), start=1):
-            if number > limits.max_rows:
-                raise Refused(f"CSV has more than {limits.max_rows} rows (cap)")
-            cells = [c.strip() for c in row]
-            if any(cells):
-                spans.append(
-                    ParsedSpan(locator=f"row={number}", kind=SpanKind.ROW, text=clip("\t".join(cells)))
-                )
+        reader = csv.reader(io.StringIO(text, newline=""), dialect, **({"delimiter": delimiter} if delimiter else {}))
+        for number, row in enumerate(reader, start=1):
+            cells = [_cell(c) for c in row]
+            if not any(cells):
+                continue
+            rows += 1
+            if rows > limits.max_rows:
+                out.dropped_rows += 1
+                out.dropped_chars += sum(len(c) for c in cells)
+                continue
+            out.spans.extend(make_spans(f"row={number}", SpanKind.ROW, "\t".join(cells), limits))
     except csv.Error as exc:
         raise Refused(f"malformed CSV: {exc}") from exc
-    return spans, None
+    if out.dropped_rows:
+        out.warnings.append(
+            f"{out.dropped_rows} rows after the first {limits.max_rows} not stored (row cap max_rows)"
+        )
+    return out
 
 
-def parse_markdown(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None]:
+def parse_markdown(path: Path, limits: ParseLimits) -> Extracted:
     sections: list[list[str]] = [[]]
     fenced = False
     for line in read_text(path).splitlines():
@@ -92,35 +117,37 @@ def parse_markdown(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], i
         if not fenced and _HEADING_RE.match(line) and any(s.strip() for s in sections[-1]):
             sections.append([])
         sections[-1].append(line)
-    spans = _sections(["\n".join(s).strip() for s in sections])
+    spans = _sections(["\n".join(s).strip() for s in sections], limits)
     _check_spans(spans, limits, "Markdown file")
-    return spans, None
+    return Extracted(spans=spans)
 
 
-def parse_text(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None]:
+def parse_text(path: Path, limits: ParseLimits) -> Extracted:
     blocks = re.split(r"\n\s*\n", read_text(path).replace("\r\n", "\n"))
-    spans = _sections([b.strip() for b in blocks])
+    spans = _sections([b.strip() for b in blocks], limits)
     _check_spans(spans, limits, "text file")
-    return spans, None
+    return Extracted(spans=spans)
 
 
-def parse_json(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None]:
+def parse_json(path: Path, limits: ParseLimits) -> Extracted:
     try:
         data = json.loads(read_text(path))
     except ValueError as exc:
         raise Refused(f"malformed JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise Refused("JSON nested too deeply to parse (recursion limit)") from exc
     if isinstance(data, dict):
         parts = [json.dumps({k: v}, ensure_ascii=False, indent=1) for k, v in data.items()]
     elif isinstance(data, list):
         parts = [json.dumps(v, ensure_ascii=False, indent=1) for v in data]
     else:
         parts = [json.dumps(data, ensure_ascii=False)]
-    spans = _sections(parts)
+    spans = _sections(parts, limits)
     _check_spans(spans, limits, "JSON file")
-    return spans, None
+    return Extracted(spans=spans)
 
 
-def parse_html(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None]:
+def parse_html(path: Path, limits: ParseLimits) -> Extracted:
     from bs4 import BeautifulSoup, Tag
 
     data = path.read_bytes()
@@ -140,26 +167,49 @@ def parse_html(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int |
         if not isinstance(el, Tag) or el.find_parent(_BLOCK_TAGS) is not None:
             continue  # nested block: its text is already part of the enclosing one
         if el.name == "tr":
-            text = "\t".join(c.get_text(" ", strip=True) for c in el.find_all(["td", "th"]))
+            text = "\t".join(_cell(c.get_text(" ", strip=True)) for c in el.find_all(["td", "th"]))
         else:
             text = el.get_text(" ", strip=True)
-        if el.name in _HEADINGS and any(sections[-1]):
-            sections.append([])
+        if el.name in _HEADINGS:
+            if any(sections[-1]):
+                sections.append([])
+            text = "#" * int(el.name[1]) + " " + " ".join(text.split()) if text else ""
         if text:
             sections[-1].append(text)
     if not any(sections[-1]) and len(sections) == 1:
         # No block markup at all (text in bare <div>s): fall back to the page's visible text.
         sections = [[line for line in root.get_text("\n", strip=True).splitlines()]]
-    spans = _sections(["\n".join(s) for s in sections])
+    spans = _sections(["\n".join(s) for s in sections], limits)
     _check_spans(spans, limits, "HTML page")
-    return spans, None
+    return Extracted(spans=spans)
 
 
-def _sections(texts: list[str]) -> list[ParsedSpan]:
+def _sections(texts: list[str], limits: ParseLimits) -> list[ParsedSpan]:
+    """One span per section ("section=N"); a section over the span cap becomes "section=N;part=K" spans,
+    and a part of a table repeats the table's header row, so every part reads as a table."""
     spans: list[ParsedSpan] = []
+    number = 0
     for text in texts:
-        if text.strip():
-            spans.append(
-                ParsedSpan(locator=f"section={len(spans) + 1}", kind=SpanKind.SECTION, text=clip(text))
-            )
+        if not text.strip():
+            continue
+        number += 1
+        spans.extend(make_spans(f"section={number}", SpanKind.SECTION, text, limits))
     return spans
+
+
+def table_parts(lines: list[str], cap: int) -> list[str]:
+    """Tab-separated table lines as texts of at most ``cap`` characters, each starting with the header
+    row (the first line); a single row longer than the cap is split on its own."""
+    text = "\n".join(lines)
+    if len(text) <= cap or len(lines) < 2:
+        return split_text(text, cap)
+    header, parts, current = lines[0], [], [lines[0]]
+    size = len(header)
+    for line in lines[1:]:
+        if size + 1 + len(line) > cap and len(current) > 1:
+            parts.append("\n".join(current))
+            current, size = [header], len(header)
+        current.append(line)
+        size += 1 + len(line)
+    parts.append("\n".join(current))
+    return [piece for part in parts for piece in split_text(part, cap)]

@@ -1,104 +1,155 @@
-"""XLSX with openpyxl: one span per non-empty sheet row ("sheet=Q2!A3:D3"), values and formulas both."""
+"""XLSX with openpyxl: one span per sheet row that holds a value ("sheet=Q2!A3:D3"), values and formulas.
+
+Rows come from the cells the sheet XML really holds, never from its declared ``<dimension>`` (a sheet
+claiming A1:XFD1048576 with 4 values gives 4 values). A row with no value of its own, only formulas
+whose cached results are empty or zero (the unfilled rows of a form template), is not a span; its
+formulas stay on the File node (``formulas_json``, by ``Sheet!A1`` address) for the judge.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Iterator
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
 from openpyxl.utils import get_column_letter
 
 from graphforge.models.workspace import SpanKind
-from graphforge.parsers.base import ParsedSpan, ParseLimits, Refused, clip
+from graphforge.parsers.base import Extracted, ParseLimits, Refused, make_spans
 from graphforge.parsers.safety import check_package
 
 NAME = "openpyxl"
 _PLAIN_SHEET = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+_TEMPLATE_FORMULAS_CAP = 20_000  # formulas kept per workbook from value-less rows; the rest are counted
 
 
-def parse(path: Path, limits: ParseLimits) -> tuple[list[ParsedSpan], int | None]:
+def parse(path: Path, limits: ParseLimits) -> Extracted:
     from openpyxl import load_workbook
 
     check_package(path, limits)
     # Two read-only passes over the same XML: formulas (data_only=False) and the values Excel cached
     # for them (data_only=True). Read-only mode streams rows instead of building every cell up front.
-    formulas_wb = load_workbook(path, read_only=True, data_only=False)
-    values_wb = load_workbook(path, read_only=True, data_only=True)
-    spans: list[ParsedSpan] = []
-    cells = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "extension is not supported": data validation, slicers, ...
+        formulas_wb = load_workbook(path, read_only=True, data_only=False)
+        values_wb = load_workbook(path, read_only=True, data_only=True)
+    out = Extracted(pages=len(formulas_wb.sheetnames))
+    template: dict[str, str] = {}
+    template_rows = template_dropped = 0
+    cells = rows = 0
     try:
         for name in formulas_wb.sheetnames:
             fws, vws = formulas_wb[name], values_wb[name]
             if not hasattr(fws, "reset_dimensions"):
                 continue  # a chartsheet: no cells
-            # The stored <dimension> may claim A1:XFD1048576; trusting it makes openpyxl pad every row and
-            # column up to that size. Forget it and walk only the rows that exist.
-            fws.reset_dimensions()
-            vws.reset_dimensions()
-            for row_index, frow, vrow in _rows(fws, vws, limits, name):
+            for row_index, frow, vrow in _rows(fws, vws):
                 cells += len(frow)
                 if cells > limits.max_cells:
                     raise Refused(
                         f"workbook has more than {limits.max_cells} cells (cap); stopped in sheet {name!r}"
                     )
-                span = _row_span(name, row_index, frow, vrow)
-                if span is not None:
-                    spans.append(span)
-                    if len(spans) > limits.max_spans:
-                        raise Refused(f"workbook has more than {limits.max_spans} non-empty rows (cap)")
+                text, last, formulas, has_value = _row(row_index, frow, vrow)
+                if not has_value:
+                    if formulas:
+                        template_rows += 1
+                        for address, formula in formulas.items():
+                            if len(template) < _TEMPLATE_FORMULAS_CAP:
+                                template[f"{sheet_ref(name)}!{address}"] = formula
+                            else:
+                                template_dropped += 1
+                    continue
+                rows += 1
+                if rows > limits.max_rows:
+                    out.dropped_rows += 1
+                    out.dropped_chars += len(text)
+                    continue
+                out.spans.extend(
+                    make_spans(
+                        f"sheet={sheet_ref(name)}!A{row_index}:{get_column_letter(last)}{row_index}",
+                        SpanKind.CELL_RANGE,
+                        text,
+                        limits,
+                        json.dumps(formulas, sort_keys=True) if formulas else "",
+                    )
+                )
+                if len(out.spans) > limits.max_spans:
+                    raise Refused(f"workbook has more than {limits.max_spans} non-empty rows (cap)")
     finally:
         formulas_wb.close()
         values_wb.close()
-    return spans, len(formulas_wb.sheetnames)
+    if out.dropped_rows:
+        out.warnings.append(
+            f"{out.dropped_rows} rows with values after the first {limits.max_rows} not stored (row cap max_rows)"
+        )
+    if template_rows:
+        out.warnings.append(
+            f"{template_rows} rows hold formulas but no values (template rows): not spans; their formulas "
+            f"are on the file (formulas_json)"
+            + (f", {template_dropped} formulas over the cap of {_TEMPLATE_FORMULAS_CAP} not kept"
+               if template_dropped else "")
+        )
+        out.formulas_json = json.dumps(template, sort_keys=True)
+    return out
 
 
-def _rows(
-    fws: Any, vws: Any, limits: ParseLimits, name: str
-) -> Iterator[tuple[int, tuple[Any, ...], tuple[Any, ...]]]:
-    row_index = 0
-    for frow, vrow in zip(fws.iter_rows(), vws.iter_rows(), strict=False):
-        row_index += 1  # openpyxl yields an empty tuple for every missing row, so the count is the row number
-        if row_index > limits.max_rows:
-            raise Refused(
-                f"sheet {name!r} has rows beyond row {limits.max_rows} (cap); a sheet claiming "
-                f"~1M rows is refused rather than padded"
-            )
-        if frow:
-            yield row_index, frow, vrow
+def _rows(fws: Any, vws: Any) -> Iterator[tuple[int, list[dict[str, Any]], list[dict[str, Any]]]]:
+    """(row number, formula-pass cells, value-pass cells) for every row element that holds a cell.
+
+    openpyxl's worksheet parser is used directly: ``iter_rows`` pads every missing row and column up to
+    the sheet's extent (a million empty tuples for one far cell), this yields only what the XML has.
+    """
+    for (findex, fcells), (_, vcells) in zip(_parsed(fws), _parsed(vws), strict=False):
+        if any(c.get("value") is not None for c in fcells):
+            yield findex, fcells, vcells
 
 
-def _row_span(sheet: str, row_index: int, frow: tuple[Any, ...], vrow: tuple[Any, ...]) -> ParsedSpan | None:
-    """One row as a span: cells from column A to the last non-empty one, tab-joined, empty cells kept as ""
-    so positions line up with the header row's span."""
+def _parsed(ws: Any) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    from openpyxl.worksheet._reader import WorkSheetParser
+
+    wb = ws.parent
+    with ws._get_source() as src:
+        parser = WorkSheetParser(
+            src,
+            ws._shared_strings,
+            data_only=wb.data_only,
+            epoch=wb.epoch,
+            date_formats=wb._date_formats,
+            timedelta_formats=wb._timedelta_formats,
+        )
+        yield from parser.parse()
+
+
+def _row(row_index: int, frow: list[dict[str, Any]], vrow: list[dict[str, Any]]) -> tuple[str, int, dict[str, str], bool]:
+    """One row as tab-joined text from column A to its last shown cell (empty cells kept as "" so
+    positions line up with the header row's span), its formulas, and whether it holds any value."""
     shown: dict[int, str] = {}
     formulas: dict[str, str] = {}
-    values = {getattr(c, "column", None): getattr(c, "value", None) for c in vrow}
+    values = {c["column"]: c.get("value") for c in vrow}
+    has_value = False
     for cell in frow:
-        raw = getattr(cell, "value", None)
-        column = getattr(cell, "column", None)
-        if raw is None or column is None:
+        raw, column = cell.get("value"), cell["column"]
+        if raw is None:
             continue
-        if isinstance(raw, str) and raw.startswith("="):
-            formulas[f"{get_column_letter(column)}{row_index}"] = raw
+        if cell.get("data_type") == "f" or (isinstance(raw, str) and raw.startswith("=")):
+            formula = raw if isinstance(raw, str) else str(getattr(raw, "text", raw))
+            formulas[f"{get_column_letter(column)}{row_index}"] = formula
             cached = values.get(column)
-            text = _show(cached) if cached is not None else raw  # no cached value: show the formula itself
+            if cached not in (None, "", 0):
+                has_value = True
+            text = _show(cached) if cached is not None else formula  # no cached value: the formula itself
         else:
             text = _show(raw)
+            has_value = has_value or bool(text)
         if text:
             shown[column] = text
     if not shown:
-        return None
+        return "", 0, formulas, False
     last = max(shown)
-    text = "\t".join(shown.get(col, "") for col in range(1, last + 1))
-    return ParsedSpan(
-        locator=f"sheet={sheet_ref(sheet)}!A{row_index}:{get_column_letter(last)}{row_index}",
-        kind=SpanKind.CELL_RANGE,
-        text=clip(text),
-        formulas_json=json.dumps(formulas, sort_keys=True) if formulas else "",
-    )
+    return "\t".join(shown.get(col, "") for col in range(1, last + 1)), last, formulas, has_value
 
 
 def sheet_ref(name: str) -> str:
@@ -115,4 +166,6 @@ def _show(value: Any) -> str:
         return value.isoformat(sep=" ") if value.time() != time(0) else value.date().isoformat()
     if isinstance(value, date | time):
         return value.isoformat()
-    return str(value).strip()
+    if isinstance(value, timedelta):
+        return str(value)
+    return str(value).strip().replace("\t", " ")  # a tab inside a cell would shift the columns
