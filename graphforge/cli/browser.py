@@ -148,8 +148,9 @@ class _GuideHandler(SimpleHTTPRequestHandler):
         return  # quiet: the command prints what matters
 
 
-def serve_guide(folder: Path, host: str, port: int) -> ThreadingHTTPServer:
-    """Serve folder on host:port in a daemon thread; returns the server (call shutdown() to stop)."""
+def serve_guide(folder: Path, host: str, port: int = 0) -> ThreadingHTTPServer:
+    """Serve folder on host:port (0: a free port) in a daemon thread; shutdown() on the result stops it."""
+    folder.mkdir(parents=True, exist_ok=True)
     handler = partial(_GuideHandler, directory=str(folder))
     try:
         httpd = ThreadingHTTPServer((host, port), handler)
@@ -170,7 +171,7 @@ def browser_link(browser_url: str, bolt_uri: str, play_url: str) -> str:
 
 def browser_cmd(
     port: Annotated[int | None, typer.Option(
-        "--port", min=1, max=65535, help="Port of the guide server (default: Neo4j's HTTP port + 3).")]
+        "--port", min=1, max=65535, help="Port of the guide server (default: a free one).")]
     = None,
     out: Annotated[Path, typer.Option("--out", help="Folder for graphforge.html and graphforge.grass.")]
     = Path("out/browser"),
@@ -186,10 +187,10 @@ def browser_cmd(
     from graphforge.settings import GraphforgeSettings
 
     settings = GraphforgeSettings()
-    port = port or settings.http_port + 3
-    base_url = None if no_serve else f"http://localhost:{port}"
     with open_context(settings) as ctx:
         examples = guide_examples(ctx.graph)
+    httpd = None if no_serve else serve_guide(out, settings.listen_address, port or 0)
+    base_url = None if httpd is None else f"http://localhost:{httpd.server_address[1]}"
     files = write_guide(out, examples, base_url)
     info = server.resolve(settings, start=False)
     browser_url = info.browser_url or "http://<your Neo4j host>:7474/browser/"
@@ -201,10 +202,9 @@ def browser_cmd(
         "style": f":style {base_url}/{STYLE_FILE}" if base_url else None,
         "guide_file": str(files["guide"]), "style_file": str(files["style"]), "examples": examples,
     }
-    if no_serve:
+    if httpd is None:
         emit(result, as_json, "Neo4j Browser guide written")
         return
-    httpd = serve_guide(out, settings.listen_address, port)
     try:
         emit(result, as_json, "Neo4j Browser guide")
         if not as_json:
