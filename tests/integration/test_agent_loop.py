@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,7 @@ from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.settings import GraphforgeSettings
 from graphforge.specs_store import save_spec
 from graphforge.stages import run_rollouts
+from graphforge.stages.admit_trajectories import AdmissionSettings, degenerate_reasons
 from graphforge.store import get_trajectories, save_trajectories
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, error, text, tool_call
 
@@ -247,5 +250,58 @@ def test_rollout_run_without_a_chat_model_is_a_config_error(
     ):
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("GRAPHFORGE_LLM_BASE_URL", raising=False)
+    monkeypatch.delenv("GRAPHFORGE_LLM_LOCAL", raising=False)
+    save_spec(graph, _spec())
     assert main(["rollout", "run", "--spec", SPEC_ID]) == 1
     assert "GRAPHFORGE_LLM_BASE_URL" in capsys.readouterr().err
+
+
+def _pager(path: str, deliverable: str) -> Callable[[RecordedRequest], Reply]:
+    """An agent reading ``path`` page by page (following each page's pointer), then writing and stopping."""
+
+    def answer(request: RecordedRequest) -> Reply:
+        last = request.last_message
+        if last.get("role") != "tool":
+            return tool_call("read_file", {"path": path})
+        content = str(last.get("content") or "")
+        if match := re.search(r"offset=(\d+)", content.splitlines()[-1]):
+            return tool_call("read_file", {"path": path, "offset": int(match.group(1))})
+        if content.startswith("wrote "):
+            return text("Done: the summary is written.")
+        summary = "# Summary\nAll 1,600 entries read.\n"
+        return tool_call("write_file", {"path": deliverable, "content": summary})
+
+    return answer
+
+
+def test_a_rollout_that_reads_a_100k_character_file_honestly_is_not_discarded_by_cleaning(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, tmp_path: Path
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    # A log whose first line starts with ERROR, and over 100,000 characters: five pages of 20,000.
+    lines = [f"ERROR 2024-05-{i % 28 + 1:02d} job {i:05d} failed: disk quota exceeded on /srv/data{i % 7}"
+             for i in range(1600)]
+    body = "\n".join(lines) + "\n"
+    assert len(body) > 100_000
+    (root / "jobs.log").write_text(body, encoding="utf-8")
+    view = AgentView(spec_id="log-summary@v1", statement="Summarise jobs.log into summary.md.",
+                     files=["jobs.log"], deliverables=["summary.md"])
+    scripted_llm.responder = _pager("jobs.log", "summary.md")
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    outcome = run_rollout(llm, view, root, tmp_path / "run", config=AgentConfig(max_steps=20))
+    t = outcome.trajectory
+    assert outcome.stop_reason == "finished" and t.status is TrajectoryStatus.MATERIALISED
+    pages = [m.content or "" for m in t.messages if m.role == "tool"][:-1]
+    assert len(pages) == 6 and outcome.tool_failures == 0  # ceil(100,800 / 20,000) pages
+    # The pages, without their headers and pointers, are the file: nothing was lost by paging.
+    read = "".join(p.split("\n", 1)[1].rsplit("\n[next page:", 1)[0] for p in pages)
+    assert read == body
+    assert degenerate_reasons(t, AdmissionSettings()) == []
+    # The rule still catches real truncation: the same rollout with cut-short results is discarded.
+    marked = "\n[truncated 500 chars]"
+    cut = t.model_copy(update={"messages": [
+        m.model_copy(update={"content": (m.content or "") + marked}) if m.role == "tool" else m
+        for m in t.messages]})
+    assert any(r.startswith("repeated truncation") for r in degenerate_reasons(cut, AdmissionSettings()))
