@@ -4,35 +4,78 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graphforge import cypher, store
 from graphforge.context import StageContext
 from graphforge.models.judge import JudgeArm
 from graphforge.models.trajectory import Trajectory, TrajectoryStatus
+from graphforge.settings import GraphforgeSettings
 
 GET_ADMISSION_CANDIDATES = cypher.load("judge/get_admission_candidates")
 
 
-class AdmissionSettings(BaseSettings):
-    """Admission and cleaning thresholds (env prefix GRAPHFORGE_ADMIT_)."""
+class CleaningRules(BaseModel):
+    """Cleaning thresholds; defaults and environment names live in the settings (GRAPHFORGE_ADMIT_*)."""
 
-    model_config = SettingsConfigDict(env_prefix="GRAPHFORGE_ADMIT_", env_file=".env", extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    q_threshold: float = 0.90  # admit when Q > this (paper: SFT 0.90)
-    max_tool_calls: int = Field(150, ge=1)  # excessive tool use
-    max_repeated_calls: int = Field(
-        3, ge=1
-    )  # one identical non-polling call (name + arguments) at most this often
-    polling_tools: list[str] = Field(default_factory=lambda: ["wait", "sleep", "poll", "check_status",
-                                                              "get_status", "job_status"])
-    max_tool_failure_rate: float = Field(0.3, ge=0, le=1)
-    min_calls_for_failure_rate: int = Field(5, ge=1)  # the rate means little on fewer calls
-    max_truncations: int = Field(3, ge=0)  # tool results cut short more often than this
-    failure_markers: list[str] = Field(default_factory=lambda: ["ERROR", '"error"'])
-    truncation_markers: list[str] = Field(default_factory=lambda: ["[truncated"])
+    max_tool_calls: int = Field(ge=1)
+    max_repeated_calls: int = Field(ge=1)  # one identical non-polling call (name + args) at most this often
+    polling_tools: list[str]
+    max_tool_failure_rate: float = Field(ge=0, le=1)
+    min_calls_for_failure_rate: int = Field(ge=1)
+    max_truncations: int = Field(ge=0)
+    failure_markers: list[str]
+    truncation_markers: list[str]
+
+    @classmethod
+    def from_settings(cls, s: GraphforgeSettings) -> CleaningRules:
+        return cls(max_tool_calls=s.admit_max_tool_calls, max_repeated_calls=s.admit_max_repeated_calls,
+                   polling_tools=s.admit_polling_tools, max_tool_failure_rate=s.admit_max_tool_failure_rate,
+                   min_calls_for_failure_rate=s.admit_min_calls_for_failure_rate,
+                   max_truncations=s.admit_max_truncations, failure_markers=s.admit_failure_markers,
+                   truncation_markers=s.admit_truncation_markers)
+
+
+class CleaningRule(StrEnum):
+    """Why tool use is degenerate."""
+
+    EXCESSIVE_TOOL_CALLS = "excessive_tool_calls"
+    REPEATED_CALL = "repeated_call"
+    TOOL_FAILURE_RATE = "tool_failure_rate"
+    REPEATED_TRUNCATION = "repeated_truncation"
+
+
+class Degenerate(BaseModel):
+    """One broken cleaning rule: what was seen against the limit, and on what."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rule: CleaningRule
+    observed: float
+    limit: float
+    detail: str = ""  # the repeated call, "failures/results", ...
+
+    def text(self) -> str:
+        if self.rule is CleaningRule.EXCESSIVE_TOOL_CALLS:
+            return f"excessive tool calls: {self.observed:g} > {self.limit:g}"
+        if self.rule is CleaningRule.REPEATED_CALL:
+            return f"repeated non-polling call: {self.detail} x{self.observed:g} > {self.limit:g}"
+        if self.rule is CleaningRule.TOOL_FAILURE_RATE:
+            return f"tool-failure rate {self.detail} > {self.limit:.0%}"
+        return f"repeated truncation: {self.observed:g} > {self.limit:g}"
+
+
+class AdmissionReason(StrEnum):
+    """The kind of an admission decision."""
+
+    ADMITTED = "admitted"  # valid deliverables, Q above the threshold, clean tool use
+    LOSS = "loss"  # a deliverable was missing or invalid (Q = 0, the judge was not asked)
+    BELOW_THRESHOLD = "below_threshold"
+    DEGENERATE = "degenerate"  # Q passed, discarded by cleaning
 
 
 class AdmitTrajectoriesParams(BaseModel):
@@ -40,14 +83,17 @@ class AdmitTrajectoriesParams(BaseModel):
 
     arm: JudgeArm = JudgeArm.ANCHORED
     spec_ids: list[str] | None = None
-    q_threshold: float | None = None  # None: AdmissionSettings().q_threshold
+    q_threshold: float | None = None  # None: settings.admit_q_threshold
+    rules: CleaningRules | None = None  # None: from the settings
 
 
 class Decision(BaseModel):
     trajectory_id: str
     status: TrajectoryStatus
     q: float | None
-    reason: str
+    code: AdmissionReason
+    degenerate: list[Degenerate] = Field(default_factory=list)
+    reason: str  # the same decision in words (stored on the trajectory)
 
 
 class Funnel(BaseModel):
@@ -61,11 +107,12 @@ class AdmitTrajectoriesResult(BaseModel):
     q_threshold: float
     funnel: Funnel
     decisions: list[Decision]
-    discard_reasons: dict[str, int]
+    discard_reasons: dict[CleaningRule, int]  # discarded trajectories per broken cleaning rule
 
 
-def degenerate_reasons(t: Trajectory, s: AdmissionSettings) -> list[str]:
-    """Why a trajectory's tool use is degenerate (empty when it is fine)."""
+def degenerate_use(t: Trajectory, rules: CleaningRules | None = None) -> list[Degenerate]:
+    """The cleaning rules a trajectory's tool use breaks (none: fine); rules default to the settings."""
+    rules = rules or CleaningRules.from_settings(GraphforgeSettings())
     calls = [
         (c.function.name, c.function.arguments)
         for m in t.messages
@@ -73,22 +120,32 @@ def degenerate_reasons(t: Trajectory, s: AdmissionSettings) -> list[str]:
         for c in m.tool_calls
     ]
     results = [m.content or "" for m in t.messages if m.role == "tool"]
-    reasons: list[str] = []
-    if len(calls) > s.max_tool_calls:
-        reasons.append(f"excessive tool calls: {len(calls)} > {s.max_tool_calls}")
-    polling = {p.lower() for p in s.polling_tools}
+    out: list[Degenerate] = []
+    if len(calls) > rules.max_tool_calls:
+        out.append(Degenerate(rule=CleaningRule.EXCESSIVE_TOOL_CALLS, observed=len(calls),
+                              limit=rules.max_tool_calls))
+    polling = {p.lower() for p in rules.polling_tools}
     repeated = [(k, n) for k, n in Counter(c for c in calls if c[0].lower() not in polling).items()
-                if n > s.max_repeated_calls]
+                if n > rules.max_repeated_calls]
     if repeated:
         (name, args), n = max(repeated, key=lambda x: x[1])
-        reasons.append(f"repeated non-polling call: {name}({_short(args)}) x{n} > {s.max_repeated_calls}")
-    failures = sum(1 for r in results if _is_failure(r, s.failure_markers))
-    if len(results) >= s.min_calls_for_failure_rate and failures / len(results) > s.max_tool_failure_rate:
-        reasons.append(f"tool-failure rate {failures}/{len(results)} > {s.max_tool_failure_rate:.0%}")
-    truncated = sum(1 for r in results if any(m in r for m in s.truncation_markers))
-    if truncated > s.max_truncations:
-        reasons.append(f"repeated truncation: {truncated} > {s.max_truncations}")
-    return reasons
+        out.append(Degenerate(rule=CleaningRule.REPEATED_CALL, observed=n, limit=rules.max_repeated_calls,
+                              detail=f"{name}({_short(args)})"))
+    failures = sum(1 for r in results if _is_failure(r, rules.failure_markers))
+    rate = failures / len(results) if results else 0.0
+    if len(results) >= rules.min_calls_for_failure_rate and rate > rules.max_tool_failure_rate:
+        out.append(Degenerate(rule=CleaningRule.TOOL_FAILURE_RATE, observed=round(rate, 4),
+                              limit=rules.max_tool_failure_rate, detail=f"{failures}/{len(results)}"))
+    truncated = sum(1 for r in results if any(m in r for m in rules.truncation_markers))
+    if truncated > rules.max_truncations:
+        out.append(Degenerate(rule=CleaningRule.REPEATED_TRUNCATION, observed=truncated,
+                              limit=rules.max_truncations))
+    return out
+
+
+def degenerate_reasons(t: Trajectory, rules: CleaningRules | None = None) -> list[str]:
+    """The broken cleaning rules in words."""
+    return [d.text() for d in degenerate_use(t, rules)]
 
 
 def _is_failure(result: str, markers: list[str]) -> bool:
@@ -109,51 +166,50 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def decide(q: float | None, deliverables_ok: bool | None, judgment_reason: str | None, degenerate: list[str],
-           threshold: float) -> tuple[TrajectoryStatus | None, str]:
-    """The admission decision for one trajectory (None: not judged yet, nothing to decide)."""
+def decide(q: float | None, deliverables_ok: bool | None, judgment_reason: str | None,
+           degenerate: list[Degenerate], threshold: float
+           ) -> tuple[TrajectoryStatus, AdmissionReason, str] | None:
+    """The admission decision for one trajectory: status, reason code, reason in words (None: not judged)."""
     if q is None:
-        return None, "not judged"
+        return None
     if not deliverables_ok:
-        return TrajectoryStatus.REJECTED, f"loss: {judgment_reason or 'deliverables missing or invalid'}"
+        return (TrajectoryStatus.REJECTED, AdmissionReason.LOSS,
+                f"loss: {judgment_reason or 'deliverables missing or invalid'}")
+    words = "; ".join(d.text() for d in degenerate)
     if q <= threshold:
-        extra = f"; also degenerate: {'; '.join(degenerate)}" if degenerate else ""
-        return TrajectoryStatus.REJECTED, f"Q = {q:.3f} <= {threshold:.2f}{extra}"
+        extra = f"; also degenerate: {words}" if degenerate else ""
+        return (TrajectoryStatus.REJECTED, AdmissionReason.BELOW_THRESHOLD,
+                f"Q = {q:.3f} <= {threshold:.2f}{extra}")
     if degenerate:
-        return (
-            TrajectoryStatus.DISCARDED,
-            f"Q = {q:.3f} passed, discarded by cleaning: {'; '.join(degenerate)}",
-        )
-    return TrajectoryStatus.ADMITTED, f"Q = {q:.3f} > {threshold:.2f}; deliverables valid; tool use clean"
+        return (TrajectoryStatus.DISCARDED, AdmissionReason.DEGENERATE,
+                f"Q = {q:.3f} passed, discarded by cleaning: {words}")
+    return (TrajectoryStatus.ADMITTED, AdmissionReason.ADMITTED,
+            f"Q = {q:.3f} > {threshold:.2f}; deliverables valid; tool use clean")
 
 
-def run(ctx: StageContext, params: AdmitTrajectoriesParams,
-        settings: AdmissionSettings | None = None) -> AdmitTrajectoriesResult:
-    s = settings or AdmissionSettings()
-    threshold = params.q_threshold if params.q_threshold is not None else s.q_threshold
+def run(ctx: StageContext, params: AdmitTrajectoriesParams) -> AdmitTrajectoriesResult:
+    rules = params.rules or CleaningRules.from_settings(ctx.settings)
+    threshold = params.q_threshold if params.q_threshold is not None else ctx.settings.admit_q_threshold
     statuses = [v.value for v in TrajectoryStatus if v is not TrajectoryStatus.FAILED]
     rows = ctx.graph.read_dicts(GET_ADMISSION_CANDIDATES, arm=params.arm.value, spec_ids=params.spec_ids,
                                 statuses=statuses)
     trajectories = {t.trajectory_id: t for t in store.get_trajectories(
         ctx.graph, [r["trajectory_id"] for r in rows if r["q"] is not None])}
     decisions: list[Decision] = []
-    passed = 0
     for row in rows:
         t = trajectories.get(row["trajectory_id"])
-        degenerate = degenerate_reasons(t, s) if t is not None else []
-        status, reason = decide(
-            row["q"], row["deliverables_ok"], row["judgment_reason"], degenerate, threshold
-        )
-        if status is None:
+        degenerate = degenerate_use(t, rules) if t is not None else []
+        decided = decide(row["q"], row["deliverables_ok"], row["judgment_reason"], degenerate, threshold)
+        if decided is None:
             continue
-        passed += status in (TrajectoryStatus.ADMITTED, TrajectoryStatus.DISCARDED)
-        decisions.append(
-            Decision(trajectory_id=row["trajectory_id"], status=status, q=row["q"], reason=reason)
-        )
+        status, code, reason = decided
+        decisions.append(Decision(trajectory_id=row["trajectory_id"], status=status, q=row["q"], code=code,
+                                  degenerate=degenerate if code is AdmissionReason.DEGENERATE else [],
+                                  reason=reason))
     store.set_status(ctx.graph, [(d.trajectory_id, d.status, d.reason) for d in decisions])
-    discards = Counter(r.split(":")[0].strip() for d in decisions if d.status is TrajectoryStatus.DISCARDED
-                       for r in d.reason.split("cleaning: ", 1)[-1].split("; "))
+    discards = Counter(x.rule for d in decisions for x in d.degenerate)
+    passed = sum(d.code in (AdmissionReason.ADMITTED, AdmissionReason.DEGENERATE) for d in decisions)
     funnel = Funnel(materialised=len(rows), judged=len(decisions), admitted=passed,
-                    cleaned=sum(d.status is TrajectoryStatus.ADMITTED for d in decisions))
+                    cleaned=sum(d.code is AdmissionReason.ADMITTED for d in decisions))
     return AdmitTrajectoriesResult(q_threshold=threshold, funnel=funnel, decisions=decisions,
                                    discard_reasons=dict(discards))

@@ -102,6 +102,11 @@ def test_sample_pipeline_admits_the_correct_oracle_and_rejects_injected_errors(c
     assert decisions[missing].status is TrajectoryStatus.REJECTED and "loss" in decisions[missing].reason
     assert decisions[degenerate].status is TrajectoryStatus.DISCARDED
     assert "repeated non-polling call" in decisions[degenerate].reason
+    assert decisions[degenerate].code is admit_trajectories.AdmissionReason.DEGENERATE
+    repeated = admit_trajectories.CleaningRule.REPEATED_CALL
+    assert [d.rule for d in decisions[degenerate].degenerate] == [repeated]
+    assert admitted.discard_reasons == {admit_trajectories.CleaningRule.REPEATED_CALL: 1}
+    assert decisions[missing].code is admit_trajectories.AdmissionReason.LOSS
     assert admitted.funnel.model_dump() == {"materialised": 4, "judged": 4, "admitted": 2, "cleaned": 1}
     # Re-running admission decides the same (idempotent).
     again = admit_trajectories.run(ctx, admit_trajectories.AdmitTrajectoriesParams())
