@@ -164,7 +164,7 @@ def winrate_cmd(
             comparisons=comparisons,
             a=a,
             b=b,
-            level=coverage_level,  # type: ignore[arg-type]
+            level=coverage_level,
             benchmark=benchmark,
             bootstrap=bootstrap,
             seed=seed,

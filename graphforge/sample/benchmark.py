@@ -166,7 +166,7 @@ def write_eval_benchmark(root: Path, name: str = EVAL_SAMPLE_NAME, seed: int = 1
     ``deliverable_files`` (GDPVal's field): the eval oracle plays it; agents never see it.
     """
     rng = random.Random(seed)
-    records = []
+    records: list[dict[str, object]] = []
     for task_id, occupation, soc_code, sector in _EVAL_TASKS:
         folder = root / "reference_files" / task_id
         folder.mkdir(parents=True, exist_ok=True)
@@ -193,4 +193,4 @@ def write_eval_benchmark(root: Path, name: str = EVAL_SAMPLE_NAME, seed: int = 1
                         "deliverable_text": f"Total: {total:.2f}"})
     with (root / "tasks.jsonl").open("w", encoding="utf-8") as fh:
         fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-    return EvalBenchmarkSample(root=root, name=name, task_ids=[r["task_id"] for r in records])
+    return EvalBenchmarkSample(root=root, name=name, task_ids=[t[0] for t in _EVAL_TASKS])

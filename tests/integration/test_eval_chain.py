@@ -27,6 +27,7 @@ from loaders.benchmark import load_benchmark
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer, text, tool_call
 
 pytestmark = pytest.mark.neo4j
+REPO = Path(__file__).resolve().parents[2]
 
 CAREFUL = "You are a careful analyst. Read orders.csv, then write answer.md with the total."
 TERSE = "You are terse. Answer in one line without using any tool."
@@ -70,7 +71,8 @@ def _training_graph(graph: Graph) -> None:
         "MERGE (w:Workspace {workspace_id: 'w-' + r[0]}) MERGE (w)-[:FOR_SEED]->(s) "
         "MERGE (spec:TaskSpec {spec_id: 'spec-' + r[0]}) MERGE (spec)-[:COMPILED_FROM]->(w) "
         "MERGE (rev:TaskSpec {spec_id: 'spec-' + r[0] + '@v2'}) MERGE (rev)-[:REVISED_FROM]->(spec) "
-        "MERGE (t:Trajectory {trajectory_id: 'traj-' + r[0]}) SET t.status = r[4] MERGE (t)-[:ATTEMPTS]->(rev)",
+        "MERGE (t:Trajectory {trajectory_id: 'traj-' + r[0]}) SET t.status = r[4] "
+        "MERGE (t)-[:ATTEMPTS]->(rev)",
         rows=[list(s) for s in seeds])
 
 
@@ -87,7 +89,7 @@ def benchmark(tmp_path: Path, ctx: StageContext) -> Path:
 # -- chat endpoints ---------------------------------------------------------------------------------
 
 def scripted_candidates(request: RecordedRequest) -> Reply:
-    """A weak agent: under CAREFUL it reads the CSV and writes a wrong total; under TERSE it answers in text."""
+    """A weak agent: under CAREFUL it reads the CSV and writes a wrong total; under TERSE, one text line."""
     system = request.messages[0]["content"]
     tools_seen = sum(m["role"] == "tool" for m in request.messages)
     if TERSE in system:
@@ -215,6 +217,9 @@ def test_eval_chain_ranks_the_oracle_first_and_reproduces_elo_from_stored_judgme
                        id=stored_fit["run_id"])
     assert [(r["player"], r["elo"], r["lo"], r["hi"]) for r in in_graph] == \
         [(r["model"], r["elo"], r["ci_low"], r["ci_high"]) for r in ratings]
+    # The Browser guide's ratings slide shows that fit, best first.
+    slide = _cypher(ctx.graph, (REPO / "cypher" / "browser" / "ratings.cypher").read_text(encoding="utf-8"))
+    assert [r["player"] for r in slide] == [r["model"] for r in ratings]
     # The Elo file is reproduced from the comparisons regenerated from the graph.
     first_elo = json.loads((elo_out / "elo.json").read_text())
     assert main(["eval", "elo", str(comparisons), "--anchor", "terse=1667", "--bootstrap", "200",

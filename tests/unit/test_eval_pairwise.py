@@ -67,7 +67,8 @@ def test_prompt_fences_both_responses_and_removes_secrets_and_markers() -> None:
     assert key not in body and "[secret removed]" in body
     assert body.count("<<<UNTRUSTED-") == 3 and "[marker removed]" in body
     # Same inputs, same prompt (and so the same cache key and judgment).
-    assert pw.build_messages("Total the orders.", f"Total: 5 {key}", injected, secrets=(key,)) == [system, user]
+    again = pw.build_messages("Total the orders.", f"Total: 5 {key}", injected, secrets=(key,))
+    assert again == [system, user]
     assert pw.build_messages("t", "a", "b") != pw.build_messages("t", "b", "a")
 
 
