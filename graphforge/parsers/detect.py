@@ -25,7 +25,11 @@ _HTML_RE = re.compile(
 _MD_RE = re.compile(r"^(?:#{1,6} \S|\s*[-*+] \S|\s*\d+\. \S|\|.*\|\s*$|```|> \S)", re.MULTILINE)
 _MD_EXT = {".md", ".markdown", ".mdown"}
 _MD_TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$", re.MULTILINE)
-_XML_RE = re.compile(r"^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*|<\?.*?\?>\s*|<!DOCTYPE[^>]*>\s*)*<([A-Za-z_][\w.:-]*)", re.DOTALL)
+_XML_RE = re.compile(
+    r"^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*|<\?.*?\?>\s*|<!DOCTYPE[^\[>]*(?:\[.*?\])?\s*>\s*)*"
+    r"<([A-Za-z_][\w.:-]*)",
+    re.DOTALL,
+)
 _DELIMITERS = (",", "\t", ";", "|")
 SNIFF_BYTES = 64 * 1024
 # What a name promises: a file named like this whose bytes are something else is refused, not read as text.
