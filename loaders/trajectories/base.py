@@ -284,6 +284,15 @@ def close(conv: Conversation, issues: Issues, *, unanswered: str, empty: str, li
     (``empty`` says why), else build the trajectory from ``conv`` and ``fields``."""
     for call_id in sorted(conv.pending_call_ids()):
         issues.add(f"tool call {call_id} {unanswered}", line)
+    made: set[str] = set()
+    kept: list[Message] = []
+    for message in conv.messages:
+        made.update(c.id for c in message.tool_calls or [])
+        if message.role == "tool" and message.tool_call_id not in made:
+            issues.add(f"tool result for call {message.tool_call_id}, which was never made; dropped", line)
+            continue
+        kept.append(message)
+    conv.messages = kept
     if not any(m.role == "assistant" for m in conv.messages):
         issues.add(empty, line)
         return None
