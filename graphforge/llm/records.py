@@ -99,4 +99,11 @@ class LLMHTTPError(LLMError):
 
 
 class StructuredOutputError(LLMError):
-    """The model's answer did not validate against the requested schema, even after one repair."""
+    """The model's answer did not validate against the requested schema, even after one repair.
+
+    ``records`` holds the calls it took (first try and repair), so they still reach the cost ledger.
+    """
+
+    def __init__(self, message: str, records: list[LLMCallRecord] | None = None) -> None:
+        super().__init__(message)
+        self.records: list[LLMCallRecord] = list(records or [])

@@ -221,7 +221,8 @@ class _Call:
         if error is not None:
             raise StructuredOutputError(
                 f"chat API {self.model.endpoint}: answer for {self.name} did not validate after one repair: "
-                f"{str(error)[:400]}"
+                f"{str(error)[:400]}",
+                records_of(last),
             ) from error
         return parsed
 
@@ -370,6 +371,7 @@ async def aask_structured(
 def _unpack(out: Mapping[str, Any]) -> Structured[Any]:
     if out["parsing_error"] is not None:
         raise StructuredOutputError(
-            f"structured answer did not validate after one repair: {str(out['parsing_error'])[:400]}"
+            f"structured answer did not validate after one repair: {str(out['parsing_error'])[:400]}",
+            records_of(out["raw"]),
         ) from out["parsing_error"]
     return Structured(out["parsed"], records_of(out["raw"]))

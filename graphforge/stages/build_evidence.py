@@ -65,8 +65,8 @@ def build(
     """Facts and every DEPENDS_ON edge for one workspace's spans (pure: no graph access)."""
     spans = unique_spans(spans)
     derive: list[DependsOnRow] = []
-    if extractor is None or isinstance(extractor, RuleBasedExtractor):
-        extraction, derive = (extractor or RuleBasedExtractor()).extract_with_edges(spans)
+    if extractor is None or hasattr(extractor, "extract_with_edges"):  # rule-based and chat-model paths
+        extraction, derive = (extractor or RuleBasedExtractor()).extract_with_edges(spans)  # type: ignore[attr-defined]
     else:
         extraction = extractor.extract(spans)  # type: ignore[attr-defined]
     edges = {

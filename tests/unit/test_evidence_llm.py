@@ -1,12 +1,17 @@
-"""The chat-model extractor against the scripted OpenAI-compatible server: facts verified or rejected."""
+"""The chat-model extractor against the scripted OpenAI-compatible server: batches per section, facts
+placed on the span they name and verified there, derive edges from the table linker, failures recorded."""
 
 from __future__ import annotations
 
+import json
+import re
+
 from graphforge.evidence.base import WorkspaceSpan
-from graphforge.evidence.llm import LLMExtractor
+from graphforge.evidence.llm import LLMExtractor, batches
 from graphforge.llm import OpenAICompatibleChatModel
+from graphforge.models.evidence import DependencyKind
 from graphforge.stages.build_evidence import build
-from tests.support.llm_server import ScriptedLLMServer, json_answer
+from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer, text
 
 SPANS = [
     WorkspaceSpan(span_id="aa:para=1", file_sha256="aa", locator="para=1", kind="paragraph", ordinal=0,
@@ -18,40 +23,96 @@ SPANS = [
 ]
 
 
-def test_llm_facts_are_structured_verified_and_linked(scripted_llm: ScriptedLLMServer,  # noqa: F811
-                                                      scripted_chat_model: OpenAICompatibleChatModel) -> None:  # noqa: F811
+def _cell(sheet: str, row: int, text_: str, ordinal: int,
+          formulas: dict[str, str] | None = None) -> WorkspaceSpan:
+    loc = f"sheet={sheet}!A{row}:C{row}"
+    return WorkspaceSpan(span_id=f"cc:{loc}", file_sha256="cc", locator=loc, kind="row", ordinal=ordinal,
+                         text=text_, formulas_json=json.dumps(formulas or {}), path="ledger.xlsx")
+
+
+LEDGER = [
+    _cell("Q2", 1, "Acme - ledger Q2 2024 (EUR thousand)", 0),
+    _cell("Q2", 2, "Segment\tRevenue\tCosts", 1),
+    _cell("Q2", 3, "North\t100\t65", 2),
+    _cell("Q2", 4, "South\t50\t30", 3),
+    _cell("Q2", 5, "Total\t150\t95", 4, {"B5": "=SUM(B3:B4)", "C5": "=SUM(C3:C4)"}),
+    _cell("Q3", 1, "Acme - ledger Q3 2024 (EUR thousand)", 5),
+    _cell("Q3", 2, "North\t120\t70", 6),
+]
+
+
+def _reader(request: RecordedRequest) -> Reply:
+    """A faithful reader: every number of every excerpt, under the excerpt's id."""
+    prompt = request.messages[1]["content"]
+    facts = []
+    for sid, body in re.findall(r"\[(S\d+)\] \([^)]*\)\n(.*?)(?=\n\n\[S|\Z)", prompt, re.DOTALL):
+        for number in re.findall(r"(?<![\w.])\d[\d,]*(?![\w])", body):
+            facts.append({"span": sid, "value": number, "metric": "amount", "period": "2024-Q2"})
+    return json_answer({"facts": facts})
+
+
+def test_llm_facts_are_structured_verified_and_linked(scripted_llm: ScriptedLLMServer,
+                                                      scripted_chat_model: OpenAICompatibleChatModel) -> None:
     scripted_llm.push(  # files are read in path order: export.csv, then memo.docx
-        json_answer(
-            {
-                "facts": [
-                    {"value": "9100", "metric": "revenue", "period": "2024-Q2", "unit": "EUR", "scale": 1000}
-                ]
-            }
-        ),
-        json_answer(
-            {
-                "facts": [
-                    {
-                        "value": "EUR 9,115 thousand",
-                        "metric": "Revenue",
-                        "entity": None,
-                        "period": "2024-Q2",
-                        "unit": "EUR",
-                    },
-                    {
-                        "value": "EUR 9,999 thousand",
-                        "metric": "revenue",
-                        "period": "2024-Q2",
-                    },  # not in the span
-                ]
-            }
-        ),
+        json_answer({"facts": [{"span": "S1", "value": "9100", "metric": "revenue", "period": "2024-Q2",
+                                "unit": "EUR", "scale": 1000}]}),
+        json_answer({"facts": [
+            {"span": "S1", "value": "EUR 9,115 thousand", "metric": "Revenue", "period": "2024-Q2",
+             "unit": "EUR"},
+            {"span": "S1", "value": "EUR 9,999 thousand", "metric": "revenue", "period": "2024-Q2"},
+        ]}),
     )
     extractor = LLMExtractor(scripted_chat_model)
     extraction, edges = build(SPANS, extractor)
-    assert len(scripted_llm.chat_requests) == 2  # the span without digits is not sent
+    assert len(scripted_llm.chat_requests) == 2  # one per file; the span without digits is not sent
+    assert "Board of Directors" not in json.dumps([r.body for r in scripted_llm.chat_requests])
     assert [(f.value, f.value_num, f.metric) for f in extraction.facts] == [
         ("9100", 9_100_000.0, "revenue"), ("EUR 9,115 thousand", 9_115_000.0, "revenue")]
     assert all(f.extractor == f"llm:{scripted_chat_model.model}" for f in extraction.facts)
-    assert [r.value for r in extraction.rejected] == ["EUR 9,999 thousand"]
+    assert [(r.value, r.reason) for r in extraction.rejected] == [
+        ("EUR 9,999 thousand", "value text not found in span")]
     assert [e.kind.value for e in edges] == []  # a prose reading that disagrees is not a reconcile edge
+    assert extractor.calls == 2 and extractor.cost_usd > 0
+
+
+def test_one_call_per_sheet_with_facts_on_the_span_they_name_and_derive_edges(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
+    scripted_llm.responder = _reader
+    extraction, edges = build(LEDGER, LLMExtractor(scripted_chat_model))
+    assert len(scripted_llm.chat_requests) == 2  # sheet Q2 and sheet Q3
+    by_value = {f.value: f for f in extraction.facts}
+    assert by_value["150"].span_id == "cc:sheet=Q2!A5:C5" and by_value["65"].span_id == "cc:sheet=Q2!A3:C3"
+    derive = {(by_id.value, dst.value) for e in edges if e.kind is DependencyKind.DERIVE
+              for by_id in extraction.facts if by_id.fact_id == e.src_fact_id
+              for dst in extraction.facts if dst.fact_id == e.dst_fact_id}
+    # The same totals the rule-based path links: 150 = 100 + 50 and 95 = 65 + 30.
+    assert {("150", "100"), ("150", "50"), ("95", "65"), ("95", "30")} <= derive
+    rule_extraction, rule_edges = build(LEDGER)
+    assert len([e for e in rule_edges if e.kind is DependencyKind.DERIVE]) == len(
+        [e for e in edges if e.kind is DependencyKind.DERIVE])
+
+
+def test_batches_respect_sections_the_token_budget_and_the_span_count() -> None:
+    rows = [_cell("Big", i + 1, f"Item {i}\t{i * 1000}\t{'x' * 200}", i) for i in range(30)]
+    packed = batches(rows, max_tokens=600, max_spans=40)
+    assert len(packed) > 1 and all(sum(len(s.text) for s in b.spans) // 4 <= 600 + 60 for b in packed)
+    assert [s.span_id for b in packed for s in b.spans] == [s.span_id for s in rows]  # order kept, none lost
+    assert len(batches(rows, max_tokens=10**6, max_spans=7)) == 5
+    assert len(batches(rows, max_tokens=10**6, max_spans=1)) == 30  # the one-call-per-span baseline
+    assert {b.section for b in batches(LEDGER, 10**6, 40)} == {"sheet Q2", "sheet Q3"}
+
+
+def test_a_batch_whose_answer_never_validates_is_recorded_and_the_rest_goes_on(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
+    scripted_llm.push(
+        text("I cannot help with spreadsheets."), text("Still no JSON, sorry."),  # export.csv: fails twice
+        json_answer({"facts": [{"span": "S1", "value": "EUR 9,115 thousand", "metric": "revenue"}]}),
+    )
+    extractor = LLMExtractor(scripted_chat_model)
+    extraction = extractor.extract(SPANS)
+    assert [f.value for f in extraction.facts] == ["EUR 9,115 thousand"]
+    [failed] = extraction.rejected
+    assert failed.span_id == "bb:row=2" and failed.reason.startswith("chat model answer did not validate")
+    assert extractor.calls == 3  # the failed first try and repair are in the ledger too
