@@ -71,7 +71,7 @@ class OnetRelease(Frozen):
 
     release_id: str = Field(min_length=1)
     source_path: str
-    source_format: Literal["txt", "xlsx"]
+    source_format: Literal["txt", "xlsx", "mixed"]  # "mixed": some tables from .txt, some from .xlsx
     content_hash: str
     occupations: tuple[Occupation, ...]
     tasks: tuple[TaskStatement, ...]
