@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,9 @@ def make_parser(description: str, default_config: str) -> argparse.ArgumentParse
 def main(description: str, default_config: str, argv: list[str] | None = None) -> int:
     """The whole command line of sft.py and rft.py: parse, read the recipe, train, print the summary."""
     config = load_config(make_parser(description, default_config).parse_args(argv))
-    print(json.dumps(run(config), indent=2))
+    summary = run(config)
+    if os.environ.get("RANK", "0") == "0":  # under accelerate launch, one process prints
+        print(json.dumps(summary, indent=2))
     return 0
 
 
@@ -120,13 +123,128 @@ def accumulation_steps(global_batch: int, per_device: int, world_size: int) -> i
     return global_batch // per_step
 
 
+DEFAULT_MIN_SHARE = 0.9
+
+
+def _row_tokens(row: dict[str, Any], tokenizer: Any, assistant_only: bool) -> dict[str, int]:
+    """Tokens one row has before any truncation, and how many of them the loss would train on."""
+    if "messages" not in row:  # text rendered by the runner itself (argument-object rendering)
+        ids = tokenizer(row["text"])["input_ids"]
+        return {"tokens": len(ids), "trainable": len(ids)}
+    tools = row.get("tools")
+    tools = json.loads(tools) if isinstance(tools, str) else tools
+    out = tokenizer.apply_chat_template(
+        row["messages"], tools=tools or None, tokenize=True, return_dict=True,
+        return_assistant_tokens_mask=assistant_only,
+    )
+    ids = out["input_ids"]
+    trainable = sum(out["assistant_masks"]) if assistant_only else len(ids)
+    return {"tokens": len(ids), "trainable": int(trainable)}
+
+
+def available_tokens(dataset: Any, tokenizer: Any, assistant_only: bool) -> dict[str, int]:
+    """Trainable (assistant, with assistant-only loss) tokens in the rows before truncation or packing."""
+    counts = dataset.map(
+        _row_tokens, fn_kwargs={"tokenizer": tokenizer, "assistant_only": assistant_only},
+        remove_columns=dataset.column_names, desc="Counting trainable tokens",
+    )
+    return {
+        "trainable": int(sum(counts["trainable"])),
+        "tokens": int(sum(counts["tokens"])),
+        "longest_row": int(max(counts["tokens"], default=0)),
+    }
+
+
+def kept_tokens(prepared: Any) -> int:
+    """Labelled tokens (label != -100) in trl's prepared, truncated/packed training set: one epoch's worth."""
+    return int(sum(sum(1 for t in labels if t != -100) for labels in prepared["labels"]))
+
+
+def check_token_budget(config: dict[str, Any], args: Any, available: dict[str, int], kept: int,
+                       source: Path) -> float:
+    """Refuse (or warn loudly, ``on_token_loss: warn``) when truncation/packing drops assistant tokens.
+
+    A zero is always refused: a run that trains on no token logs a loss of 0.0 and learns nothing.
+    """
+    share = kept / available["trainable"] if available["trainable"] else 0.0
+    minimum = float(config.get("min_trained_token_share", DEFAULT_MIN_SHARE))
+    if kept > 0 and share >= minimum:
+        return share
+    what = "assistant tokens" if getattr(args, "assistant_only_loss", False) else "tokens"
+    strategy = f"packing {args.packing_strategy}" if getattr(args, "packing", False) else "truncation"
+    message = (
+        f"{source}: max_length {args.max_length} ({strategy}) keeps {kept:,} of {available['trainable']:,} "
+        f"{what} ({share:.1%}, min_trained_token_share {minimum:.0%}); the longest row has "
+        f"{available['longest_row']:,} tokens: raise trainer.max_length to at least that, or use "
+        "packing_strategy bfd_split, or export with a lower --max-tokens"
+    )
+    if kept == 0 or config.get("on_token_loss", "refuse") != "warn":
+        raise SystemExit(message)
+    print(f"WARNING: {message}", file=sys.stderr, flush=True)
+    return share
+
+
+def _trainer_class() -> Any:
+    from trl import SFTTrainer
+
+    from training import muon
+
+    class GraphforgeSFTTrainer(SFTTrainer):  # type: ignore[misc,valid-type]
+        """SFTTrainer with Muon + AdamW built on the (maybe FSDP2-sharded) model, and a trained-token count.
+
+        Building the optimizer here rather than passing it in lets accelerate's FSDP2 preparation run (the
+        Trainer refuses a ready-made optimizer under FSDP).
+        """
+
+        def __init__(self, *a: Any, graphforge_config: dict[str, Any], **kw: Any) -> None:
+            self.graphforge_config = graphforge_config
+            self.trained_tokens = 0
+            super().__init__(*a, **kw)
+
+        def create_optimizer(self, model: Any = None) -> Any:
+            if self.graphforge_config.get("optimizer", "muon") != "muon":
+                return super().create_optimizer(model)
+            if self.optimizer is None:
+                opts = self.graphforge_config.get("muon", {})
+                self.optimizer = muon.build_optimizer(
+                    self.model if model is None else model,
+                    lr=self.args.learning_rate,
+                    weight_decay=self.args.weight_decay,
+                    momentum=float(opts.get("momentum", 0.95)),
+                    ns_steps=int(opts.get("ns_steps", 5)),
+                    adjust_lr_fn=str(opts.get("adjust_lr_fn", "match_rms_adamw")),
+                )
+            return self.optimizer
+
+        def training_step(self, model: Any, inputs: dict[str, Any], *a: Any, **kw: Any) -> Any:
+            labels = inputs.get("labels")
+            if labels is not None:
+                self.trained_tokens += int((labels != -100).sum())
+            return super().training_step(model, inputs, *a, **kw)
+
+        def all_trained_tokens(self) -> int:
+            import torch
+
+            total = self.accelerator.reduce(torch.tensor(self.trained_tokens, device=self.accelerator.device),
+                                            reduction="sum")
+            return int(total.item())
+
+    return GraphforgeSFTTrainer
+
+
 def run(config: dict[str, Any]) -> dict[str, Any]:
-    """Train with trl's SFTTrainer (SFT, and RFT on selected trajectories); returns a summary."""
+    """Train with trl's SFTTrainer (SFT, and RFT on selected trajectories); returns a summary.
+
+    Launched plainly it trains in one process; under ``accelerate launch`` (DDP, FSDP2, context
+    parallelism; see training/configs/accelerate/) every process runs this same function.
+    """
+    from accelerate import PartialState
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import SFTConfig, SFTTrainer
+    from trl import SFTConfig
 
-    from training import muon, tiny
+    from training import tiny
 
+    state = PartialState()
     dataset_path = Path(config["dataset"])
     dataset = load_rows(dataset_path)
     trainer_args = dict(config.get("trainer", {}))
@@ -140,8 +258,17 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
         if new in trainer_args and new not in fields:  # transformers < 5 only knows the old name
             trainer_args[old] = trainer_args.pop(new)
     args = SFTConfig(**trainer_args)
+    if config.get("optimizer", "muon") == "muon" and state.distributed_type.name == "DEEPSPEED":
+        raise SystemExit(
+            f"{dataset_path}: optimizer muon cannot run under DeepSpeed ZeRO (it hands the optimizer "
+            "flattened 1-D partitions, not matrices); use the FSDP2 configs, or optimizer: adamw there"
+        )
 
     model_ref = str(config["model_name_or_path"])
+    local_only = bool(config.get("local_files_only", True))
+    load_kwargs: dict[str, Any] = {"local_files_only": local_only}
+    if config.get("gguf_file"):
+        load_kwargs["gguf_file"] = str(config["gguf_file"])
     if model_ref == "tiny":
         # Built on the spot from the training rows: a tokenizer trained locally and a config-made Llama.
         rows = (
@@ -149,14 +276,15 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
             if dataset_path.suffix != ".parquet"
             else dataset.to_list()
         )
-        model_dir = tiny.save_tiny(rows, Path(args.output_dir) / "init", **config.get("tiny", {}))
+        with state.main_process_first():  # one process writes it, the others read it
+            model_dir = Path(args.output_dir) / "init"
+            if state.is_main_process:
+                tiny.save_tiny(rows, model_dir, **config.get("tiny", {}))
         model_ref = str(model_dir)
-    tokenizer = AutoTokenizer.from_pretrained(
-        model_ref, local_files_only=config.get("local_files_only", True)
-    )
-    model = AutoModelForCausalLM.from_pretrained(
-        model_ref, local_files_only=config.get("local_files_only", True), **config.get("model_kwargs", {})
-    )
+    tokenizer = AutoTokenizer.from_pretrained(model_ref, **load_kwargs)
+    model = AutoModelForCausalLM.from_pretrained(model_ref, **load_kwargs, **config.get("model_kwargs", {}))
+    if tokenizer.pad_token is None:  # e.g. GGUF tokenizers without one: pad with EOS (labels mask it anyway)
+        tokenizer.pad_token = tokenizer.eos_token
 
     if double_encodes_arguments(tokenizer):
         if getattr(args, "assistant_only_loss", False):
@@ -167,26 +295,15 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
             )
         dataset = rendered_with_argument_objects(dataset, tokenizer)
 
-    optimizers: tuple[Any, Any] = (None, None)
-    if config.get("optimizer", "muon") == "muon":
-        opts = config.get("muon", {})
-        optimizers = (
-            muon.build_optimizer(
-                model,
-                lr=args.learning_rate,
-                weight_decay=args.weight_decay,
-                momentum=float(opts.get("momentum", 0.95)),
-                ns_steps=int(opts.get("ns_steps", 5)),
-                adjust_lr_fn=str(opts.get("adjust_lr_fn", "match_rms_adamw")),
-            ),
-            None,
-        )  # None: the Trainer builds its cosine/warmup scheduler on our optimizer
-    trainer = SFTTrainer(
-        model=model, args=args, train_dataset=dataset, processing_class=tokenizer, optimizers=optimizers
+    available = available_tokens(dataset, tokenizer, bool(getattr(args, "assistant_only_loss", False)))
+    trainer = _trainer_class()(
+        model=model, args=args, train_dataset=dataset, processing_class=tokenizer, graphforge_config=config
     )
+    kept = kept_tokens(trainer.train_dataset)
+    share = check_token_budget(config, args, available, kept, dataset_path)
     result = trainer.train()
     trainer.save_model(args.output_dir)
-    tokenizer.save_pretrained(args.output_dir)
+    trained = trainer.all_trained_tokens()
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     summary = {
         "output_dir": args.output_dir,
@@ -195,6 +312,17 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
         "losses": losses,
         "rows": len(dataset),
         "optimizer": config.get("optimizer", "muon"),
+        "processes": state.num_processes,
+        "distributed_type": state.distributed_type.name,
+        "tokens_available": available["trainable"],
+        "tokens_per_epoch": kept,
+        "trained_token_share": round(share, 4),
+        "tokens_trained": trained,
     }
-    Path(args.output_dir, "graphforge_train_summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    if state.is_main_process:
+        tokenizer.save_pretrained(args.output_dir)
+        out = Path(args.output_dir, "graphforge_train_summary.json")
+        out.write_text(json.dumps(summary, indent=2) + "\n")
+        print(f"tokens trained: {trained:,} ({kept:,} per epoch, {share:.1%} of the "
+              f"{available['trainable']:,} trainable tokens in the rows)", file=sys.stderr, flush=True)
     return summary
