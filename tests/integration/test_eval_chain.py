@@ -260,3 +260,41 @@ def test_a_judge_that_always_prefers_the_first_position_fails_the_comparison(
         assert "position-swap consistency 0.00" in capsys.readouterr().err
     flagged = _cypher(ctx.graph, "MATCH (j:PairJudgment {judge: 'biased'}) RETURN j.consistent AS c")
     assert len(flagged) == 12 and not any(j["c"] for j in flagged)
+
+
+def test_imported_runs_play_against_the_oracle_and_tasks_without_a_run_are_reported(
+        benchmark: Path, ctx: StageContext, tmp_path: Path) -> None:
+    from graphforge.eval.players import build_players
+    from graphforge.stages import eval_run
+
+    logs = tmp_path / "codex-like"
+    logs.mkdir()
+    totals = correct_totals(benchmark)
+    right = next(iter(totals.values()))  # ev-01's correct total (its occupation is listed first)
+    (logs / "ev01.md").write_text(f"{right}\n", encoding="utf-8")
+    (logs / "ev02.md").write_text("Total: 2.00\n", encoding="utf-8")
+    records = [{"id": f"run-{sid}", "spec_id": sid, "model": "teacher-x", "deliverables": [name],
+                "messages": [{"role": "user", "content": "task"}, {"role": "assistant", "content": "Done."}]}
+               for sid, name in (("ev-01", "ev01.md"), ("ev-02", "ev02.md"))]
+    (logs / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    players = build_players(["teacher=import:openai:" + str(logs / "runs.jsonl"), "gold=oracle"])
+    settings = ctx.settings.model_copy(update={"home": tmp_path / "home"})
+    local = StageContext(settings=settings, graph=ctx.graph, run_id="t")
+    result = eval_run.run(local, eval_run.EvalRunParams(benchmark="eval-sample", players=players,
+                                                        benchmark_dir=benchmark))
+    status = {(a.player, a.task_id): (a.status, a.stop_reason) for a in result.attempts}
+    assert status[("teacher", "ev-03")] == ("error", "no imported trajectory has spec_id 'ev-03'")
+    assert status[("teacher", "ev-01")][0] == status[("gold", "ev-04")][0] == "completed"
+    assert (result.completed, result.errors) == (6, 2)
+
+    with ScriptedLLMServer() as judge:
+        judge.responder = content_judge(totals)
+        out = tmp_path / "cmp.csv"
+        compared = eval_compare.run(local, eval_compare.EvalCompareParams(
+            benchmark="eval-sample", out=out,
+            judge=eval_compare.JudgeSpec(name="content", base_url=judge.url, served_model="j")))
+    assert (compared.pairs, compared.judged, compared.consistency) == (2, 2, 1.0)
+    rows = sorted(out.read_text(encoding="utf-8").splitlines()[1:])
+    # ev-01: both state the right total (a tie); ev-02: only the expert does.
+    assert [r.split(",")[:4] for r in rows] == [["ev-01", "gold", "teacher", "tie"],
+                                                 ["ev-02", "gold", "teacher", "a"]]
