@@ -10,11 +10,14 @@ Manifest (optional; ``manifest.json|yaml|yml`` or ``graphforge-manifest.*`` at t
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -124,21 +127,39 @@ def rule_assigner(paths: Sequence[str]) -> dict[str, tuple[FileRole, str]]:
 # ---- manifest -----------------------------------------------------------------------------------
 
 
+MAX_MANIFEST_BYTES = 8 * 1024 * 1024
+MAX_MANIFEST_DEPTH = 32  # a manifest is two levels deep; anything far deeper is hostile
+_SHOWN_PATH_CHARS = 300  # a refused path longer than this is shown cut, with its length
+
+
 def read_manifest(path: Path) -> Manifest:
-    """Parse a JSON or YAML manifest (by content: JSON first, then YAML)."""
+    """Parse a JSON or YAML manifest (by content: JSON first, then YAML).
+
+    Refused with a SourceFormatError naming the problem: a link, pipe or device instead of a file, more
+    than MAX_MANIFEST_BYTES, nesting deeper than MAX_MANIFEST_DEPTH, YAML aliases, or a schema mismatch.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
+        st = os.lstat(path)
     except OSError as exc:
         raise SourceFormatError(path, f"cannot read manifest: {exc.strerror or exc}") from exc
+    if stat.S_ISLNK(st.st_mode):
+        raise SourceFormatError(path, "manifest is a symlink (refused; symlinks are never followed)")
+    if not stat.S_ISREG(st.st_mode):
+        raise SourceFormatError(path, "manifest is not a regular file")
+    if st.st_size > MAX_MANIFEST_BYTES:
+        raise SourceFormatError(
+            path, f"manifest is {st.st_size} bytes, over the {MAX_MANIFEST_BYTES}-byte limit"
+        )
     try:
-        data = json.loads(text)
-    except ValueError:
-        import yaml
-
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise SourceFormatError(path, f"manifest is neither JSON nor YAML: {exc}") from exc
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as fh:
+            raw = fh.read(MAX_MANIFEST_BYTES + 1)
+        text = raw.decode("utf-8")
+    except OSError as exc:
+        raise SourceFormatError(path, f"cannot read manifest: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise SourceFormatError(path, f"manifest is not UTF-8 text (byte {exc.start})") from exc
+    data = _parse_manifest_text(path, text)
     if isinstance(data, list):  # a bare list of file entries is accepted too
         data = {"files": data}
     try:
@@ -147,18 +168,80 @@ def read_manifest(path: Path) -> Manifest:
         raise SourceFormatError(
             path,
             f"manifest does not match the schema: {exc.errors()[0]['msg']} at "
-            f"{'.'.join(str(x) for x in exc.errors()[0]['loc'])}",
+            f"{'.'.join(str(x) for x in exc.errors()[0]['loc'])[:200]}",
         ) from exc
+    except RecursionError as exc:
+        raise SourceFormatError(path, "manifest nests too deeply") from exc
+
+
+def _parse_manifest_text(path: Path, text: str) -> Any:
+    if _json_depth(text) > MAX_MANIFEST_DEPTH:
+        raise SourceFormatError(path, f"manifest nests deeper than {MAX_MANIFEST_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    except RecursionError as exc:
+        raise SourceFormatError(path, "manifest nests too deeply") from exc
+    import yaml
+
+    try:
+        # Events first: the event parser is iterative, so depth and aliases are checked before the
+        # (recursive) composer ever sees the document; aliases could multiply a small file's size.
+        depth = 0
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                raise SourceFormatError(path, "manifest uses YAML aliases, which are not accepted")
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_MANIFEST_DEPTH:
+                    raise SourceFormatError(path, f"manifest nests deeper than {MAX_MANIFEST_DEPTH} levels")
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise SourceFormatError(path, f"manifest is neither JSON nor YAML: {_one_line(str(exc))}") from exc
+    except RecursionError as exc:
+        raise SourceFormatError(path, "manifest nests too deeply") from exc
+
+
+def _json_depth(text: str) -> int:
+    """Deepest bracket nesting outside JSON strings (an iterative pre-check; YAML flow style counts too)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit] + "..."
 
 
 def _inside(root: Path, rel: str) -> str | None:
     """The normalised relative path when ``rel`` stays inside ``root``, else None."""
+    if "\0" in rel:
+        return None
     pure = PurePosixPath(rel.replace("\\", "/"))
     if pure.is_absolute() or ".." in pure.parts:
-        resolved = (root / pure).resolve()
         try:
+            resolved = Path(os.path.realpath(root / pure))
             return resolved.relative_to(root).as_posix()
-        except ValueError:
+        except (ValueError, OSError):
             return None
     return pure.as_posix().removeprefix("./")
 
@@ -173,44 +256,44 @@ def scan_workspace(
     workspace_id: str | None = None,
     seed_id: str | None = None,
     assigner: RoleAssigner | None = None,
+    max_file_bytes: int | None = None,
 ) -> WorkspaceScan:
     """Walk ``root`` (symlinks refused, never followed) and give every file a hidden role.
 
     Roles come from the manifest when it names the file, else from ``assigner`` (default: path rules).
+    Nothing in the folder stops the scan: every entry that cannot be taken (a link, pipe or device, an
+    unreadable or unlistable folder, a path over the system's length limit, a file over
+    ``max_file_bytes``, a name that is not UTF-8, a broken manifest found in the folder) is listed in
+    ``refused`` with its reason, and no byte of it is read. A manifest passed explicitly that cannot
+    be read is an error.
     """
     if not root.is_dir():
-        raise SourceFormatError(root, "workspace folder does not exist or is not a folder")
-    root = root.resolve()
-    if manifest is None:
-        manifest = next((root / n for n in MANIFEST_NAMES if (root / n).is_file()), None)
-    spec = read_manifest(manifest) if manifest is not None else Manifest()
+        raise SourceFormatError(_shown(str(root)), "workspace folder does not exist or is not a folder")
+    try:
+        root = Path(os.path.realpath(root, strict=True))
+        with os.scandir(root):
+            pass
+    except OSError as exc:
+        raise SourceFormatError(
+            _shown(str(root)), f"workspace folder cannot be read: {exc.strerror or exc}"
+        ) from exc
+    limit = max_file_bytes if max_file_bytes is not None else ParseLimits().max_file_bytes
     refused: list[tuple[str, str]] = []
-    skipped: list[str] = []
-    found: list[str] = []
-    manifest_rel = _relative(root, manifest.resolve()) if manifest is not None else None
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
-        for d in sorted(dirnames):
-            full = here / d
-            if full.is_symlink():
-                refused.append((_relative(root, full) or d, _symlink_reason(root, full, "folder")))
-                dirnames.remove(d)
-            elif d in SKIP_DIRS:
-                skipped.append(_relative(root, full) or d)
-                dirnames.remove(d)
-        for name in sorted(filenames):
-            full = here / name
-            rel = _relative(root, full) or name
-            if rel == manifest_rel:
-                continue
-            if name in SKIP_FILES:
-                skipped.append(rel)
-            elif full.is_symlink():
-                refused.append((rel, _symlink_reason(root, full, "file")))
-            elif not full.is_file():
-                refused.append((rel, "not a regular file (device, socket or pipe)"))
-            else:
-                found.append(rel)
+    spec = Manifest()
+    if manifest is not None:
+        spec = read_manifest(manifest)
+        manifest_rel = _relative(root, Path(os.path.realpath(manifest)))
+    else:
+        manifest, manifest_rel = _find_manifest(root), None
+        if manifest is not None:
+            manifest_rel = manifest.name
+            try:
+                spec = read_manifest(manifest)
+            except SourceFormatError as exc:  # the folder's own manifest is content like any other file
+                refused.append((manifest.name, exc.problem))
+                manifest = None
+    found, walk_refused, skipped = _walk(root, skip=manifest_rel, max_file_bytes=limit)
+    refused += walk_refused
     # Crawled names may hold bytes that are not UTF-8 (Python keeps them as lone surrogates), which the
     # Bolt driver cannot send: one such name failed the whole write. Such a file is refused with its
     # reason, not ingested under a substitute name: the agent's working copy is made from the recorded
@@ -218,17 +301,18 @@ def scan_workspace(
     bad_names = {rel for rel in found if _shown(rel) != rel}
     refused += [(rel, "file name is not valid UTF-8; rename the file to ingest it") for rel in bad_names]
     found = [rel for rel in found if rel not in bad_names]
-    refused = [(_shown(path), reason) for path, reason in refused]
-    skipped = [_shown(path) for path in skipped]
+    found_set = set(found)
     by_path: dict[str, ManifestFile] = {}
-    for entry in spec.files:
-        inside = _inside(root, entry.path)
+    for item in spec.files:
+        inside = _inside(root, item.path)
         if inside is None:
-            refused.append((entry.path, "manifest path points outside the workspace"))
-        elif inside not in found:
-            refused.append((entry.path, "manifest names a file that is not in the workspace"))
+            refused.append((item.path, "manifest path points outside the workspace"))
+        elif inside not in found_set:
+            refused.append((item.path, "manifest names a file that is not in the workspace"))
         else:
-            by_path[inside] = entry
+            by_path[inside] = item
+    refused = [(_display(path), reason) for path, reason in refused]
+    skipped = [_display(path) for path in skipped]
     unassigned = [p for p in found if p not in by_path or by_path[p].role is None]
     assigned = (assigner or rule_assigner)(unassigned) if unassigned else {}
     candidates = []
@@ -245,7 +329,7 @@ def scan_workspace(
                 license=entry.license if entry else None,
             )
         )
-    name = spec.workspace.name or root.name
+    name = spec.workspace.name or _shown(root.name)
     wid = workspace_id or spec.workspace.id or default_workspace_id(root)
     return WorkspaceScan(
         root=root,
@@ -254,15 +338,103 @@ def scan_workspace(
         seed_id=seed_id or spec.workspace.seed_id,
         manifest=manifest,
         candidates=candidates,
-        refused=sorted(refused),
+        refused=sorted(set(refused)),
         skipped=sorted(skipped),
     )
 
 
+def _find_manifest(root: Path) -> Path | None:
+    """The first manifest name present at the root (any kind of entry: a bad one is refused, not skipped)."""
+    for name in MANIFEST_NAMES:
+        try:
+            os.lstat(root / name)
+        except OSError:
+            continue
+        return root / name
+    return None
+
+
+def _walk(
+    root: Path, *, skip: str | None, max_file_bytes: int
+) -> tuple[list[str], list[tuple[str, str]], list[str]]:
+    """Regular files under ``root`` as relative paths; (path, reason) for what is refused; skipped debris.
+
+    Iterative (no recursion limit), never follows a link, and reads no file: entries are judged from
+    their directory entry and ``lstat`` alone.
+    """
+    found: list[str] = []
+    refused: list[tuple[str, str]] = []
+    skipped: list[str] = []
+    path_max = _path_max(root)
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        full_dir = os.path.join(root, rel_dir) if rel_dir else str(root)
+        try:
+            if len(os.fsencode(full_dir)) >= path_max:
+                raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
+            with os.scandir(full_dir) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            refused.append(
+                (rel_dir, f"folder cannot be listed: {exc.strerror or exc} (nothing in it was read)")
+            )
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if rel == skip:
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+                if stat.S_ISLNK(st.st_mode):
+                    refused.append((rel, _symlink_reason(root, Path(entry.path), "folder or file")))
+                elif stat.S_ISDIR(st.st_mode):
+                    if entry.name in SKIP_DIRS:
+                        skipped.append(rel)
+                    else:
+                        stack.append(rel)
+                elif entry.name in SKIP_FILES:
+                    skipped.append(rel)
+                elif not stat.S_ISREG(st.st_mode):
+                    refused.append((rel, "not a regular file (device, socket or pipe)"))
+                elif len(os.fsencode(entry.path)) >= path_max:
+                    refused.append(
+                        (rel, f"path is {len(os.fsencode(entry.path))} bytes, over the system's limit")
+                    )
+                elif st.st_size > max_file_bytes:
+                    refused.append(
+                        (
+                            rel,
+                            f"file is {st.st_size} bytes, over the {max_file_bytes}-byte limit (never read)",
+                        )
+                    )
+                elif not os.access(entry.path, os.R_OK, follow_symlinks=False):
+                    refused.append((rel, "unreadable: Permission denied"))
+                else:
+                    found.append(rel)
+            except OSError as exc:
+                if exc.errno == errno.ENAMETOOLONG:
+                    reason = f"path is {len(os.fsencode(entry.path))} bytes, over the system's limit"
+                else:
+                    reason = f"cannot be examined: {exc.strerror or exc}"
+                refused.append((rel, reason))
+    return found, refused, skipped
+
+
+def _path_max(root: Path) -> int:
+    try:
+        return os.pathconf(root, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        return 4096
+
+
 def default_workspace_id(root: Path) -> str:
     """ws-<folder name>-<hash of the absolute path>: stable across runs on the same folder."""
-    slug = re.sub(r"[^a-z0-9]+", "-", root.name.lower()).strip("-")[:40] or "workspace"
-    return f"ws-{slug}-{stable_hash(str(root.resolve()), length=8)}"
+    slug = re.sub(r"[^a-z0-9]+", "-", _shown(root.name).lower()).strip("-")[:40] or "workspace"
+    where = os.path.realpath(root)
+    if _shown(where) != where:  # undecodable bytes: hash them escaped, so two such folders still differ
+        where = os.fsencode(where).decode("utf-8", "backslashreplace")
+    return f"ws-{slug}-{stable_hash(where, length=8)}"
 
 
 def _shown(path: str) -> str:
@@ -274,6 +446,14 @@ def _shown(path: str) -> str:
     return path
 
 
+def _display(path: str) -> str:
+    """A refused path as it is reported and stored: valid Unicode, and cut when enormous."""
+    shown = _shown(path) or "."
+    if len(shown) > _SHOWN_PATH_CHARS:
+        return f"{shown[:_SHOWN_PATH_CHARS]}... ({len(shown)} characters)"
+    return shown
+
+
 def _relative(root: Path, path: Path) -> str | None:
     try:
         return path.relative_to(root).as_posix()
@@ -282,19 +462,25 @@ def _relative(root: Path, path: Path) -> str | None:
 
 
 def _symlink_reason(root: Path, link: Path, what: str) -> str:
-    target = link.resolve()
+    try:
+        target = Path(os.path.realpath(link, strict=True))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink loop (refused; symlinks are never followed)"
+        return "dangling symlink (refused; symlinks are never followed)"
+    kind = "folder" if target.is_dir() else "file"
     try:
         target.relative_to(root)
     except ValueError:
-        return f"symlinked {what} pointing outside the workspace (refused)"
-    return f"symlinked {what} (refused; symlinks are never followed)"
+        return f"symlinked {kind} pointing outside the workspace (refused)"
+    return f"symlinked {kind} (refused; symlinks are never followed)"
 
 
 # ---- ingest -------------------------------------------------------------------------------------
 
 
-def llm_assigner(ctx: StageContext) -> RoleAssigner | None:
-    """The chat-model role assigner when a model is configured, else None (rules are used)."""
+def llm_assigner(ctx: StageContext, root: Path | None = None) -> RoleAssigner | None:
+    """The chat-model role assigner (reading each file's opening under ``root``), or None: rules are used."""
     from graphforge.llm import chat_model
 
     model = chat_model(ctx.settings)
@@ -302,7 +488,7 @@ def llm_assigner(ctx: StageContext) -> RoleAssigner | None:
         return None
     from loaders.workspace_roles import make_llm_assigner
 
-    return make_llm_assigner(model)
+    return make_llm_assigner(model, root)
 
 
 def load_workspace(
@@ -320,15 +506,22 @@ def load_workspace(
     progress: stage.Progress | None = None,
 ) -> stage.LoadWorkspaceResult:
     """Scan ``root`` and ingest it: the one call the CLI and the demo make."""
-    assigner = llm_assigner(ctx) if use_llm_roles else None
-    scan = scan_workspace(
-        root, manifest=manifest, workspace_id=workspace_id, seed_id=seed_id, assigner=assigner
-    )
+    assigner = llm_assigner(ctx, root) if use_llm_roles else None
     limits = ParseLimits(max_file_bytes=max_file_bytes) if max_file_bytes else ParseLimits()
+    scan = scan_workspace(
+        root,
+        manifest=manifest,
+        workspace_id=workspace_id,
+        seed_id=seed_id,
+        assigner=assigner,
+        max_file_bytes=limits.max_file_bytes,
+    )
     params = stage.LoadWorkspaceParams(
         workspace_id=scan.workspace_id,
         name=scan.name,
-        root=scan.root,
+        # Shown, never opened (each file carries its own path): a root whose name is not UTF-8 is stored
+        # with U+FFFD in place of the bad bytes, which the Bolt driver could not send.
+        root=Path(_shown(str(scan.root))),
         files=scan.candidates,
         seed_id=scan.seed_id,
         jobs=jobs,
