@@ -27,6 +27,7 @@ from graphforge.models.base import Row
 
 GET_ATTEMPTS_TO_COMPARE = cypher.load("eval/get_attempts_to_compare")
 GET_PAIR_JUDGMENTS = cypher.load("eval/get_pair_judgments")
+GET_TASK_REFERENCES = cypher.load("eval/get_task_references")
 MERGE_PAIR_JUDGMENTS = cypher.load("eval/merge_pair_judgments")
 
 
@@ -179,7 +180,8 @@ def run(ctx: StageContext, params: EvalCompareParams) -> EvalCompareResult:
         ctx.graph.write(MERGE_PAIR_JUDGMENTS, new_rows)
     to_ask = [p for p in todo if pw.rule_outcome(p[1].has_output, p[2].has_output) is None]
     if to_ask:
-        asked = asyncio.run(_judge_all(ctx, llm, judge_name, to_ask, params.concurrency))
+        references = _references(ctx, sorted({a.task_key for _, a, _ in to_ask}))
+        asked = asyncio.run(_judge_all(ctx, llm, judge_name, to_ask, references, params.concurrency))
         for row, recs, problem in asked:
             records.extend(recs)
             if row is not None:
@@ -263,11 +265,20 @@ def _judge_model(ctx: StageContext, judge: JudgeSpec | None) -> tuple[OpenAIComp
     return llm, check_name(judge.name, "judge")
 
 
+def _references(ctx: StageContext, task_keys: list[str]) -> dict[str, str]:
+    """Each task's reference files as one text (path headers, parsed text), in path order."""
+    out: dict[str, list[str]] = {}
+    for r in ctx.graph.read_dicts(GET_TASK_REFERENCES, task_keys=task_keys):
+        out.setdefault(str(r["task_key"]), []).append(f"=== {r['path']} ===\n{r['text']}")
+    return {k: "\n\n".join(v) for k, v in out.items()}
+
+
 async def _judge_all(
     ctx: StageContext,
     llm: OpenAICompatibleChatModel,
     judge_name: str,
     pairs: list[tuple[str, AttemptView, AttemptView]],
+    references: dict[str, str],
     concurrency: int,
 ) -> list[tuple[PairJudgmentRow | None, list[LLMCallRecord], str]]:
     gate = asyncio.Semaphore(concurrency)
@@ -278,7 +289,9 @@ async def _judge_all(
         a_first: bool, a: AttemptView, b: AttemptView
     ) -> tuple[pw.PairVerdict, list[LLMCallRecord]]:
         first, second = (a, b) if a_first else (b, a)
-        messages = pw.build_messages(a.prompt, first.rendered, second.rendered, secrets)
+        messages = pw.build_messages(
+            a.prompt, first.rendered, second.rendered, references.get(a.task_key, ""), secrets
+        )
         answer = await aask_structured(llm, pw.PairVerdict, messages)
         return answer.value, answer.records
 

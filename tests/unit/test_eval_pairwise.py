@@ -70,6 +70,8 @@ def test_prompt_fences_both_responses_and_removes_secrets_and_markers() -> None:
     again = pw.build_messages("Total the orders.", f"Total: 5 {key}", injected, secrets=(key,))
     assert again == [system, user]
     assert pw.build_messages("t", "a", "b") != pw.build_messages("t", "b", "a")
+    with_files = pw.build_messages("t", "a", "b", references="=== orders.csv ===\nitem,quantity")[1][1]
+    assert with_files.count("<<<UNTRUSTED-") == 4 and "reference files:\n<<<UNTRUSTED-" in with_files
 
 
 def test_judgment_id_follows_the_attempts_content() -> None:
