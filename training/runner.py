@@ -112,6 +112,43 @@ def rendered_with_argument_objects(dataset: Any, tokenizer: Any) -> Any:
     return dataset.map(render, remove_columns=dataset.column_names)
 
 
+def renders_tool_calls(tokenizer: Any) -> bool:
+    """Whether the chat template can print an assistant turn that holds only tool calls (no content)."""
+    probe = [{"role": "user", "content": "x"},
+             {"role": "assistant", "tool_calls": [
+                 {"id": "c", "type": "function",
+                  "function": {"name": "probe_fn", "arguments": _PROBE_ARGUMENTS}}]}]
+    try:
+        text = str(tokenizer.apply_chat_template(probe, tokenize=False))
+    except Exception:  # e.g. SmolLM2's template concatenates message['content'] and fails without it
+        return False
+    return "probe_fn" in text
+
+
+def tool_calls_as_text(row: dict[str, Any]) -> dict[str, Any]:
+    """A conversation for a template without tool support: calls and the tool list become plain text.
+
+    Calls are written in the Hermes form (``<tool_call>{"name": ..., "arguments": ...}</tool_call>``) that
+    many small instruct models, SmolLM2 among them, were tuned on; the tool list goes into the system
+    message inside ``<tools>``; tool results keep their role.
+    """
+    tools = json.loads(row["tools"]) if isinstance(row.get("tools"), str) else row.get("tools")
+    messages: list[dict[str, str]] = []
+    for m in row["messages"]:
+        parts = [m["content"]] if m.get("content") else []
+        for call in m.get("tool_calls") or ():
+            body = {"name": call["function"]["name"], "arguments": _parsed(call["function"]["arguments"])}
+            parts.append(f"<tool_call>\n{json.dumps(body, ensure_ascii=False)}\n</tool_call>")
+        messages.append({"role": m["role"], "content": "\n".join(parts)})
+    if tools:
+        listing = f"You can call these tools:\n<tools>\n{json.dumps(tools, ensure_ascii=False)}\n</tools>"
+        if messages and messages[0]["role"] == "system":
+            messages[0] = {"role": "system", "content": f"{messages[0]['content']}\n\n{listing}"}
+        else:
+            messages.insert(0, {"role": "system", "content": listing})
+    return {"messages": messages}
+
+
 def accumulation_steps(global_batch: int, per_device: int, world_size: int) -> int:
     """Gradient accumulation that makes per_device × world_size × accumulation == global batch."""
     per_step = per_device * world_size
@@ -286,7 +323,14 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     if tokenizer.pad_token is None:  # e.g. GGUF tokenizers without one: pad with EOS (labels mask it anyway)
         tokenizer.pad_token = tokenizer.eos_token
 
-    if double_encodes_arguments(tokenizer):
+    if not renders_tool_calls(tokenizer):
+        if not config.get("tool_calls_as_text", False):
+            raise SystemExit(
+                f"{model_ref}: the chat template cannot print tool calls (assistant turns with no content); "
+                "set tool_calls_as_text: true to train on calls written as <tool_call> text"
+            )
+        dataset = dataset.map(tool_calls_as_text, remove_columns=dataset.column_names)
+    elif double_encodes_arguments(tokenizer):
         if getattr(args, "assistant_only_loss", False):
             raise SystemExit(
                 f"{model_ref}: the chat template JSON-encodes tool-call arguments that are already JSON "
