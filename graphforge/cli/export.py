@@ -26,6 +26,7 @@ TokenizerOption = Annotated[
     Path | None,
     typer.Option(
         "--tokenizer",
+        exists=True,
         help="tokenizer.json or a local tokenizer directory for exact counts "
         "(default: a tokenizer-free estimate, utf8 bytes / 3 + 4 per message).",
     ),
