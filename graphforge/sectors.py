@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from graphforge.errors import SourceFormatError
 from graphforge.models.onet import Occupation, SectorMapping, SectorRow
 
 DEFAULT_SCHEME = "soc2018-major-groups"
@@ -45,7 +46,8 @@ def assign_sectors(occupations: Sequence[Occupation], mapping: SectorMapping | N
     """Sector and sub-sector code per SOC code, the Sector rows they need, and the scheme name.
 
     With a mapping the longest matching prefix wins; occupations it does not cover get no sector
-    (and are reported), rather than silently falling back to the default scheme.
+    (and are reported), rather than silently falling back to the default scheme. A mapping that
+    covers no occupation at all is refused (SourceFormatError) before anything is written.
     """
     assigned: dict[str, tuple[str, str]] = {}
     sectors: dict[str, SectorRow] = {}
@@ -60,6 +62,12 @@ def assign_sectors(occupations: Sequence[Occupation], mapping: SectorMapping | N
             assigned[occ.soc_code] = (code, "")
         return assigned, sorted(sectors.values(), key=lambda s: s.code), DEFAULT_SCHEME
     rules = sorted(mapping.rules, key=lambda r: len(r.prefix), reverse=True)
+    if not any(occ.soc_code.startswith(r.prefix) for occ in occupations for r in rules):
+        # Loading it would leave every occupation without a sector and prune every Sector node.
+        shown = ", ".join(r.prefix for r in mapping.rules[:5]) + (", ..." if len(mapping.rules) > 5 else "")
+        raise SourceFormatError(mapping.source_path or mapping.scheme,
+                                f"the sector mapping matches none of the {len(occupations)} occupations "
+                                f"(prefixes {shown}); nothing loaded")
     for occ in occupations:
         rule = next((r for r in rules if occ.soc_code.startswith(r.prefix)), None)
         if rule is None:
@@ -78,3 +86,10 @@ def assign_sectors(occupations: Sequence[Occupation], mapping: SectorMapping | N
                                                       parent_code=rule.sector_code)
         assigned[occ.soc_code] = (rule.sector_code, rule.sub_sector_code)
     return assigned, sorted(sectors.values(), key=lambda s: (s.level, s.code)), mapping.scheme
+
+
+def unused_rules(occupations: Sequence[Occupation], mapping: SectorMapping | None) -> list[str]:
+    """Prefixes of a mapping that no occupation of the release starts with (reported, not fatal)."""
+    if mapping is None:
+        return []
+    return [r.prefix for r in mapping.rules if not any(o.soc_code.startswith(r.prefix) for o in occupations)]

@@ -72,6 +72,7 @@ def run_demo(settings: GraphforgeSettings | None = None, out_dir: Path = Path("o
         judge_sensitivity,
         judge_trajectories,
         load_digital,
+        load_onet,
         load_vocab,
         report_corpus,
         report_coverage,
@@ -79,9 +80,7 @@ def run_demo(settings: GraphforgeSettings | None = None, out_dir: Path = Path("o
         rollout_oracle,
         select_seeds,
     )
-    from loaders import onet
     from loaders.benchmark import load_benchmark
-    from loaders.labels import read_digital_labels
     from loaders.workspace import load_workspace
 
     settings = settings or GraphforgeSettings()
@@ -99,10 +98,10 @@ def run_demo(settings: GraphforgeSettings | None = None, out_dir: Path = Path("o
 
         # 1-2. Taxonomy and seeds.
         files = stage("taxonomy sample", lambda: sample_taxonomy.write_sample(data / "onet"))
-        stage("load O*NET", lambda: onet.load(ctx, files["release"], "sample-1", files["sectors"]))
-        stage("load DIGITAL labels", lambda: load_digital.run(
-            ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LABELS),
-            read_digital_labels(files["labels"])))
+        stage("load O*NET", lambda: load_onet.run(ctx, load_onet.LoadOnetParams(
+            path=files["release"], release_id="sample-1", sectors=files["sectors"])))
+        stage("load DIGITAL labels", lambda: load_digital.run(ctx, load_digital.LoadDigitalParams(
+            mode=load_digital.DigitalMode.LABELS, labels=files["labels"])))
         stage("load vocabularies", lambda: load_vocab.run(ctx, load_vocab.LoadVocabParams()))
         stage("build seeds", lambda: build_seeds.run(ctx, build_seeds.BuildSeedsParams()))
         selected = stage("select seeds", lambda: select_seeds.run(ctx, select_seeds.SelectSeedsParams(n=24)))

@@ -6,6 +6,7 @@ import csv
 import hashlib
 import io
 import re
+import stat
 from pathlib import Path
 
 from graphforge.errors import SourceFormatError
@@ -21,17 +22,38 @@ SOC_HEADERS = ("soc", "soccode", "onetsoccode", "prefix", "socprefix", "code")
 SECTOR_HEADERS = ("sector", "sectorname")
 SUB_SECTOR_HEADERS = ("subsector", "subsectorname")
 _SOC_PREFIX = re.compile(r"^\d{2}(-\d{0,4}(\.\d{0,2})?)?$")
+_SOC_GROUP = re.compile(r"^(\d{2})-(\d{4})$")
+
+
+def soc_prefix(code: str) -> str:
+    """The O*NET-SOC prefix a SOC code stands for: group codes as the SOC structure writes them end
+    in zeros (major ``11-0000``, minor ``11-1000`` or ``15-1200``, broad ``11-1010``) and cover every
+    occupation under them, so ``11-1000`` is the prefix ``11-1``. Detailed codes (``11-1011``, never
+    ending in 0), O*NET codes (``11-1011.03``) and plain prefixes (``13``, ``13-2``) stay as they are."""
+    match = _SOC_GROUP.match(code)
+    if match is None:
+        return code
+    digits = match.group(2).rstrip("0")
+    return f"{match.group(1)}-{digits}" if digits else match.group(1)
 
 
 def _key(header: str) -> str:
     return re.sub(r"[^a-z]", "", header.lower())
 
 
+MAX_BYTES = 256 << 20  # a labels or mapping file is a table of ids, never this big
+
+
 def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceFormatError(path, "not a regular file (a folder, FIFO or device); not read")
+        if info.st_size > MAX_BYTES:
+            raise SourceFormatError(path, f"{info.st_size} bytes, over the {MAX_BYTES} byte limit")
         raw = path.read_bytes()
     except OSError as exc:
-        raise SourceFormatError(path, f"cannot read: {exc.strerror}") from exc
+        raise SourceFormatError(path, f"cannot read: {exc.strerror or exc}") from exc
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -45,7 +67,10 @@ def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     counts = {d: first.count(d) for d in ("\t", ";", ",")}
     delimiter = max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    rows = [(n, r) for n, r in enumerate(reader, start=1) if any(c.strip() for c in r)]
+    try:
+        rows = [(reader.line_num, r) for r in reader if any(c.strip() for c in r)]
+    except csv.Error as exc:  # e.g. a field over the csv module's 128 KiB limit (a JSON blob, not a table)
+        raise SourceFormatError(path, f"line {reader.line_num}: not a CSV/TSV table ({exc})") from exc
     if not rows:
         raise SourceFormatError(path, "empty file: no header row")
     return [c.strip() for c in rows[0][1]], rows[1:]
@@ -99,7 +124,8 @@ def _slug(text: str) -> str:
 def read_sector_mapping(path: Path) -> SectorMapping:
     """SOC code or prefix -> sector (and optional sub-sector); the longest matching prefix wins.
 
-    Columns (CSV or TSV, by header): ``soc`` (``13``, ``13-2``, ``13-2011`` or ``13-2011.01``),
+    Columns (CSV or TSV, by header): ``soc`` (``13``, ``13-2``, a SOC group code such as ``13-0000``,
+    ``13-2000`` or ``13-2010``, a detailed code ``13-2011`` or an O*NET code ``13-2011.01``),
     ``sector``, optional ``sub_sector``, optional ``sector_code`` / ``sub_sector_code``.
     """
     path = Path(path)
@@ -114,15 +140,19 @@ def read_sector_mapping(path: Path) -> SectorMapping:
     def cell(cells: list[str], i: int) -> str:
         return cells[i].strip() if 0 <= i < len(cells) else ""
 
+    written: dict[str, str] = {}
     for number, cells in rows:
-        prefix, sector = cell(cells, soc_col), cell(cells, sector_col)
-        if not _SOC_PREFIX.match(prefix):
-            raise SourceFormatError(path, f"line {number}: {prefix!r} is not an O*NET-SOC code or prefix "
-                                          "(like 13, 13-2011 or 13-2011.01)")
+        code, sector = cell(cells, soc_col), cell(cells, sector_col)
+        if not _SOC_PREFIX.match(code):
+            raise SourceFormatError(path, f"line {number}: {code[:40]!r} is not a SOC code or prefix "
+                                          "(like 13, 13-2, 13-2000, 13-2011 or 13-2011.01)")
+        prefix = soc_prefix(code)
         if not sector:
             raise SourceFormatError(path, f"line {number}: empty sector")
         if prefix in rules:
-            raise SourceFormatError(path, f"line {number}: {prefix!r} is mapped twice")
+            raise SourceFormatError(path, f"line {number}: {code!r} is mapped twice "
+                                          f"(as {written[prefix]!r} before)")
+        written[prefix] = code
         sub = cell(cells, sub_col)
         sector_code = cell(cells, code_col) or _slug(sector)
         sub_code = (cell(cells, sub_code_col) or f"{sector_code}/{_slug(sub)}") if sub else ""

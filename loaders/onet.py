@@ -1,19 +1,18 @@
 """Read an unpacked O*NET database release (tab-delimited text or .xlsx) into an OnetRelease model.
 
 Columns are matched by header name, because releases add and reorder columns; extra columns are
-ignored. Every file is read and validated before anything is returned, so a bad release never
-leads to a partial load.
+ignored. Each table is read from its ``.txt`` file, else its ``.xlsx`` file, so a folder mixing
+both forms works. Every file is read and validated before anything is returned, so a bad release
+never leads to a partial load. A pure reader: the graph write is the load_onet stage.
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -28,10 +27,6 @@ from graphforge.models.onet import (
     TaskStatement,
     check_soc_code,
 )
-
-if TYPE_CHECKING:
-    from graphforge.context import StageContext
-    from graphforge.stages.load_onet import LoadOnetResult
 
 
 @dataclass(frozen=True)
@@ -69,8 +64,9 @@ def read_release(path: Path, release_id: str | None = None) -> OnetRelease:
     folder = Path(path)
     if not folder.is_dir():
         raise SourceFormatError(folder, "not a folder; unpack the O*NET release first")
-    source_format = _detect_format(folder)
-    tables = {spec.stem: _read_table(folder, spec, source_format) for spec in TABLES}
+    files = _table_files(folder)
+    tables = {spec.stem: _read_table(files[spec.stem], spec) for spec in TABLES}
+    source_format = _source_format(files)
     release = release_id or infer_release_id(folder)
     occupations = _occupations(tables[OCCUPATION_DATA.stem])
     tasks = _tasks(tables[TASK_STATEMENTS.stem])
@@ -112,21 +108,33 @@ def infer_release_id(folder: Path) -> str:
                                     "pass it explicitly (--release 29.1)")
 
 
-def _detect_format(folder: Path) -> str:
-    has_txt = all((folder / f"{spec.stem}.txt").is_file() for spec in TABLES)
-    if has_txt:
-        return "txt"
-    if all((folder / f"{spec.stem}.xlsx").is_file() for spec in TABLES):
-        return "xlsx"
-    missing_txt = [f"{s.stem}.txt" for s in TABLES if not (folder / f"{s.stem}.txt").is_file()]
-    missing_xlsx = [f"{s.stem}.xlsx" for s in TABLES if not (folder / f"{s.stem}.xlsx").is_file()]
-    missing = missing_txt if len(missing_txt) <= len(missing_xlsx) else missing_xlsx
-    raise SourceFormatError(folder, f"not a complete O*NET release: missing {', '.join(missing)}")
+def _table_files(folder: Path) -> dict[str, Path]:
+    """Each table's file: ``<stem>.txt`` if present, else ``<stem>.xlsx``; the missing ones named."""
+    found: dict[str, Path] = {}
+    missing: list[str] = []
+    for spec in TABLES:
+        for suffix in (".txt", ".xlsx"):
+            candidate = folder / f"{spec.stem}{suffix}"
+            try:
+                if candidate.is_file():
+                    found[spec.stem] = candidate
+                    break
+            except OSError as exc:
+                raise SourceFormatError(candidate, f"cannot read: {exc.strerror or exc}") from exc
+        else:
+            missing.append(f"{spec.stem}.txt (or .xlsx)")
+    if missing:
+        raise SourceFormatError(folder, f"not a complete O*NET release: missing {', '.join(missing)}")
+    return found
 
 
-def _read_table(folder: Path, spec: TableSpec, source_format: str) -> Table:
-    path = folder / f"{spec.stem}.{source_format}"
-    records = _text_records(path) if source_format == "txt" else _xlsx_records(path)
+def _source_format(files: dict[str, Path]) -> str:
+    kinds = {p.suffix.lstrip(".") for p in files.values()}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def _read_table(path: Path, spec: TableSpec) -> Table:
+    records = _text_records(path) if path.suffix == ".txt" else _xlsx_records(path)
     try:
         header = tuple(h.strip() for h in next(records)[1])
     except StopIteration:
@@ -149,18 +157,80 @@ def _read_table(folder: Path, spec: TableSpec, source_format: str) -> Table:
 
 
 def _text_records(path: Path) -> Iterator[tuple[int, list[str]]]:
-    raw = path.read_bytes()
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SourceFormatError(path, f"cannot read: {exc.strerror or exc}") from exc
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         # Releases before 25 were published in Windows-1252.
         text = raw.decode("cp1252", errors="replace")
-    # O*NET text files never quote fields, and statements may contain quote characters. Records end at
-    # "\n" only: str.splitlines() would also break a row at U+2028, U+0085, form feeds and other
-    # separators that turn up inside real task statements and descriptions.
-    lines = [line.removesuffix("\r") for line in text.split("\n")]
-    reader = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
-    yield from enumerate(reader, start=1)
+    yield from tab_records(text)
+
+
+def tab_records(text: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of O*NET's tab-delimited text, quoting honoured as the files use it.
+
+    A field that holds a quote is written whole in quotes with its quotes doubled
+    (``"Conduct ""head counts"" of ..."``); every other field is bare, and a quote inside a bare
+    field (``12" pipe``) is text. A field counts as quoted only when its closing quote ends the
+    field; such a field may hold tabs and line breaks. Records end at "\n" only: str.splitlines()
+    would also break at U+2028, U+0085 and form feeds, which real statements contain.
+    """
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        number, line = i + 1, lines[i].removesuffix("\r")
+        i += 1
+        if '"' not in line:
+            yield number, line.split("\t")
+            continue
+        fields: list[str] = []
+        pos = 0
+        while True:
+            if line.startswith('"', pos):
+                value, end, used = _quoted(lines, i, line, pos)
+                if value is not None:
+                    fields.append(value)
+                    i += used
+                    line = lines[i - 1].removesuffix("\r") if used else line
+                    pos = end
+                    if pos >= len(line):
+                        break
+                    pos += 1  # the tab after the closing quote
+                    continue
+            tab = line.find("\t", pos)
+            if tab == -1:
+                fields.append(line[pos:])
+                break
+            fields.append(line[pos:tab])
+            pos = tab + 1
+        yield number, fields
+
+
+def _quoted(lines: list[str], next_index: int, line: str, start: int) -> tuple[str | None, int, int]:
+    """(value, index after the closing quote in its line, extra lines used) of a quoted field at
+    ``start``, or (None, 0, 0) when the field is bare text that happens to start with a quote."""
+    parts: list[str] = []
+    current, pos, used = line, start + 1, 0
+    while True:
+        close = current.find('"', pos)
+        if close == -1:
+            if next_index + used >= len(lines) or used >= 20:  # no closing quote: bare text after all
+                return None, 0, 0
+            parts.append(current[pos:] + "\n")
+            current, pos = lines[next_index + used].removesuffix("\r"), 0
+            used += 1
+            continue
+        if current.startswith('""', close):
+            parts.append(current[pos:close] + '"')
+            pos = close + 2
+            continue
+        if close + 1 == len(current) or current[close + 1] == "\t":
+            parts.append(current[pos:close])
+            return "".join(parts), close + 1, used
+        return None, 0, 0
 
 
 def _xlsx_records(path: Path) -> Iterator[tuple[int, list[str]]]:
@@ -172,7 +242,14 @@ def _xlsx_records(path: Path) -> Iterator[tuple[int, list[str]]]:
         raise SourceFormatError(path, f"cannot open as .xlsx: {exc}") from exc
     try:
         sheet = book.worksheets[0]
-        for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+        rows = enumerate(sheet.iter_rows(values_only=True), start=1)
+        while True:
+            try:
+                number, values = next(rows)
+            except StopIteration:
+                return
+            except Exception as exc:  # a damaged sheet fails while its rows are read
+                raise SourceFormatError(path, f"cannot read the sheet: {exc}") from exc
             yield number, ["" if v is None else _cell_text(v) for v in values]
     finally:
         book.close()
@@ -289,14 +366,3 @@ def _count(skipped: dict[str, int], reason: str, n: int) -> None:
 def required_columns() -> dict[str, Sequence[str]]:
     """The files a release must contain and the columns read from each (for docs and errors)."""
     return {spec.stem: spec.required for spec in TABLES}
-
-
-def load(ctx: StageContext, path: Path, release_id: str | None = None,
-         sectors: Path | None = None) -> LoadOnetResult:
-    """Read and validate the release (and the sector mapping) completely, then load it into Neo4j."""
-    from graphforge.stages import load_onet
-    from loaders.labels import read_sector_mapping
-
-    release = read_release(path, release_id)
-    mapping = read_sector_mapping(sectors) if sectors is not None else None
-    return load_onet.run(ctx, load_onet.LoadOnetParams(), release, mapping)

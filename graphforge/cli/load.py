@@ -27,18 +27,20 @@ def load_onet_cmd(
         Path | None,
         typer.Option(
             "--sectors",
-            help="Sector mapping CSV/TSV (soc, sector, sub_sector) replacing the 23 SOC 2018 major groups.",
+            help="Sector mapping CSV/TSV (soc, sector, sub_sector) replacing the 23 SOC 2018 major groups; "
+                 "soc may be a prefix (13, 13-2) or a SOC code as the SOC structure writes it (13-2000).",
         ),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Validate every file of an O*NET release, then load it (batched, idempotent)."""
     from graphforge.context import open_context
-    from loaders import onet
+    from graphforge.stages import load_onet
 
+    params = load_onet.LoadOnetParams(path=path, release_id=release, sectors=sectors)
     with open_context() as ctx:
-        # load() validates every file before the first write: a bad release writes nothing.
-        result = onet.load(ctx, path, release, sectors)
+        # The stage validates every file before the first write: a bad release writes nothing.
+        result = load_onet.run(ctx, params)
     emit(result, as_json, "O*NET release loaded")
 
 
@@ -71,7 +73,6 @@ def load_digital_cmd(
     from graphforge.context import open_context
     from graphforge.errors import ConfigError
     from graphforge.stages import load_digital
-    from loaders.labels import read_digital_labels
 
     chosen = [flag for flag, on in (("FILE", labels is not None), ("--all-candidates", all_candidates),
                                     ("--classify-with-llm", classify_with_llm)) if on]
@@ -80,10 +81,10 @@ def load_digital_cmd(
                           f"--classify-with-llm (got {', '.join(chosen) or 'none'})")
     mode = (load_digital.DigitalMode.LABELS if labels is not None else
             load_digital.DigitalMode.ALL_CANDIDATES if all_candidates else load_digital.DigitalMode.LLM)
-    data = read_digital_labels(labels) if labels is not None else None
+    params = load_digital.LoadDigitalParams(mode=mode, labels=labels,
+                                            unlabelled_as_not_digital=unlabelled_as_not_digital)
     with open_context() as ctx:
-        result = load_digital.run(ctx, load_digital.LoadDigitalParams(
-            mode=mode, unlabelled_as_not_digital=unlabelled_as_not_digital), data)
+        result = load_digital.run(ctx, params)
     emit(result, as_json, "DIGITAL labels")
 
 

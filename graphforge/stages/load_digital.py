@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
+from pathlib import Path
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,6 +17,7 @@ from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError
 from graphforge.models.onet import DigitalLabels, DigitalRow
+from loaders.labels import read_digital_labels
 
 MERGE_DIGITAL_LABELS = cypher.load("onet/merge_digital_labels")
 GET_TASK_IDS = cypher.load("onet/get_task_ids")
@@ -37,6 +39,7 @@ class DigitalMode(StrEnum):
 class LoadDigitalParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     mode: DigitalMode
+    labels: Path | None = None  # the labels file (CSV/TSV), for mode 'labels'
     # Tasks the labels file does not mention: leave unlabelled (None) or mark them not digital.
     unlabelled_as_not_digital: bool = False
 
@@ -85,16 +88,16 @@ def label_rows(tasks: Sequence[TaskRef], labels: DigitalLabels, unlabelled_as_no
     return rows, sorted(set(by_id) - known)
 
 
-def run(
-    ctx: StageContext, params: LoadDigitalParams, labels: DigitalLabels | None = None
-) -> LoadDigitalResult:
+def run(ctx: StageContext, params: LoadDigitalParams) -> LoadDigitalResult:
     """Write Task.digital for every task according to ``params.mode``."""
+    if (params.mode is DigitalMode.LABELS) != (params.labels is not None):
+        raise ConfigError("a labels file goes with mode 'labels', and mode 'labels' needs one")
+    # Read and validate the file before touching the graph.
+    labels = read_digital_labels(params.labels) if params.labels is not None else None
     tasks = ctx.graph.read(GET_TASK_IDS, TaskRef)
     unknown: list[str] = []
     model_name, calls, cost = "", 0, 0.0
-    if params.mode is DigitalMode.LABELS:
-        if labels is None:
-            raise ConfigError("mode 'labels' needs a labels file")
+    if params.mode is DigitalMode.LABELS and labels is not None:
         rows, unknown = label_rows(tasks, labels, params.unlabelled_as_not_digital)
         source = labels.source
     elif params.mode is DigitalMode.ALL_CANDIDATES:

@@ -1,7 +1,13 @@
-"""Load a validated O*NET release into Neo4j: work-activity hierarchy, sectors, occupations, tasks."""
+"""Load an O*NET release into Neo4j: work-activity hierarchy, sectors, occupations, tasks.
+
+The release folder (and the sector mapping) are read and validated completely by the readers in
+``loaders/`` before the first write, so a bad release or a mapping that matches nothing writes
+nothing and prunes nothing.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
@@ -20,7 +26,9 @@ from graphforge.models.onet import (
     TaskDwaRow,
     TaskRow,
 )
-from graphforge.sectors import assign_sectors
+from graphforge.sectors import assign_sectors, unused_rules
+from loaders.labels import read_sector_mapping
+from loaders.onet import read_release
 
 MERGE_RELEASE = cypher.load("onet/merge_release")
 MERGE_GWAS = cypher.load("onet/merge_gwas")
@@ -36,6 +44,9 @@ DELETE_ORPHAN_SECTORS = cypher.load("onet/delete_orphan_sectors")
 
 class LoadOnetParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+    path: Path  # the unpacked release folder (.txt and/or .xlsx tables)
+    release_id: str | None = None  # default: from the folder name or Read Me.txt
+    sectors: Path | None = None  # a sector mapping file replacing the SOC 2018 major groups
     # Remove Sector nodes no occupation uses any more (after switching sector schemes).
     prune_sectors: bool = True
 
@@ -53,6 +64,7 @@ class LoadOnetResult(BaseModel):
     sectors: int
     sub_sectors: int
     occupations_without_sector: list[str]
+    unused_sector_rules: list[str]  # mapping prefixes no occupation of this release starts with
     sectors_pruned: int
     skipped_rows: dict[str, int]
 
@@ -97,9 +109,10 @@ def release_rows(release: OnetRelease, sectors: SectorMapping | None = None) -> 
     return ReleaseRows(header, occupations, tasks, links, dwas, iwas, gwas, sector_rows, scheme)
 
 
-def run(ctx: StageContext, params: LoadOnetParams, release: OnetRelease,
-        sectors: SectorMapping | None = None) -> LoadOnetResult:
-    """Write the release with batched UNWIND ... MERGE; re-running it changes no counts."""
+def run(ctx: StageContext, params: LoadOnetParams) -> LoadOnetResult:
+    """Read and validate, then write with batched UNWIND ... MERGE; re-running it changes no counts."""
+    release = read_release(params.path, params.release_id)
+    sectors = read_sector_mapping(params.sectors) if params.sectors is not None else None
     header, occupations, tasks, links, dwas, iwas, gwas, sector_rows, scheme = release_rows(release, sectors)
     graph = ctx.graph
     # Parents before children: each query MATCHes the nodes the previous one merged.
@@ -119,4 +132,5 @@ def run(ctx: StageContext, params: LoadOnetParams, release: OnetRelease,
         task_dwa_links=len(links), sectors=sum(1 for s in sector_rows if s.level == "sector"),
         sub_sectors=sum(1 for s in sector_rows if s.level == "sub_sector"),
         occupations_without_sector=sorted(o.soc_code for o in occupations if not o.sector_code),
+        unused_sector_rules=unused_rules(release.occupations, sectors),
         sectors_pruned=int(pruned), skipped_rows=dict(release.skipped))

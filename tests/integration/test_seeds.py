@@ -11,9 +11,7 @@ import pytest
 from graphforge import cypher, db
 from graphforge.context import StageContext
 from graphforge.settings import GraphforgeSettings
-from graphforge.stages import build_seeds, load_digital, report_coverage, select_seeds
-from loaders import onet
-from loaders.labels import read_digital_labels
+from graphforge.stages import build_seeds, load_digital, load_onet, report_coverage, select_seeds
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer
 
 pytestmark = pytest.mark.neo4j
@@ -23,9 +21,9 @@ DIMENSIONS = ("soc_code", "dwa_id", "pattern", "input_family")
 
 
 def _taxonomy(ctx: StageContext) -> None:
-    onet.load(ctx, FIXTURE)
-    load_digital.run(ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LABELS),
-                     read_digital_labels(FIXTURE / "digital_labels.csv"))
+    load_onet.run(ctx, load_onet.LoadOnetParams(path=FIXTURE))
+    load_digital.run(ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LABELS,
+                                                         labels=FIXTURE / "digital_labels.csv"))
 
 
 def _rows(ctx: StageContext, text: str, **params: object) -> list[dict[str, object]]:

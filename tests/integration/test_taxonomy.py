@@ -11,9 +11,7 @@ from graphforge.context import StageContext
 from graphforge.errors import ConfigError, SourceFormatError
 from graphforge.sample import taxonomy
 from graphforge.settings import GraphforgeSettings
-from graphforge.stages import load_digital
-from loaders import onet
-from loaders.labels import read_digital_labels
+from graphforge.stages import load_digital, load_onet
 from tests.support.llm_server import ScriptedLLMServer, json_answer
 
 pytestmark = pytest.mark.neo4j
@@ -21,10 +19,14 @@ pytestmark = pytest.mark.neo4j
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "onet_mini"
 
 
+def _load(ctx: StageContext, path: Path, sectors: Path | None = None) -> load_onet.LoadOnetResult:
+    return load_onet.run(ctx, load_onet.LoadOnetParams(path=path, sectors=sectors))
+
+
 def test_loading_the_sample_twice_changes_no_counts(ctx: StageContext) -> None:
-    first = onet.load(ctx, FIXTURE)
+    first = _load(ctx, FIXTURE)
     before = db.counts(ctx.graph)
-    onet.load(ctx, FIXTURE)
+    _load(ctx, FIXTURE)
     after = db.counts(ctx.graph)
     assert before == after
     occupations = len(taxonomy.OCCUPATIONS)
@@ -39,7 +41,7 @@ def test_loading_the_sample_twice_changes_no_counts(ctx: StageContext) -> None:
 
 
 def test_release_and_hierarchy_are_queryable(ctx: StageContext) -> None:
-    onet.load(ctx, FIXTURE)
+    _load(ctx, FIXTURE)
     rows = ctx.graph.driver.execute_query(
         "MATCH (r:OnetRelease)<-[:IN_RELEASE]-(o:Occupation {soc_code: '13-2011.00'})-[:PERFORMS]->(t:Task)"
         "-[:HAS_TYPE]->(:DWA)-[:PART_OF]->(:IWA)-[:PART_OF]->(g:GWA) "
@@ -57,23 +59,23 @@ def test_renamed_required_column_writes_nothing(ctx: StageContext, tmp_path: Pat
         tmp_path / "db_29_1_text", rename={"Tasks to DWAs": ("DWA ID", "DWA Code")}
     )
     with pytest.raises(SourceFormatError, match=r"Tasks to DWAs\.txt: missing required column 'DWA ID'"):
-        onet.load(ctx, folder)
+        _load(ctx, folder)
     counts = db.counts(ctx.graph)
     assert {k: v for k, v in counts.nodes.items() if not k.startswith("__")} == {}
 
 
 def test_xlsx_release_loads_the_same_graph(ctx: StageContext, tmp_path: Path) -> None:
-    onet.load(ctx, FIXTURE)
+    _load(ctx, FIXTURE)
     from_text = db.counts(ctx.graph)
     db.delete_data(ctx.graph)
-    result = onet.load(ctx, taxonomy.write_release(tmp_path / "xlsx", "xlsx"))
+    result = _load(ctx, taxonomy.write_release(tmp_path / "xlsx", "xlsx"))
     assert result.source_format == "xlsx"
     assert db.counts(ctx.graph) == from_text
 
 
 def test_user_sector_mapping_replaces_the_soc_groups_and_back(ctx: StageContext) -> None:
-    default = onet.load(ctx, FIXTURE)
-    mapped = onet.load(ctx, FIXTURE, sectors=FIXTURE / "sectors.csv")
+    default = _load(ctx, FIXTURE)
+    mapped = _load(ctx, FIXTURE, sectors=FIXTURE / "sectors.csv")
     assert mapped.sector_scheme == "user:sectors.csv"
     assert mapped.sectors_pruned == default.sectors  # the SOC groups no occupation uses any more
     schemes = ctx.graph.driver.execute_query(
@@ -84,17 +86,15 @@ def test_user_sector_mapping_replaces_the_soc_groups_and_back(ctx: StageContext)
         "MATCH (o:Occupation)-[:IN_SUB_SECTOR]->(sub:Sector)-[:PART_OF]->(top:Sector)<-[:IN_SECTOR]-(o) "
         "RETURN count(o) AS n", database_=ctx.graph.database).records[0]["n"]
     assert subs == len(taxonomy.OCCUPATIONS)
-    again = onet.load(ctx, FIXTURE)
+    again = _load(ctx, FIXTURE)
     assert again.sectors_pruned == mapped.sectors + mapped.sub_sectors
     assert db.counts(ctx.graph).nodes["Sector"] == default.sectors
 
 
 def test_digital_labels_mark_tasks_and_record_the_source(ctx: StageContext) -> None:
-    onet.load(ctx, FIXTURE)
-    labels = read_digital_labels(FIXTURE / "digital_labels.csv")
-    result = load_digital.run(
-        ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LABELS), labels
-    )
+    _load(ctx, FIXTURE)
+    result = load_digital.run(ctx, load_digital.LoadDigitalParams(
+        mode=load_digital.DigitalMode.LABELS, labels=FIXTURE / "digital_labels.csv"))
     expected = taxonomy.task_labels()
     assert result.digital == sum(d for _, d in expected)
     assert result.not_digital == sum(not d for _, d in expected)
@@ -105,7 +105,7 @@ def test_digital_labels_mark_tasks_and_record_the_source(ctx: StageContext) -> N
 
 
 def test_all_candidates_is_explicit_and_recorded(ctx: StageContext) -> None:
-    onet.load(ctx, FIXTURE)
+    _load(ctx, FIXTURE)
     with pytest.raises(ConfigError):
         load_digital.run(ctx, load_digital.LoadDigitalParams(mode=load_digital.DigitalMode.LABELS))
     result = load_digital.run(
@@ -115,7 +115,7 @@ def test_all_candidates_is_explicit_and_recorded(ctx: StageContext) -> None:
 
 
 def test_classification_without_a_chat_model_is_refused(ctx: StageContext) -> None:
-    onet.load(ctx, FIXTURE)
+    _load(ctx, FIXTURE)
     settings = ctx.settings.model_copy(update={"llm_base_url": None})
     bare = StageContext(settings=settings, graph=ctx.graph, run_id="t", out_dir=ctx.out_dir)
     with pytest.raises(ConfigError, match="GRAPHFORGE_LLM_BASE_URL"):
@@ -124,7 +124,7 @@ def test_classification_without_a_chat_model_is_refused(ctx: StageContext) -> No
 
 def test_llm_classification_stores_the_model(ctx: StageContext, scripted_llm: ScriptedLLMServer,
                                              llm_settings: GraphforgeSettings) -> None:
-    onet.load(ctx, FIXTURE)
+    _load(ctx, FIXTURE)
     # The scripted model calls a task digital unless it mentions physical work at a site.
     scripted_llm.responder = lambda req: json_answer(
         {"digital": "site" not in str(req.last_message.get("content", "")), "reason": "scripted"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,13 @@ def test_xlsx_form_gives_the_same_release(tmp_path: Path) -> None:
     assert xlsx.source_format == "xlsx"
     # Task ids come back from .xlsx numbers as "90001", not "90001.0", so links still match.
     assert (xlsx.occupations, xlsx.tasks, xlsx.task_dwas, xlsx.dwas, xlsx.iwas, xlsx.gwas) == (
-        text.occupations, text.tasks, text.task_dwas, text.dwas, text.iwas, text.gwas)
+        text.occupations,
+        text.tasks,
+        text.task_dwas,
+        text.dwas,
+        text.iwas,
+        text.gwas,
+    )
 
 
 @pytest.mark.parametrize("stem,column", [(s.stem, c) for s in onet.TABLES for c in s.required])
@@ -139,11 +146,18 @@ def test_windows_1252_semicolon_labels_from_excel(tmp_path: Path) -> None:
 
 def test_digital_labels_accept_common_spellings(tmp_path: Path) -> None:
     path = tmp_path / "labels.tsv"
-    path.write_text("task_id\tis_digital\n1\tYES\n2\tno\n3\tTrue\n4\t0\n5\tDIGITAL\n6\tnot_digital\n",
-                    encoding="utf-8")
+    path.write_text(
+        "task_id\tis_digital\n1\tYES\n2\tno\n3\tTrue\n4\t0\n5\tDIGITAL\n6\tnot_digital\n", encoding="utf-8"
+    )
     labels = read_digital_labels(path)
     assert {lab.task_id: lab.digital for lab in labels.labels} == {
-        "1": True, "2": False, "3": True, "4": False, "5": True, "6": False}
+        "1": True,
+        "2": False,
+        "3": True,
+        "4": False,
+        "5": True,
+        "6": False,
+    }
 
 
 def test_sample_labels_match_the_generator() -> None:
@@ -151,11 +165,14 @@ def test_sample_labels_match_the_generator() -> None:
     assert [(lab.task_id, lab.digital) for lab in labels.labels] == taxonomy.task_labels()
 
 
-@pytest.mark.parametrize("body,message", [
-    ("Task ID,DIGITAL\n1,maybe\n", r"line 2: column 'DIGITAL': 'maybe' is not a DIGITAL label"),
-    ("Task ID,DIGITAL\n1,yes\n1,no\n", r"line 3: task 1 is labelled both ways"),
-    ("id,DIGITAL\n1,yes\n", r"no task id column"),
-])
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ("Task ID,DIGITAL\n1,maybe\n", r"line 2: column 'DIGITAL': 'maybe' is not a DIGITAL label"),
+        ("Task ID,DIGITAL\n1,yes\n1,no\n", r"line 3: task 1 is labelled both ways"),
+        ("id,DIGITAL\n1,yes\n", r"no task id column"),
+    ],
+)
 def test_bad_labels_are_rejected(tmp_path: Path, body: str, message: str) -> None:
     path = tmp_path / "labels.csv"
     path.write_text(body, encoding="utf-8")
@@ -190,7 +207,10 @@ def test_sector_mapping_longest_prefix_wins_and_gaps_are_reported() -> None:
     assigned, sectors, _ = assign_sectors(occupations, mapping)
     assert assigned == {"13-2011.00": ("fin", "fin/acc"), "13-1071.00": ("biz", ""), "15-1211.00": ("", "")}
     assert {(s.code, s.level, s.parent_code) for s in sectors} == {
-        ("biz", "sector", ""), ("fin", "sector", ""), ("fin/acc", "sub_sector", "fin")}
+        ("biz", "sector", ""),
+        ("fin", "sector", ""),
+        ("fin/acc", "sub_sector", "fin"),
+    }
 
 
 def test_sample_sector_mapping_covers_every_sample_occupation() -> None:
@@ -203,5 +223,109 @@ def test_sample_sector_mapping_covers_every_sample_occupation() -> None:
 def test_bad_sector_prefix_is_rejected(tmp_path: Path) -> None:
     path = tmp_path / "s.csv"
     path.write_text("soc,sector\n13-20x,Finance\n", encoding="utf-8")
-    with pytest.raises(SourceFormatError, match="line 2: '13-20x' is not an O\\*NET-SOC code or prefix"):
+    with pytest.raises(SourceFormatError, match="line 2: '13-20x' is not a SOC code or prefix"):
         read_sector_mapping(path)
+
+
+# --- Real taxonomy files as they come (issue 11) ---
+
+
+def test_quoted_statements_are_read_as_the_official_files_quote_them(tmp_path: Path) -> None:
+    folder = taxonomy.write_release(tmp_path / "db_29_1_text")
+    path = folder / "Task Statements.txt"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    header = lines[0].split("\t")
+    column = header.index("Task")
+    statements = {
+        1: 'Conduct "head counts" of staff and record them.',  # quotes inside: written quoted, doubled
+        2: 'Cut 12" pipe and "fit" it',  # starts bare: the writer quotes it all the same
+        3: "Review budgets,\tforecasts and plans.",  # a tab inside: quoted too
+    }
+    for row, text in statements.items():
+        cells = lines[row].split("\t")
+        cells[column] = '"' + text.replace('"', '""') + '"'
+        lines[row] = "\t".join(cells)
+    bare = lines[4].split("\t")
+    bare[column] = 'Measure 3" gaps in "stud" walls.'  # a bare field with quotes in it stays text
+    lines[4] = "\t".join(bare)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    release = onet.read_release(folder)
+    by_id = {t.task_id: t.statement for t in release.tasks}
+    ids = [ln.split("\t")[header.index("Task ID")] for ln in lines[1:5]]
+    assert [by_id[i] for i in ids] == [*statements.values(), 'Measure 3" gaps in "stud" walls.']
+    assert len(release.tasks) == len(onet.read_release(FIXTURE).tasks)
+
+
+def test_tab_records_keep_bare_quotes_and_multi_line_quoted_fields() -> None:
+    text = 'a\tb\n"x ""y"""\t"two\nlines"\n"open\tz\n'
+    assert list(onet.tab_records(text)) == [
+        (1, ["a", "b"]),
+        (2, ['x "y"', "two\nlines"]),
+        (4, ['"open', "z"]),
+        (5, [""]),
+    ]
+
+
+def test_a_folder_mixing_txt_and_xlsx_is_read_table_by_table(tmp_path: Path) -> None:
+    folder = taxonomy.write_release(tmp_path / "db_29_1_text")
+    xlsx = taxonomy.write_release(tmp_path / "x", "xlsx")
+    for stem in ("Task Statements", "DWA Reference"):
+        (folder / f"{stem}.txt").unlink()
+        (xlsx / f"{stem}.xlsx").rename(folder / f"{stem}.xlsx")
+    release = onet.read_release(folder)
+    text = onet.read_release(FIXTURE)
+    assert release.source_format == "mixed"
+    assert (release.tasks, release.dwas, release.task_dwas) == (text.tasks, text.dwas, text.task_dwas)
+    (folder / "IWA Reference.txt").unlink()
+    with pytest.raises(SourceFormatError, match=r"missing IWA Reference\.txt \(or \.xlsx\)$"):
+        onet.read_release(folder)
+
+
+def test_sector_codes_in_soc_structure_form_are_prefixes(tmp_path: Path) -> None:
+    path = tmp_path / "sectors.csv"
+    path.write_text(
+        "soc,sector\n11-0000,Management\n13-2000,Finance\n15-1200,Computing\n11-3030,Money\n"
+        "13-1071,People\n29-1141.00,Care\n17,Engineering\n"
+    )
+    mapping = read_sector_mapping(path)
+    assert [r.prefix for r in mapping.rules] == [
+        "11",
+        "13-2",
+        "15-12",
+        "11-303",
+        "13-1071",
+        "29-1141.00",
+        "17",
+    ]
+    assigned, _, _ = assign_sectors(onet.read_release(FIXTURE).occupations, mapping)
+    assert assigned["13-2011.00"][0] == "finance" and assigned["15-1211.00"][0] == "computing"
+    assert assigned["11-3031.01"][0] == "money" and assigned["11-2021.00"][0] == "management"
+    path.write_text("soc,sector\n11-0000,Management\n11,Again\n")
+    with pytest.raises(SourceFormatError, match=r"line 3: '11' is mapped twice \(as '11-0000' before\)"):
+        read_sector_mapping(path)
+
+
+def test_a_mapping_that_matches_no_occupation_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "sectors.csv"
+    path.write_text("soc,sector\n53-0000,Transport\n55-1010,Military\n")
+    release = onet.read_release(FIXTURE)
+    with pytest.raises(
+        SourceFormatError, match=r"matches none of the 23 occupations \(prefixes 53, 55-101\)"
+    ):
+        release_rows(release, read_sector_mapping(path))
+
+
+@pytest.mark.parametrize("body", ['{"a":' * 100_000 + "1" + "}" * 100_000, "[" * 200_000])
+def test_hostile_labels_and_mapping_files_are_refused_with_a_reason(tmp_path: Path, body: str) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_text("task_id,digital\n" + body + "\n")
+    with pytest.raises(SourceFormatError, match="line 2: not a CSV/TSV table"):
+        read_digital_labels(path)
+    with pytest.raises(SourceFormatError, match="not a CSV/TSV table|is not a SOC code"):
+        read_sector_mapping(path)
+    fifo = tmp_path / "fifo.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(SourceFormatError, match="not a regular file"):
+        read_digital_labels(fifo)
+    with pytest.raises(SourceFormatError, match="not a regular file"):
+        read_sector_mapping(tmp_path)
