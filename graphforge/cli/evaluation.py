@@ -268,6 +268,9 @@ def run_cmd(
     temperature: Annotated[
         float | None, typer.Option(help="Sampling temperature (default: the server's).")
     ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Cap on each answer's tokens (default: the server's).")
+    ] = None,
     benchmark_dir: Annotated[
         Path | None,
         typer.Option("--benchmark-dir", help="The benchmark folder, when not where it was loaded from."),
@@ -287,6 +290,7 @@ def run_cmd(
         task_ids=task or None,
         concurrency=concurrency,
         max_steps=max_steps,
+        max_tokens=max_tokens,
         temperature=temperature,
         benchmark_dir=benchmark_dir,
         force=force,

@@ -95,7 +95,8 @@ def file_hashes(root: Path) -> dict[str, str]:
 
 
 def collect_written(work: Path, before: dict[str, str], out: Path) -> list[DeliverableFile]:
-    """Files the agent created or changed in ``work`` (compared with ``before``), copied to ``out``."""
+    """Files the agent created or changed in ``work`` (against ``before``), copied to a fresh ``out``."""
+    shutil.rmtree(out, ignore_errors=True)  # a re-run attempt keeps nothing of the previous one
     found: list[DeliverableFile] = []
     for rel, sha in file_hashes(work).items():
         if before.get(rel) == sha:
@@ -110,7 +111,8 @@ def collect_written(work: Path, before: dict[str, str], out: Path) -> list[Deliv
 
 
 def copy_files(sources: Sequence[tuple[str, Path]], out: Path) -> list[DeliverableFile]:
-    """Copy (name, path) files to ``out`` as deliverables (the oracle's expert files, imported outputs)."""
+    """Copy (name, path) files to a fresh ``out`` as deliverables (the oracle's files, imported outputs)."""
+    shutil.rmtree(out, ignore_errors=True)
     found = []
     for name, source in sources:
         target = out / Path(name).name
