@@ -53,7 +53,9 @@ def test_every_perturbation_moves_its_target_and_not_the_others(tmp_path: Path) 
     view = sample_view()
     t = run_oracle(view, view.paths, tmp_path).trajectory
     files = {d.name: Path(d.path) for d in t.deliverables}
-    cases = cases_for(view, files, JudgeArm.ANCHORED, tmp_path / "sens", trajectory_id=t.trajectory_id)
+    cases, unscored = cases_for(view, files, JudgeArm.ANCHORED, tmp_path / "sens",
+                                trajectory_id=t.trajectory_id)
+    assert unscored == []
     rows = summarise(cases)
     assert len(rows) == 4
     for row in rows:
