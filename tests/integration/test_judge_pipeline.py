@@ -33,7 +33,15 @@ from graphforge.stages import (
     rollout_oracle,
 )
 from loaders.workspace import load_workspace
-from tests.support.llm_server import ScriptedLLMServer, error, json_answer
+from tests.support.llm_server import (
+    RecordedRequest,
+    Reply,
+    ScriptedLLMServer,
+    error,
+    json_answer,
+    text,
+    tool_call,
+)
 
 pytestmark = pytest.mark.neo4j
 REPO = Path(__file__).resolve().parents[2]
@@ -253,8 +261,8 @@ def test_a_chat_model_outage_leaves_trajectories_to_judge_again_and_sensitivity_
     assert table.startswith("No case could be scored.") and "Δ target" not in table  # no row of scores
     assert f"| {good} | anchored | baseline | all | baseline not judged" in table
     assert json.loads((out / "sensitivity" / "cases.json").read_text()) == []
-    for text in (down.stdout, down.stderr, unscored.stdout, unscored.stderr, table):
-        assert not any(key[:n] in text for n in range(8, len(key) + 1))
+    for shown in (down.stdout, down.stderr, unscored.stdout, unscored.stderr, table):
+        assert not any(key[:n] in shown for n in range(8, len(key) + 1))
 
     # The endpoint is back: the same trajectories are judged, now by the model with a gate.
     # A lenient model: every positive criterion met, no violation anywhere.
@@ -332,3 +340,76 @@ def test_a_negative_criterion_does_not_fire_on_a_coincidence(ctx: StageContext, 
     rating = next(r for r in coincident.ratings if r.criterion_id == neg.criterion_id)
     assert rating.score == 0 and "coincidence" in rating.evidence
     assert coincident.q == pytest.approx(1.0)
+
+
+GET_SPEC_FALLBACK = cypher.CypherQuery(
+    "test/get_spec_fallback",
+    "MATCH (s:TaskSpec {spec_id: $spec_id}) RETURN s.revision_fallback AS fallback, s.revision AS revision",
+    frozenset({"spec_id"}))
+
+
+def test_a_failed_chat_model_revision_is_recorded_on_the_spec_and_rules_are_used(
+        ctx: StageContext, llm_settings: GraphforgeSettings, scripted_llm: ScriptedLLMServer,
+        tmp_path: Path) -> None:
+    spec_id, _ = _sample(ctx, tmp_path)
+    spec = specs_store.load_spec(ctx.graph, spec_id)
+    broken = spec.model_copy(update={"criteria": [spec.positive[0].model_copy(update={"expected_value": 1.0}),
+                                                  *spec.criteria[1:]]})
+    specs_store.save_spec(ctx.graph, broken)
+    scripted_llm.responder = lambda r: error(400, "model not found")  # type: ignore[assignment]
+    llm_ctx = StageContext(settings=llm_settings, graph=ctx.graph, run_id="llm", out_dir=ctx.out_dir)
+    result = revise_specs.run(llm_ctx, revise_specs.ReviseSpecsParams(rerun="none"))
+    mine = result.specs[0]
+    assert result.fallbacks == 1 and mine.reviser == "rule-based" and mine.revised_spec_id
+    assert mine.fallback is not None and mine.fallback.startswith("chat-model revision failed") \
+        and "HTTP 400" in mine.fallback
+    stored = ctx.graph.read_dicts(GET_SPEC_FALLBACK, spec_id=spec_id)[0]
+    assert stored == {"fallback": mine.fallback, "revision": mine.revised_spec_id}
+
+
+def test_revision_sees_the_execution_and_the_teacher_reruns_a_changed_statement(
+        ctx: StageContext, llm_settings: GraphforgeSettings, scripted_llm: ScriptedLLMServer,
+        tmp_path: Path) -> None:
+    spec_id, _ = _sample(ctx, tmp_path)
+    failing = _oracle(ctx, spec_id, InjectKind.TOOL_FAILURES)
+    missing = _oracle(ctx, spec_id, InjectKind.MISSING_DELIVERABLE)
+    judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(use_llm=False))
+    spec = specs_store.load_spec(ctx.graph, spec_id)
+    memo = next(d.name for d in spec.deliverables if d.format == "md")
+    new_statement = spec.statement + " Write the memo for the finance director."
+
+    def answer(request: RecordedRequest) -> Reply:
+        if request.body.get("tools") and any(t["function"]["name"] == "write_file"
+                                              for t in request.body["tools"]):
+            # The teacher in the agent loop: writes the memo, then stops.
+            if request.last_message.get("role") == "tool":
+                return text("Done.")
+            return tool_call("write_file", {"path": memo, "content": "# Findings\nSee ledger.\n# Sources\n"})
+        return json_answer({"statement": new_statement, "criteria": [], "drop": []})
+
+    scripted_llm.responder = answer
+    llm_ctx = StageContext(settings=llm_settings, graph=ctx.graph, run_id="llm", out_dir=ctx.out_dir)
+    result = revise_specs.run(llm_ctx, revise_specs.ReviseSpecsParams())
+    mine = result.specs[0]
+    assert mine.reviser == f"llm:{llm_settings.llm_model}" and mine.changed == ["statement"]
+    assert mine.fallback is None and result.fallbacks == 0
+    # The reviser's prompt held the execution: tool calls, a tool error, the missing deliverable and the
+    # judge's per-criterion reasons, all inside the untrusted-content fence.
+    revise_prompt = next(r for r in scripted_llm.chat_requests if not r.body.get("tools"))
+    content = "\n".join(str(m["content"]) for m in revise_prompt.messages)
+    execution = content.split("How the rollouts went")[1]
+    assert f"rollout {failing}" in execution and f"rollout {missing}" in execution
+    assert "call: read_file(" in execution and "tool error: ERROR: no such file: missing_0.xlsx" in execution
+    absent = sorted(d.name for d in spec.deliverables if d.name not in
+                    {x.name for x in store.get_trajectories(ctx.graph, [missing])[0].deliverables})
+    assert f"missing deliverables: {', '.join(absent)}" in execution
+    assert "judge: Q = " in execution and "(positive) scored" in execution
+    assert "<<<UNTRUSTED-rev" in execution
+    # The statement changed: the teacher (the chat model in the agent loop) re-ran both rollouts.
+    teacher = f"teacher:{llm_settings.llm_model}"
+    assert (mine.rollout, mine.rerun_by, result.reuse_rate) == ("rerun", teacher, 0.0)
+    assert len(mine.trajectory_ids) == 2
+    reran = store.get_trajectories(ctx.graph, mine.trajectory_ids)
+    assert {t.scaffold for t in reran} == {"graphforge-loop"} and {t.spec_id for t in reran} == {
+        mine.revised_spec_id}
+    assert all([d.name for d in t.deliverables] == [memo] for t in reran)
