@@ -50,7 +50,9 @@ def revise_cmd(
     spec: Annotated[
         list[str] | None, typer.Option("--spec", help="Spec id (repeatable); default: every current spec.")
     ] = None,
-    rerun: Annotated[str, typer.Option(help="Re-run a changed statement with: oracle | none.")] = "oracle",
+    rerun: Annotated[str, typer.Option(
+        help="Re-run a changed statement with: auto (teacher with a chat model, else oracle) | teacher | "
+             "oracle | none.")] = "auto",
     no_llm: Annotated[
         bool, typer.Option("--no-llm", help="Rule-based repairs only, even with a chat model.")
     ] = False,
@@ -61,8 +63,9 @@ def revise_cmd(
     from graphforge.context import open_context
     from graphforge.stages import revise_specs
 
-    if rerun not in ("oracle", "none"):
-        raise typer.BadParameter(f"{rerun!r} is not one of 'oracle', 'none'", param_hint="'--rerun'")
+    if rerun not in ("auto", "teacher", "oracle", "none"):
+        raise typer.BadParameter(f"{rerun!r} is not one of 'auto', 'teacher', 'oracle', 'none'",
+                                 param_hint="'--rerun'")
     params = revise_specs.ReviseSpecsParams(spec_ids=spec or None, rerun=rerun, use_llm=not no_llm)
     with open_context(out_dir=out) as ctx, working("revising specs"):
         require_known(ctx.graph, "spec", spec, "--spec")
