@@ -21,7 +21,7 @@ from graphforge import cypher
 from graphforge.agent.loop import AgentConfig, RolloutOutcome, arun_rollout, run_dir_name
 from graphforge.agent.sandbox import SandboxLimits
 from graphforge.context import StageContext
-from graphforge.errors import ConfigError, StageError
+from graphforge.errors import ConfigError, GraphforgeError, StageError
 from graphforge.eval import attempts as at
 from graphforge.eval.players import ORACLE_MODEL, PlayerKind, PlayerSpec, public_endpoint
 from graphforge.llm.protocol import completions_url
@@ -270,15 +270,35 @@ async def _run_chat(
         async with gate:
             view = at.task_view(task.task_key, task.prompt, task.files)
             before = dict(_reference_hashes(folder, view.files))
-            outcome = await arun_rollout(
-                models[player.name],
-                view,
-                folder,
-                run_dir,
-                config=config,
-                model_name=models[player.name].model,
-            )
-            row = await asyncio.to_thread(_chat_attempt, benchmark, task, player, outcome, before, run_dir)
+            try:
+                outcome = await arun_rollout(
+                    models[player.name],
+                    view,
+                    folder,
+                    run_dir,
+                    config=config,
+                    model_name=models[player.name].model,
+                )
+            except (GraphforgeError, OSError) as exc:
+                # One attempt that cannot run (sandbox, disk) is recorded with its reason; the others go on.
+                problem = f"{type(exc).__name__}: {exc}"
+                row = _row(
+                    benchmark,
+                    task,
+                    player,
+                    models[player.name].model,
+                    [],
+                    "",
+                    [],
+                    status=at.AttemptStatus.ERROR,
+                    stop_reason=problem,
+                    run_dir=run_dir,
+                    source=f"{player.scaffold}: {problem}",
+                )
+            else:
+                row = await asyncio.to_thread(
+                    _chat_attempt, benchmark, task, player, outcome, before, run_dir
+                )
         # Saved as each finishes: an interrupted run keeps its finished attempts (resumable).
         await asyncio.to_thread(ctx.graph.write, MERGE_ATTEMPTS, [row])
         return row
