@@ -364,6 +364,14 @@ def run(ctx: StageContext, params: ReviseSpecsParams) -> ReviseSpecsResult:
                 key = llm.api_key.get_secret_value() if llm.api_key is not None else ""
                 why = scrub(str(exc), [key])
                 result.fallback = f"chat-model revision failed, rule-based repairs used: {why}"[:500]
+        if proposal is not None and proposal[0].statement:
+            # The model's statement must pass the same leak check as any statement; else rules are used.
+            leaks = statement_leaks(view.model_copy(update={"spec": view.spec.model_copy(
+                update={"statement": proposal[0].statement})}))
+            if leaks:
+                result.fallback = f"chat-model revision rejected, its statement leaks {leaks[:3]}; " \
+                                  "rule-based repairs used"
+                proposal = None
         if proposal is None and problems:
             proposal = rule_based_patch(view), "rule-based"
         revised = None

@@ -413,3 +413,20 @@ def test_revision_sees_the_execution_and_the_teacher_reruns_a_changed_statement(
     assert {t.scaffold for t in reran} == {"graphforge-loop"} and {t.spec_id for t in reran} == {
         mine.revised_spec_id}
     assert all([d.name for d in t.deliverables] == [memo] for t in reran)
+
+
+def test_a_chat_model_statement_that_leaks_grading_details_is_rejected(
+        ctx: StageContext, llm_settings: GraphforgeSettings, scripted_llm: ScriptedLLMServer,
+        tmp_path: Path) -> None:
+    spec_id, _ = _sample(ctx, tmp_path)
+    spec = specs_store.load_spec(ctx.graph, spec_id)
+    leaky = spec.statement + " The rubric checks the anchored values."
+    scripted_llm.responder = lambda r: json_answer(  # type: ignore[assignment]
+        {"statement": leaky, "criteria": [], "drop": []})
+    llm_ctx = StageContext(settings=llm_settings, graph=ctx.graph, run_id="llm", out_dir=ctx.out_dir)
+    result = revise_specs.run(llm_ctx, revise_specs.ReviseSpecsParams(rerun="none"))
+    mine = result.specs[0]
+    assert mine.fallback is not None and "statement leaks" in mine.fallback and "'rubric'" in mine.fallback
+    assert mine.revised_spec_id is None
+    assert specs_store.load_spec(ctx.graph, spec_id).statement == spec.statement
+    assert ctx.graph.read_dicts(GET_SPEC_FALLBACK, spec_id=spec_id)[0]["fallback"] == mine.fallback
