@@ -331,6 +331,11 @@ def _chat_attempt(
     failed = outcome.stop_reason.startswith("llm_error")
     written = at.collect_written(run_dir / "work", before, run_dir / "deliverables")
     final = at.final_text_of(messages)
+    # The loop was told no file names (benchmark prompts say what to write), so its "no_deliverables"
+    # only means it finished; what was written is known from the working folder.
+    stop = "finished" if outcome.stop_reason == "no_deliverables" else outcome.stop_reason
+    if stop == "finished" and not written:
+        stop = "finished without writing a file"
     return _row(
         benchmark,
         task,
@@ -340,7 +345,7 @@ def _chat_attempt(
         final,
         messages,
         status=at.AttemptStatus.ERROR if failed else at.AttemptStatus.COMPLETED,
-        stop_reason=outcome.stop_reason,
+        stop_reason=stop,
         steps=t.steps,
         prompt_tokens=t.prompt_tokens,
         completion_tokens=t.completion_tokens,
@@ -349,7 +354,7 @@ def _chat_attempt(
         cached_calls=sum(r.cached for r in outcome.records),
         prompt_hashes=[r.prompt_hash for r in outcome.records],
         run_dir=run_dir,
-        source=f"{player.scaffold}: {outcome.stop_reason}",
+        source=f"{player.scaffold}: {stop}",
     )
 
 
