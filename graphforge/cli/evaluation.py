@@ -399,6 +399,8 @@ def _compare_summary(r: Any) -> None:
     ):
         table.add_row(key, value)
     stdout.print(table)
+    if r.not_compared:
+        stdout.print(f"[yellow]not compared (no completed attempt):[/] {', '.join(r.not_compared)}")
     for problem in r.unjudged:
         stdout.print(f"[yellow]no verdict:[/] {problem}")
 

@@ -110,6 +110,7 @@ class EvalCompareResult(BaseModel):
     judged: int  # judged now by the model
     by_rule: int  # decided without the model (a side with no deliverable)
     unjudged: list[str]  # "task_id a vs b: reason" (the judge gave no verdict; retried next run)
+    not_compared: list[str]  # "task_id: player" without a completed attempt (see `eval run`)
     ties: int
     consistency: float | None  # share of model-judged pairs whose two orders agree
     first_position_rate: float | None  # share of decisive single verdicts that chose position 1
@@ -209,6 +210,11 @@ def run(ctx: StageContext, params: EvalCompareParams) -> EvalCompareResult:
         reused=len(pairs) - len(todo),
         judged=sum(r.rule is None for r in new_rows),
         by_rule=len(by_rule),
+        not_compared=sorted(
+            f"{task[0].task_id}: {p}"
+            for task in by_task.values()
+            for p in sorted(set(players) - {x.player for x in task})
+        ),
         unjudged=sorted(unjudged),
         ties=sum(stored[jid].winner == "tie" for jid, *_ in done),
         consistency=stats.consistency,
