@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
 
 from graphforge import db
+from graphforge.cli.main import main
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError, SourceFormatError
 from graphforge.sample import taxonomy
+from graphforge.sectors import SOC_MAJOR_GROUPS
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages import load_digital, load_onet
 from tests.support.llm_server import ScriptedLLMServer, json_answer
@@ -136,3 +140,36 @@ def test_llm_classification_stores_the_model(ctx: StageContext, scripted_llm: Sc
     models = ctx.graph.driver.execute_query("MATCH (t:Task) RETURN collect(DISTINCT t.digital_model) AS m",
                                             database_=ctx.graph.database).records[0]["m"]
     assert models == [llm_settings.llm_model]
+
+
+def _cli_env(settings: GraphforgeSettings, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in (("GRAPHFORGE_HOME", settings.home), ("GRAPHFORGE_BOLT_PORT", settings.bolt_port),
+                       ("GRAPHFORGE_HTTP_PORT", settings.http_port)):
+        monkeypatch.setenv(key, os.fspath(value) if isinstance(value, Path) else str(value))
+
+
+def test_sectors_in_soc_structure_form_load_and_a_mapping_matching_nothing_prunes_nothing(
+    ctx: StageContext, settings: GraphforgeSettings, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str], tmp_path: Path,
+) -> None:
+    _cli_env(settings, monkeypatch)
+    default = _load(ctx, FIXTURE)
+    before = db.counts(ctx.graph)
+    nothing = tmp_path / "nothing.csv"
+    nothing.write_text("soc,sector\n53-0000,Transportation\n55-1000,Military officers\n")
+    assert main(["load", "onet", str(FIXTURE), "--sectors", str(nothing)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {nothing.resolve()}: the sector mapping matches none of the 23 occupations "
+                   "(prefixes 53, 55-1); nothing loaded"]
+    assert db.counts(ctx.graph) == before and before.nodes["Sector"] == default.sectors
+    groups = tmp_path / "groups.csv"  # the codes as the SOC structure file writes them
+    groups.write_text("soc,sector\n" + "".join(f"{g}-0000,{name}\n" for g, name in SOC_MAJOR_GROUPS.items())
+                      + "13-2000,Accounting and finance\n")
+    assert main(["load", "onet", str(FIXTURE), "--sectors", str(groups), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["occupations_without_sector"] == [] and out["sector_scheme"] == "user:groups.csv"
+    assert len(out["unused_sector_rules"]) == 23 + 1 - out["sectors"]
+    finance = ctx.graph.driver.execute_query(
+        "MATCH (:Occupation {soc_code: '13-2011.00'})-[:IN_SECTOR]->(s:Sector) RETURN s.name AS name",
+        database_=ctx.graph.database).records
+    assert [r["name"] for r in finance] == ["Accounting and finance"]
