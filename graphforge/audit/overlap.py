@@ -33,6 +33,7 @@ class TrainingDoc:
     sha256: str
     text: str
     paths: Sequence[str] = ()
+    valid: bool = True  # a broken (invalid) file: checked for identical bytes, never counted as training
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class HashOverlap(BaseModel):
 class OverlapFindings(BaseModel):
     ngram_size: int
     method: str
-    training_files: int
+    training_files: int  # valid files only: broken files are not training material
     training_tokens: int
     training_too_short: int  # texts with fewer tokens than one n-gram: nothing to compare
     benchmark_files: int
@@ -78,6 +79,7 @@ class OverlapFindings(BaseModel):
     hash_overlaps: list[HashOverlap]
     pairs: list[PairFinding]  # every pair sharing at least one n-gram, plus verified MinHash pairs
     minhash_candidates: int
+    training_invalid: int = 0  # broken files seen (identical-bytes check only)
     lsh_bands: int | None = None
     lsh_rows: int | None = None
 
@@ -109,12 +111,15 @@ def find_overlaps(training: Iterable[TrainingDoc], benchmark: Sequence[Benchmark
 
     acc = _Acc()
     hash_overlaps: list[HashOverlap] = []
-    files = tokens = too_short = candidates = 0
+    files = tokens = too_short = candidates = invalid = 0
     for doc in training:
-        files += 1
         if doc.sha256 in benchmark_sha256s:
             hash_overlaps.append(HashOverlap(sha256=doc.sha256, training_paths=sorted(doc.paths),
                                              benchmark_labels=sorted(benchmark_sha256s[doc.sha256])))
+        if not doc.valid:
+            invalid += 1
+            continue
+        files += 1
         item = shingle_text(doc.text, hasher, ngram_size)
         tokens += item.tokens
         if len(item.shingles) == 0:
@@ -161,6 +166,7 @@ def find_overlaps(training: Iterable[TrainingDoc], benchmark: Sequence[Benchmark
         hash_overlaps=hash_overlaps,
         pairs=pairs,
         minhash_candidates=candidates,
+        training_invalid=invalid,
         lsh_bands=lsh.bands if lsh else None,
         lsh_rows=lsh.rows if lsh else None,
     )

@@ -48,7 +48,9 @@ def write_audit_report(out_dir: Path, audit_id: str, benchmarks: list[str], foun
             verdict,
             ("measure", "value"),
             [
-                ("training files", findings.training_files),
+                ("training files (valid)", findings.training_files),
+                ("broken files (not training data; checked for identical bytes only)",
+                 findings.training_invalid),
                 ("training tokens", findings.training_tokens),
                 ("training files too short for one n-gram", findings.training_too_short),
                 ("benchmark files", findings.benchmark_files),

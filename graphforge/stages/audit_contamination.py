@@ -82,6 +82,7 @@ class _TrainingRecord(BaseModel):
     sha256: str
     paths: list[str]
     texts: list[str | None]
+    valid: bool = True
 
 
 class NearDuplicateRow(Row):
@@ -120,7 +121,7 @@ def run(ctx: StageContext, params: AuditContaminationParams) -> AuditContaminati
         for record in graph.stream(STREAM_TRAINING_FILES, _TrainingRecord):
             seen_training.append(record.sha256)
             yield TrainingDoc(sha256=record.sha256, text="\n\n".join(t for t in record.texts if t),
-                              paths=record.paths)
+                              paths=record.paths, valid=record.valid)
 
     findings = find_overlaps(training(), docs, sha_labels, ngram_size=params.ngram_size, method=params.method,
                              minhash_threshold=params.minhash_threshold, num_perm=params.num_perm,
