@@ -29,7 +29,7 @@ browser_line="$(grep -n '^graphforge browser' steps.sh | cut -d: -f1 || true)"
     echo "$(sed -n "${browser_line}p" steps.sh) --no-open > browser.out 2>&1 &"
     echo 'pid=$!; for i in $(seq 60); do grep -q ":play http" browser.out 2>/dev/null && break; sleep 1; done'
     echo 'url=$(grep -o "http://localhost:[0-9]*/graphforge.html" browser.out | head -1)'
-    echo 'curl -fsS "$url" | grep -q "criterion" || { cat browser.out; kill $pid; exit 1; }'
+    echo 'curl -fsS "${url/localhost/127.0.0.1}" -o guide.html && grep -q "anchor chain" guide.html || { cat browser.out; kill $pid; exit 1; }'
     echo 'kill $pid; wait $pid 2>/dev/null || true'
     tail -n +$((browser_line + 1)) steps.sh
   else
