@@ -32,7 +32,7 @@ from graphforge.models.judge import CriterionRating, JudgeArm, Judgment, q_score
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 
 if TYPE_CHECKING:
-    from graphforge.llm import OpenAICompatibleChatModel
+    from graphforge.llm import LLMCallRecord, OpenAICompatibleChatModel
 
 __all__ = ["JUDGE_NAME", "VerdictUnavailable", "judge_attempt", "judge_candidates", "judge_name",
            "judgment_id", "ratings_of", "score_candidates", "score_criteria"]
@@ -131,7 +131,8 @@ def _gate(criterion: CriterionSpec, model: ModelVerdict, det: Verdict, footprint
 
 def score_candidates(view: JudgeView, documents: Sequence[dict[str, Document]], arm: JudgeArm, *,
                      llm: OpenAICompatibleChatModel | None = None, seed: int = 0,
-                     trajectory_ids: Sequence[str] = ()) -> list[dict[str, Verdict]]:
+                     trajectory_ids: Sequence[str] = (),
+                     ledger: list[LLMCallRecord] | None = None) -> list[dict[str, Verdict]]:
     """A verdict per criterion for each candidate (no deliverable gate: the sensitivity study uses this).
 
     With a chat model, each criterion is one call grading every candidate that has the target deliverable.
@@ -156,7 +157,7 @@ def score_candidates(view: JudgeView, documents: Sequence[dict[str, Document]], 
         where = f"{criterion.target_deliverable} at {criterion.target_location or 'anywhere'}"
         anchored = arm is JudgeArm.ANCHORED
         verdicts = ask_verdicts(llm, criterion, [(where, text) for text, _ in shown],
-                                view.anchors_of(criterion) if anchored else [], anchored)
+                                view.anchors_of(criterion) if anchored else [], anchored, ledger)
         for i in range(len(documents)):
             out[i][cid] = det[i]  # the deliverable is missing: the verifier says so
         for i, (_, footprint), verdict in zip(present, shown, verdicts, strict=True):
@@ -169,9 +170,10 @@ def score_candidates(view: JudgeView, documents: Sequence[dict[str, Document]], 
 
 def score_criteria(view: JudgeView, documents: dict[str, Document], arm: JudgeArm, *,
                    llm: OpenAICompatibleChatModel | None = None, seed: int = 0,
-                   trajectory_id: str = "") -> dict[str, Verdict]:
+                   trajectory_id: str = "", ledger: list[LLMCallRecord] | None = None) -> dict[str, Verdict]:
     """A verdict per criterion of one attempt (raises ``VerdictUnavailable``)."""
-    return score_candidates(view, [documents], arm, llm=llm, seed=seed, trajectory_ids=[trajectory_id])[0]
+    return score_candidates(view, [documents], arm, llm=llm, seed=seed, trajectory_ids=[trajectory_id],
+                            ledger=ledger)[0]
 
 
 def ratings_of(view: JudgeView, verdicts: dict[str, Verdict]) -> list[CriterionRating]:
@@ -202,6 +204,7 @@ def judge_candidates(
     *,
     llm: OpenAICompatibleChatModel | None = None,
     seed: int = 0,
+    ledger: list[LLMCallRecord] | None = None,
 ) -> list[tuple[Judgment, DeliverableReport]]:
     """Judge the candidates (trajectory id, deliverable files) of one spec together.
 
@@ -212,7 +215,7 @@ def judge_candidates(
     checked = [(tid, *check_deliverables(view.spec, files)) for tid, files in candidates]
     valid = [(tid, docs) for tid, report, docs in checked if report.ok]
     verdicts = score_candidates(view, [docs for _, docs in valid], arm, llm=llm, seed=seed,
-                                trajectory_ids=[tid for tid, _ in valid]) if valid else []
+                                trajectory_ids=[tid for tid, _ in valid], ledger=ledger) if valid else []
     scored = dict(zip([tid for tid, _ in valid], verdicts, strict=True))
     out: list[tuple[Judgment, DeliverableReport]] = []
     for tid, report, _ in checked:

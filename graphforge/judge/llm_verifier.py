@@ -21,7 +21,7 @@ from graphforge.models.base import stable_hash
 from graphforge.models.spec import CriterionSpec, Polarity
 
 if TYPE_CHECKING:
-    from graphforge.llm import OpenAICompatibleChatModel
+    from graphforge.llm import LLMCallRecord, OpenAICompatibleChatModel
 
 MAX_EXCERPT = 6000  # characters of one deliverable excerpt (a joint prompt shares this over its candidates)
 MAX_SPAN = 800  # characters of one anchor's span
@@ -182,11 +182,11 @@ def _round(criterion: CriterionSpec, score: float) -> float:
 
 def ask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
                  excerpts: Sequence[tuple[str, str]], anchors: list[Anchor],
-                 anchored: bool) -> list[ModelVerdict]:
+                 anchored: bool, ledger: list[LLMCallRecord] | None = None) -> list[ModelVerdict]:
     """One verdict per candidate excerpt, from one call (candidates of one query are judged jointly).
 
     Raises ``VerdictUnavailable`` when the endpoint fails, the answer never validates, or a joint answer
-    does not grade every candidate exactly once.
+    does not grade every candidate exactly once. The calls' records are appended to ``ledger``.
     """
     from graphforge.llm import ask_structured
 
@@ -194,10 +194,13 @@ def ask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
     messages = build_messages(criterion, excerpts, anchors, anchored, secrets=secrets)
     try:
         if len(excerpts) == 1:
-            one = ask_structured(llm, LLMVerdict, messages).value
-            answers = [ModelVerdict(one.score, one.evidence)]
+            single = ask_structured(llm, LLMVerdict, messages)
+            _book(ledger, single.records)
+            answers = [ModelVerdict(single.value.score, single.value.evidence)]
         else:
-            joint = ask_structured(llm, JointVerdict, messages).value
+            asked = ask_structured(llm, JointVerdict, messages)
+            _book(ledger, asked.records)
+            joint = asked.value
             by_candidate = {v.candidate: v for v in joint.verdicts}
             expected = list(range(1, len(excerpts) + 1))
             if sorted(by_candidate) != expected or len(joint.verdicts) != len(excerpts):
@@ -213,6 +216,11 @@ def ask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
         raise VerdictUnavailable([criterion.criterion_id], scrub(str(exc), secrets)[:400]) from exc
     return [ModelVerdict(_round(criterion, a.score), scrub(a.evidence, secrets)[:MAX_EVIDENCE])
             for a in answers]
+
+
+def _book(ledger: list[LLMCallRecord] | None, records: Sequence[LLMCallRecord]) -> None:
+    if ledger is not None:
+        ledger.extend(records)
 
 
 def verify_with_llm(llm: OpenAICompatibleChatModel, criterion: CriterionSpec, excerpt: str,

@@ -27,7 +27,7 @@ from graphforge.judge.view import JudgeView
 from graphforge.models.judge import JudgeArm
 
 if TYPE_CHECKING:
-    from graphforge.llm import OpenAICompatibleChatModel
+    from graphforge.llm import LLMCallRecord, OpenAICompatibleChatModel
 
 
 class SensitivityCase(BaseModel):
@@ -77,7 +77,7 @@ class SensitivityRow(BaseModel):
 
 def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path, *, trajectory_id: str,
               llm: OpenAICompatibleChatModel | None = None,
-              kinds: list[PerturbationKind] | None = None
+              kinds: list[PerturbationKind] | None = None, ledger: list[LLMCallRecord] | None = None
               ) -> tuple[list[SensitivityCase], list[UnscoredCase]]:
     """Perturb every applicable (kind, criterion) of one attempt and re-score all criteria (no gate).
 
@@ -98,7 +98,7 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
         baseline_files[name] = copy
     _, documents = check_deliverables(view.spec, baseline_files)
     try:
-        before = score_criteria(view, documents, arm, llm=llm, trajectory_id=trajectory_id)
+        before = score_criteria(view, documents, arm, llm=llm, trajectory_id=trajectory_id, ledger=ledger)
     except VerdictUnavailable as exc:
         return [], [UnscoredCase(trajectory_id=trajectory_id, arm=arm, reason=f"baseline not judged: {exc}")]
     out: list[SensitivityCase] = []
@@ -118,7 +118,8 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
             if criterion.target_deliverable not in perturbed_docs:  # still readable without the gate
                 perturbed_docs[criterion.target_deliverable] = read_document(result.path, source.suffix)
             try:
-                after = score_criteria(view, perturbed_docs, arm, llm=llm, trajectory_id=trajectory_id)
+                after = score_criteria(view, perturbed_docs, arm, llm=llm, trajectory_id=trajectory_id,
+                                       ledger=ledger)
             except VerdictUnavailable as exc:
                 unscored.append(UnscoredCase(trajectory_id=trajectory_id, arm=arm, kind=kind,
                                              criterion_id=criterion.criterion_id, reason=str(exc)))

@@ -20,6 +20,7 @@ from graphforge.judge.sensitivity import (
     markdown_table,
     summarise,
 )
+from graphforge.llm.records import CallTotals, LLMCallRecord
 from graphforge.models.judge import JudgeArm
 
 GET_TRAJECTORIES_TO_JUDGE = cypher.load("judge/get_trajectories_to_judge")
@@ -43,6 +44,7 @@ class JudgeSensitivityResult(BaseModel):
     unscored: list[UnscoredCase]  # the judge gave no verdict: listed apart, never in the rows
     table: str  # markdown, like the paper's, with the unscored cases listed below it
     report_dir: str
+    llm: CallTotals = Field(default_factory=CallTotals)  # chat-model calls of this run (cached ones counted)
 
 
 def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityResult:
@@ -57,6 +59,7 @@ def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityRe
     views: dict[str, JudgeView] = {}
     cases: list[SensitivityCase] = []
     unscored: list[UnscoredCase] = []
+    ledger: list[LLMCallRecord] = []
     trajectories = store.get_trajectories(ctx.graph, [r["trajectory_id"] for r in rows])
     for t in trajectories:
         assert t.spec_id is not None
@@ -71,6 +74,7 @@ def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityRe
                 trajectory_id=t.trajectory_id,
                 llm=llm,
                 kinds=list(params.kinds),
+                ledger=ledger,
             )
             cases += scored
             unscored += failed
@@ -88,4 +92,5 @@ def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityRe
             f"(trajectory, arm) pair(s), first {unscored[0].trajectory_id} ({unscored[0].arm.value}): "
             f"{unscored[0].reason} [list in {out / 'unscored.json'}]")
     return JudgeSensitivityResult(trajectories=len(trajectories), cases=len(cases), rows=summary,
-                                  unscored=unscored, table=table, report_dir=str(out))
+                                  unscored=unscored, table=table, report_dir=str(out),
+                                  llm=CallTotals.of(ledger))

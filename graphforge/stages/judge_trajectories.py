@@ -12,6 +12,7 @@ from graphforge.context import StageContext
 from graphforge.judge import JudgeView, load_view
 from graphforge.judge.core import judge_candidates, judge_name
 from graphforge.judge.llm_verifier import VerdictUnavailable
+from graphforge.llm.records import CallTotals, LLMCallRecord
 from graphforge.models.judge import JudgeArm, Judgment
 from graphforge.models.trajectory import Trajectory, TrajectoryStatus
 
@@ -49,6 +50,7 @@ class JudgeTrajectoriesResult(BaseModel):
     # run judges it again instead of admitting or rejecting it on a verdict that was never given.
     retry_later: list[str] = Field(default_factory=list)
     retry_reasons: dict[str, str] = Field(default_factory=dict)  # trajectory id -> why no verdict was given
+    llm: CallTotals = Field(default_factory=CallTotals)  # chat-model calls of this run (cached ones counted)
 
 
 def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectoriesResult:
@@ -62,6 +64,7 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
     views: dict[str, JudgeView] = {}
     judgments: list[Judgment] = []
     retry_reasons: dict[str, str] = {}
+    ledger: list[LLMCallRecord] = []
     trajectories = store.get_trajectories(ctx.graph, [r["trajectory_id"] for r in rows])
     by_spec: dict[str, list[Trajectory]] = {}
     for t in trajectories:
@@ -73,7 +76,8 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
             chunk = group[start:start + params.k]
             candidates = [(t.trajectory_id, {d.name: Path(d.path) for d in t.deliverables}) for t in chunk]
             try:
-                judged = judge_candidates(view, candidates, params.arm, llm=llm, seed=params.seed)
+                judged = judge_candidates(view, candidates, params.arm, llm=llm, seed=params.seed,
+                                          ledger=ledger)
             except VerdictUnavailable as exc:
                 # No verdict is no score: these trajectories keep their status and are judged next run.
                 retry_reasons.update({t.trajectory_id: str(exc) for t in chunk})
@@ -104,4 +108,5 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
         ],
         retry_later=sorted(retry_reasons),
         retry_reasons=retry_reasons,
+        llm=CallTotals.of(ledger),
     )

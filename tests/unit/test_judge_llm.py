@@ -11,7 +11,7 @@ import pytest
 
 from graphforge.judge.core import judge_attempt, judge_candidates, judge_name
 from graphforge.judge.llm_verifier import MAX_EXCERPT, REDACTED, VerdictUnavailable, build_messages, fence
-from graphforge.llm import OpenAICompatibleChatModel
+from graphforge.llm import LLMCallRecord, OpenAICompatibleChatModel
 from graphforge.models.judge import JudgeArm
 from graphforge.oracle import InjectKind, run_oracle
 from tests.support.llm_fixtures import TEST_API_KEY
@@ -172,8 +172,15 @@ def test_k_candidates_of_one_query_are_judged_jointly(
                                          for i in range(k, 0, -1)]})
 
     scripted_llm.responder = reversed_order  # type: ignore[assignment]
+    ledger: list[LLMCallRecord] = []
     judged = judge_candidates(view, [(tid, files) for files, tid in runs], JudgeArm.UNANCHORED,
-                              llm=scripted_chat_model)
+                              llm=scripted_chat_model, ledger=ledger)
+    assert len(ledger) == len(view.spec.criteria) and not any(r.cached for r in ledger)
+    # Judged again: the same prompts are answered from the cache, no new request reaches the server.
+    again: list[LLMCallRecord] = []
+    judge_candidates(view, [(tid, files) for files, tid in runs], JudgeArm.UNANCHORED,
+                     llm=scripted_chat_model, ledger=again)
+    assert len(again) == len(ledger) and all(r.cached for r in again)
     # One call per criterion for all candidates together; the loss is never shown to the judge.
     assert len(scripted_llm.chat_requests) == len(view.spec.criteria)
     assert all(_candidates(r) == 3 for r in scripted_llm.chat_requests)
