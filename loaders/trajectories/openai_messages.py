@@ -13,13 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from graphforge.models.base import stable_hash
-from graphforge.models.trajectory import DeliverableFile
+from graphforge.models.trajectory import DeliverableFile, Trajectory
 from loaders.trajectories.base import (
     Conversation,
     Issues,
     ParsedFile,
     SourceFile,
-    Trajectory,
     build,
     text_of,
 )

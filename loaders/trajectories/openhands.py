@@ -18,12 +18,12 @@ from typing import Any, NamedTuple
 
 from graphforge.errors import SourceFormatError
 from graphforge.models.base import stable_hash
+from graphforge.models.trajectory import Trajectory
 from loaders.trajectories.base import (
     Conversation,
     Issues,
     ParsedFile,
     SourceFile,
-    Trajectory,
     close,
     shown,
     text_of,

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from loaders.trajectories.base import Issues, ParsedFile, SourceFile, Trajectory, close
+from graphforge.models.trajectory import Trajectory
+from loaders.trajectories.base import Issues, ParsedFile, SourceFile, close
 from loaders.trajectories.openai_messages import conversation
 
 SCAFFOLD = "tau-bench"
