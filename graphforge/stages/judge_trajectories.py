@@ -72,6 +72,8 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
         by_spec.setdefault(t.spec_id, []).append(t)
     for spec_id, group in by_spec.items():
         view = views.get(spec_id) or views.setdefault(spec_id, load_view(ctx.graph, spec_id))
+        # Joint groups of K in trajectory-id order: the same K candidates RFT selection compares.
+        group.sort(key=lambda t: t.trajectory_id)
         for start in range(0, len(group), params.k):
             chunk = group[start:start + params.k]
             candidates = [(t.trajectory_id, {d.name: Path(d.path) for d in t.deliverables}) for t in chunk]
