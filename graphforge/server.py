@@ -3,21 +3,33 @@
 Layout: the server jars are cached once per version under ``<cache_dir>/neo4j-<version>/lib``; each
 instance lives under ``<home>/neo4j`` (conf, data, logs, run) with its generated password in
 ``credentials.json`` (mode 0600).
+
+Lifecycle under races: ``start`` and ``stop`` hold an exclusive lock (``fcntl.flock`` on
+``<home>/neo4j/lifecycle.lock``, released by the kernel if the holder dies), so two simultaneous starts
+give one server and the second simply finds it. The server is found by its pid file, else by the
+store lock its JVM holds on ``data/databases/store_lock`` (``/proc/locks``), else by the process
+listening on the Bolt port whose command line names this home; a pid file found missing is
+rewritten atomically (temporary file + rename).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
+import logging
 import os
+import re
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
 import neo4j
@@ -25,6 +37,11 @@ from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavaila
 
 from graphforge.errors import ConfigError, GraphConnectionError, ServerError
 from graphforge.settings import GraphforgeSettings
+
+# The driver logs connection failures ("Unable to retrieve routing information") through logging's
+# last-resort handler, a second stderr line beside the one-line error open_driver raises; a handler
+# of our own keeps them out unless the application configures logging.
+logging.getLogger("neo4j").addHandler(logging.NullHandler())
 
 _FILES = Path(__file__).resolve().parent / "server_files"
 _BOOT = "org.neo4j.server.startup.Neo4jCommand"
@@ -69,6 +86,7 @@ class ManagedServer:
         self.lib = settings.cache_dir / f"neo4j-{settings.server_version}" / "lib"
         self.credentials = self.home / "credentials.json"
         self.pid_file = self.home / "run" / "neo4j.pid"
+        self.lock_file = self.home / "lifecycle.lock"
 
     @property
     def bolt_uri(self) -> str:
@@ -198,32 +216,81 @@ class ManagedServer:
 
     # -- lifecycle --------------------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def lifecycle_lock(self, timeout_s: float | None = None) -> Iterator[None]:
+        """Exclusive lock around start/stop: one process at a time changes this server's state."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        wait = timeout_s if timeout_s is not None else self.settings.start_timeout_s + 240
+        fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+                        raise ServerError(
+                            f"another graphforge process (pid {holder}) is starting or stopping the Neo4j "
+                            f"in {self.home}; wait for it or try again"
+                        ) from None
+                    time.sleep(0.2)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            yield
+        finally:
+            os.close(fd)  # closing drops the flock
+
     def pid(self) -> int | None:
-        """The server's pid when its pid file names a live process; a stale file is removed."""
+        """The server's pid: from its pid file when that names a live process, else found by the store
+        lock its JVM holds or by the Bolt port (the pid file is then rewritten); None when not running."""
         try:
             pid = int(self.pid_file.read_text().strip())
         except (OSError, ValueError):
-            return None
-        if _alive(pid):
+            pid = None
+        if pid is not None and _alive(pid) and self._is_ours(pid):
             return pid
-        self.pid_file.unlink(missing_ok=True)
+        found = self._find_running()
+        if found is None:
+            self.pid_file.unlink(missing_ok=True)
+            return None
+        _write_atomically(self.pid_file, f"{found}\n")
+        return found
+
+    def _is_ours(self, pid: int) -> bool:
+        """Whether ``pid`` is a Neo4j JVM of this home (a recycled pid in a stale file is not)."""
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            return True  # no /proc to check against (not Linux): trust the live pid
+        return f"--home-dir={self.home}".encode() in cmdline
+
+    def _find_running(self) -> int | None:
+        for pid in (_lock_holder(self.home / "data" / "databases" / "store_lock"),
+                    _port_listener(self.settings.bolt_port)):
+            if pid is not None and _alive(pid) and self._is_ours(pid):
+                return pid
         return None
 
     def start(self) -> ServerInfo:
-        """Fetch, configure and start the server, then wait until Bolt answers. Idempotent."""
-        if self.pid() is not None:
+        """Fetch, configure and start the server, then wait until Bolt answers. Idempotent and safe to
+        call from several processes at once: they queue on the lifecycle lock and later ones find the
+        server the first one started."""
+        with self.lifecycle_lock():
+            if self.pid() is not None:
+                self.wait_ready()
+                return self.info()
+            for port in (self.settings.bolt_port, self.settings.http_port):
+                _require_free_port(self.settings.listen_address, port)
+            self.fetch()
+            self._write_config()
+            self._initialise()
+            proc = self._java(_BOOT, "start", timeout=max(120.0, self.settings.start_timeout_s))
+            if proc.returncode != 0:
+                raise ServerError(f"Neo4j did not start: {_last_line(proc)} (see {self.home / 'logs'})")
             self.wait_ready()
             return self.info()
-        for port in (self.settings.bolt_port, self.settings.http_port):
-            _require_free_port(self.settings.listen_address, port)
-        self.fetch()
-        self._write_config()
-        self._initialise()
-        proc = self._java(_BOOT, "start")
-        if proc.returncode != 0:
-            raise ServerError(f"Neo4j did not start: {_last_line(proc)} (see {self.home / 'logs'})")
-        self.wait_ready()
-        return self.info()
 
     def wait_ready(self) -> None:
         deadline = time.monotonic() + self.settings.start_timeout_s
@@ -247,19 +314,22 @@ class ManagedServer:
                           f"{self.settings.start_timeout_s:.0f}s: {last}")
 
     def stop(self) -> bool:
-        """Stop the server cleanly; True when one was running."""
-        pid = self.pid()
-        if pid is None:
-            return False
-        proc = self._java(_BOOT, "stop", timeout=180)
-        if proc.returncode != 0 and _alive(pid):
-            os.kill(pid, signal.SIGTERM)
-            for _ in range(120):
-                if not _alive(pid):
-                    break
-                time.sleep(0.5)
-        self.pid_file.unlink(missing_ok=True)
-        return True
+        """Stop the server cleanly (found by pid file, store lock or port); True when one was running."""
+        with self.lifecycle_lock():
+            pid = self.pid()
+            if pid is None:
+                return False
+            proc = self._java(_BOOT, "stop", timeout=180)
+            if _alive(pid):
+                if proc.returncode == 0:
+                    _wait_gone(pid, 30)
+                if _alive(pid):
+                    os.kill(pid, signal.SIGTERM)
+                    if not _wait_gone(pid, 60):
+                        os.kill(pid, signal.SIGKILL)
+                        _wait_gone(pid, 10)
+            self.pid_file.unlink(missing_ok=True)
+            return True
 
     def info(self) -> ServerInfo:
         return ServerInfo(self.bolt_uri, "neo4j", self.password(), "neo4j", True, self.browser_url)
@@ -276,33 +346,64 @@ class ManagedServer:
 
 
 def resolve(settings: GraphforgeSettings, start: bool = True) -> ServerInfo:
-    """Connection details: the configured external Neo4j, else the managed one (started if asked)."""
+    """Connection details: the configured external Neo4j, else the managed one (started if asked).
+
+    Credentials written into NEO4J_URI (``neo4j://user:password@host``) are taken out of it: the URI
+    kept and shown everywhere afterwards carries none, and NEO4J_USER / NEO4J_PASSWORD win over them.
+    """
     if not settings.managed:
-        if settings.neo4j_password is None:
-            raise ConfigError("NEO4J_URI is set but NEO4J_PASSWORD is not")
         assert settings.neo4j_uri is not None
-        return ServerInfo(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(),
-                          settings.neo4j_database, False, None)
+        uri, uri_user, uri_password = split_uri_credentials(settings.neo4j_uri)
+        password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else uri_password
+        if password is None:
+            raise ConfigError("NEO4J_URI is set but NEO4J_PASSWORD is not")
+        user = settings.neo4j_user if "neo4j_user" in settings.model_fields_set or not uri_user else uri_user
+        return ServerInfo(uri, user, password, settings.neo4j_database, False, None)
     server = ManagedServer(settings)
     return server.start() if start else server.info()
 
 
+def split_uri_credentials(uri: str) -> tuple[str, str | None, str | None]:
+    """(the URI without user:password@, the user, the password) from a URI that may hold them."""
+    try:
+        parts = urlsplit(uri)
+        if "@" not in parts.netloc:
+            return uri, None, None
+        userinfo, _, hostport = parts.netloc.rpartition("@")
+        user, sep, password = userinfo.partition(":")
+        clean = urlunsplit((parts.scheme, hostport, parts.path, parts.query, parts.fragment))
+        return clean, unquote(user) or None, unquote(password) if sep else None
+    except ValueError:
+        return redact_uri(uri), None, None
+
+
+def redact_uri(uri: str) -> str:
+    """``uri`` fit for a message or a log: any user:password@ part replaced by ***@."""
+    return re.sub(r"(?<=//)[^/?#]*@", "***@", uri)
+
+
+def _scrub(text: str, info: ServerInfo) -> str:
+    """A driver's error text without the password, should the driver have echoed it."""
+    return text.replace(info.password, "***") if info.password else text
+
+
 def open_driver(info: ServerInfo) -> neo4j.Driver:
-    """A verified driver, with connection problems turned into one-line errors."""
+    """A verified driver, with connection problems turned into one-line errors (never holding a secret)."""
+    shown = redact_uri(info.uri)
     try:
         driver = neo4j.GraphDatabase.driver(info.uri, auth=info.auth, notifications_min_severity="OFF")
     except (ValueError, DriverError) as exc:
-        raise ConfigError(f"invalid Neo4j URI {info.uri!r}: {exc}") from exc
+        raise ConfigError(f"invalid Neo4j URI {shown!r}: {_scrub(redact_uri(str(exc)), info)}") from None
     try:
         driver.verify_connectivity()
     except AuthError as exc:
         driver.close()
-        raise GraphConnectionError(f"Neo4j at {info.uri} refused the login for user {info.user!r}; "
+        raise GraphConnectionError(f"Neo4j at {shown} refused the login for user {info.user!r}; "
                                    "check NEO4J_USER / NEO4J_PASSWORD") from exc
     except (ServiceUnavailable, DriverError, Neo4jError, OSError) as exc:
         driver.close()
         hint = "start it with `graphforge db start`" if info.managed else "check NEO4J_URI"
-        raise GraphConnectionError(f"Neo4j is not reachable at {info.uri}; {hint}") from exc
+        raise GraphConnectionError(f"Neo4j is not reachable at {shown}; {hint}") from exc
     return driver
 
 
@@ -339,6 +440,75 @@ def _alive(pid: int) -> bool:
         state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
         return state != "Z"
     return True
+
+
+def _wait_gone(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.25)
+    return True
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Readers see the old file or the whole new one, never a partial or empty one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="ascii") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _lock_holder(lock_path: Path) -> int | None:
+    """The pid holding a POSIX or flock lock on ``lock_path``, from /proc/locks (Linux)."""
+    try:
+        st = os.stat(lock_path)
+        locks = Path("/proc/locks").read_text()
+    except OSError:
+        return None
+    want = (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)
+    for line in locks.splitlines():
+        fields = line.split()
+        if "->" in fields:  # a blocked waiter, not the holder
+            continue
+        try:
+            pid, where = int(fields[4]), fields[5].split(":")
+            found = (int(where[0], 16), int(where[1], 16), int(where[2]))
+        except (IndexError, ValueError):
+            continue
+        if found == want:
+            return pid
+    return None
+
+
+def _port_listener(port: int) -> int | None:
+    """The pid of the process listening on TCP ``port`` (any address), from /proc/net (Linux)."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(fields[9])
+    if not inodes:
+        return None
+    wanted = {f"socket:[{inode}]" for inode in inodes}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            for fd in (entry / "fd").iterdir():
+                if os.readlink(fd) in wanted:
+                    return int(entry.name)
+        except OSError:
+            continue
+    return None
 
 
 def _java_home() -> str | None:

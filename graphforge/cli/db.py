@@ -67,7 +67,8 @@ def start_cmd(as_json: JsonOption = False) -> None:
 
     settings = GraphforgeSettings()
     if not settings.managed:
-        raise ConfigError(f"NEO4J_URI is set ({settings.neo4j_uri}); the managed server is not used")
+        shown = server.redact_uri(settings.neo4j_uri or "")
+        raise ConfigError(f"NEO4J_URI is set ({shown}); the managed server is not used")
     server.ManagedServer(settings).start()
     emit(_status(False), as_json, "Neo4j started")
 

@@ -58,8 +58,10 @@ def sft_cmd(
 ) -> None:
     """Export admitted trajectories as an SFT set in trl's conversational format."""
     from graphforge.context import open_context
+    from graphforge.export.writer import ensure_out_dir
     from graphforge.stages import export_sft
 
+    ensure_out_dir(out)  # a path mistake is one error line before any work
     params = export_sft.ExportSftParams(
         out_dir=out,
         benchmarks=benchmark or [],
@@ -100,10 +102,12 @@ def rft_cmd(
     """Export one rejection fine-tuning arm; all arms share one query set and candidate pool."""
     from graphforge.context import open_context
     from graphforge.errors import ConfigError
+    from graphforge.export.writer import ensure_out_dir
     from graphforge.models.judge import JudgeArm
     from graphforge.stages import export_rft
 
     chosen = choice(JudgeArm, arm, "--arm")
+    ensure_out_dir(out)
     params = export_rft.ExportRftParams(
         out_dir=out,
         arm=chosen,
@@ -138,7 +142,9 @@ def rubrics_cmd(
     """Export rubrics for graphforge.export.reward.load_rubric_reward (GRPO) and the matching prompts."""
     from graphforge.context import open_context
     from graphforge.export import rubrics
+    from graphforge.export.writer import ensure_out_dir
 
+    ensure_out_dir(out)
     with open_context() as ctx, working("rubrics export"):
         result = rubrics.run(ctx, rubrics.ExportRubricsParams(out_dir=out, only_admitted=only_admitted))
     emit(result, as_json, "Rubrics export")

@@ -93,6 +93,22 @@ def git_commit(repo: Path | None = None) -> str:
     return commit if done.returncode == 0 and len(commit) == 40 else "unknown"
 
 
+def ensure_out_dir(out_dir: Path) -> None:
+    """Create the export folder, or raise one ExportError line naming what is wrong with the path."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ExportError(f"{out_dir}: exists and is not a folder; give a folder to export to")
+    for parent in out_dir.parents:
+        if parent.exists() and not parent.is_dir():
+            raise ExportError(f"{out_dir}: cannot create the export folder, {parent} is a file")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / f".write-probe-{os.getpid()}"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise ExportError(f"{out_dir}: cannot write the export there: {exc.strerror or exc}") from None
+
+
 class RowWriter:
     """Write rows to ``<name>.jsonl`` and ``<name>.parquet`` incrementally, atomically and reproducibly.
 
@@ -109,7 +125,7 @@ class RowWriter:
         self._pending_rows = 0
         # Extra fields fail the read instead of vanishing from the Parquet file.
         self._parse = pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
-        out_dir.mkdir(parents=True, exist_ok=True)
+        ensure_out_dir(out_dir)
         self._jsonl = out_dir / f"{name}.jsonl"
         self._parquet = out_dir / f"{name}.parquet"
         self._tmp_jsonl = out_dir / f".{name}.jsonl.partial"
@@ -126,12 +142,15 @@ class RowWriter:
 
     def add(self, row: dict[str, Any]) -> None:
         line = dumps_row(row) + b"\n"
-        self._jsonl_fh.write(line)
-        self._pending += line
-        self._pending_rows += 1
-        self.rows += 1
-        if len(self._pending) >= ROW_GROUP_BYTES or self._pending_rows >= ROW_GROUP_ROWS:
-            self._flush()
+        try:
+            self._jsonl_fh.write(line)
+            self._pending += line
+            self._pending_rows += 1
+            self.rows += 1
+            if len(self._pending) >= ROW_GROUP_BYTES or self._pending_rows >= ROW_GROUP_ROWS:
+                self._flush()
+        except OSError as exc:  # disk full, quota, the folder removed under us
+            raise ExportError(f"{self.out_dir}: cannot write the export: {exc.strerror or exc}") from exc
 
     def _flush(self) -> None:
         """Write the pending rows as one row group, parsed by Arrow's C++ JSON reader from the JSONL text.
