@@ -59,3 +59,38 @@ def test_bad_option_value_is_one_line_not_a_traceback(capsys: pytest.CaptureFixt
     assert err.startswith("error: invalid option value: extractor") and "\n" not in err
     assert main(["seeds", "select", "--n", "3", "--method", "bogus"]) == 1
     assert capsys.readouterr().err.strip().startswith("error: invalid option value: method")
+
+
+@pytest.mark.parametrize("argv", [
+    ["judge", "--arm", "bogus"],
+    ["admit", "--arm", "bogus"],
+    ["rollout", "oracle", "--spec", "x", "--inject", "bogus"],
+    ["export", "rft", "out", "--arm", "bogus"],
+    ["seeds", "build", "--backend", "bogus"],
+    ["seeds", "select"],  # a missing required option
+    ["export", "sft", "out", "--max-tokens", "many"],
+    ["list", "trajectories", "--status", "bogus"],
+    ["no-such-command"],
+    ["judge", "--no-such-option"],
+])
+def test_usage_errors_are_one_error_line_and_exit_1(argv: list[str],
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    # Rejected while parsing or before any server is touched.
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"graphforge {version('graphforge')}"
+
+
+def test_group_without_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("specs", "seeds", "workspaces", "trajectories", "exports"):
+        assert name in out
