@@ -68,7 +68,7 @@ class FileOutcome(BaseModel):
         text = f"imported {self.imported} {noun} from {self.file} ({self.format})"
         if self.warnings:
             plural = "s" if self.warnings != 1 else ""
-            text += f"; {self.warnings} warning{plural}: " + "; ".join(self.summary)
+            text += f"; {self.warnings} warning{plural}: " + " | ".join(self.summary)
         return text
 
 
@@ -97,7 +97,8 @@ def _summary(issues: list[ImportIssue]) -> list[str]:
         out.append(group[0].problem + (f" ({', '.join(places)})" if places else ""))
     rest = sum(len(g) for g in ordered[_SHOWN_GROUPS:])
     if rest:
-        out.append(f"{rest} more of {len(ordered) - _SHOWN_GROUPS} other kinds")
+        kinds = len(ordered) - _SHOWN_GROUPS
+        out.append(f"{rest} more of {kinds} other kind{'s' if kinds > 1 else ''}")
     return out
 
 

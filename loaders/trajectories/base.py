@@ -101,7 +101,7 @@ def loads(text: str, one_line: bool = False) -> Any:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         where = f"column {exc.colno}" if one_line else f"line {exc.lineno} column {exc.colno}"
-        raise ValueError(f"{exc.msg} at {where}") from exc
+        raise ValueError(f"{exc.msg.removesuffix(' at')} at {where}") from exc
     except RecursionError as exc:
         raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from exc
     return _checked(value)
