@@ -78,6 +78,11 @@ def _training_graph(graph: Graph) -> None:
 
 @pytest.fixture
 def benchmark(tmp_path: Path, ctx: StageContext) -> Path:
+    return make_benchmark(tmp_path, ctx)
+
+
+def make_benchmark(tmp_path: Path, ctx: StageContext) -> Path:
+    """The generated benchmark, loaded after the training graph that decides its coverage."""
     root = tmp_path / "bench"
     write_eval_benchmark(root)
     _training_graph(ctx.graph)  # before the benchmark, so its tasks link to these occupations
@@ -294,7 +299,32 @@ def test_imported_runs_play_against_the_oracle_and_tasks_without_a_run_are_repor
             benchmark="eval-sample", out=out,
             judge=eval_compare.JudgeSpec(name="content", base_url=judge.url, served_model="j")))
     assert (compared.pairs, compared.judged, compared.consistency) == (2, 2, 1.0)
+    assert compared.not_compared == ["ev-03: teacher", "ev-04: teacher"]
     rows = sorted(out.read_text(encoding="utf-8").splitlines()[1:])
     # ev-01: both state the right total (a tie); ev-02: only the expert does.
     assert [r.split(",")[:4] for r in rows] == [["ev-01", "gold", "teacher", "tie"],
                                                  ["ev-02", "gold", "teacher", "a"]]
+
+
+def test_failed_attempts_are_retried_on_resume_and_completed_ones_are_kept(
+        benchmark: Path, ctx: StageContext, candidates: ScriptedLLMServer, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    def terse_refused(request: RecordedRequest) -> Reply:
+        if TERSE in request.messages[0]["content"]:
+            return Reply(status=400, error="model overloaded: request refused")
+        return scripted_candidates(request)
+
+    candidates.responder = terse_refused
+    served = f"candidate-{uuid.uuid4().hex[:8]}"
+    assert main(_run_args(benchmark, candidates, served)) == 0
+    first = _json(capsys)
+    errors = sorted(a["task_id"] for a in first["attempts"] if a["status"] == "error")  # type: ignore[index]
+    assert (first["completed"], first["errors"], errors) == (8, 4, ["ev-01", "ev-02", "ev-03", "ev-04"])
+    assert all("HTTP 400" in a["stop_reason"] for a in first["attempts"] if a["status"] == "error")  # type: ignore[index]
+    candidates.responder = scripted_candidates
+    asked = len(candidates.chat_requests)
+    assert main(_run_args(benchmark, candidates, served)) == 0
+    second = _json(capsys)
+    assert (len(second["skipped"]), second["completed"], second["errors"]) == (8, 4, 0)
+    assert {a["player"] for a in second["attempts"]} == {"terse"}  # type: ignore[index]
+    assert len(candidates.chat_requests) - asked == 4  # one answer per terse attempt, nothing else re-run
