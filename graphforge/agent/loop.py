@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import re
 import shutil
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -195,6 +196,44 @@ async def arun_rollout(
     )
     (run_dir / "trajectory.json").write_text(trajectory.model_dump_json(indent=1), encoding="utf-8")
     return RolloutOutcome(trajectory, records, stop, tools.calls, tools.failures)
+
+
+@dataclass(frozen=True)
+class RolloutJob:
+    """One rollout to run: the k-th sample of a view in its workspace, into its own run folder."""
+
+    view: AgentView
+    workspace_dir: Path
+    run_dir: Path
+    sample_index: int = 0
+
+
+async def arun_many(
+    llm: BaseChatModel,
+    jobs: list[RolloutJob],
+    *,
+    concurrency: int,
+    config: AgentConfig | None = None,
+    on_done: Callable[[RolloutJob, RolloutOutcome], Awaitable[None]] | None = None,
+) -> list[RolloutOutcome]:
+    """Run rollouts of any number of specs concurrently, at most ``concurrency`` at once.
+
+    The chat model's own limit (GRAPHFORGE_LLM_CONCURRENCY) still caps the HTTP calls in flight; this
+    one caps the rollouts (each holds a working folder and runs tools). ``on_done`` is awaited as each
+    rollout finishes (e.g. to store it at once, so an interrupted batch keeps its finished work).
+    Outcomes come back in the order of ``jobs``.
+    """
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(job: RolloutJob) -> RolloutOutcome:
+        async with gate:
+            outcome = await arun_rollout(llm, job.view, job.workspace_dir, job.run_dir,
+                                         sample_index=job.sample_index, config=config)
+        if on_done is not None:
+            await on_done(job, outcome)
+        return outcome
+
+    return list(await asyncio.gather(*(one(job) for job in jobs)))
 
 
 def run_rollout(

@@ -13,9 +13,12 @@ from graphforge.cli.listing import require_known
 
 @rollout_app.command("run")
 def rollout_run_cmd(
-    spec: Annotated[str, typer.Option("--spec", help="Spec id to attempt, e.g. 'recon-q3@v1'.")],
+    spec: Annotated[
+        list[str], typer.Option("--spec", help="Spec id to attempt, e.g. 'recon-q3@v1' (repeatable).")
+    ],
     n: Annotated[int, typer.Option("--n", min=1, help="Samples (K) per spec.")] = 1,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Rollouts at once.")] = 4,
+    concurrency: Annotated[int | None, typer.Option(
+        "--concurrency", min=1, help="Rollouts at once (default: GRAPHFORGE_LLM_CONCURRENCY).")] = None,
     max_steps: Annotated[int, typer.Option(min=1, help="Assistant turns before a rollout is stopped.")] = 30,
     temperature: Annotated[
         float | None, typer.Option(help="Sampling temperature (default: server's).")
@@ -34,7 +37,7 @@ def rollout_run_cmd(
     from graphforge.stages import run_rollouts
 
     params = run_rollouts.RunRolloutsParams(
-        spec_id=spec,
+        spec_ids=spec,
         n=n,
         concurrency=concurrency,
         max_steps=max_steps,
@@ -44,7 +47,8 @@ def rollout_run_cmd(
         workspace_dir=workspace,
         force=force,
     )
-    with open_context() as ctx, working(f"rollouts of {spec}"):
-        require_known(ctx.graph, "spec", spec, "--spec")
+    with open_context() as ctx, working(f"rollouts of {', '.join(spec)}"):
+        for spec_id in spec:
+            require_known(ctx.graph, "spec", spec_id, "--spec")
         result = run_rollouts.run(ctx, params)
-    emit(result, as_json, title=f"rollouts of {spec}")
+    emit(result, as_json, title=f"rollouts of {', '.join(spec)}")

@@ -1,15 +1,21 @@
-"""Roll out the built-in agent loop on a compiled spec: K samples, concurrent, resumable, priced."""
+"""Roll out the built-in agent loop on compiled specs: K samples each, all concurrent, resumable, priced."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graphforge import cypher
-from graphforge.agent.loop import AgentConfig, RolloutOutcome, arun_rollout, run_dir_name, trajectory_id
+from graphforge.agent.loop import (
+    AgentConfig,
+    RolloutJob,
+    RolloutOutcome,
+    arun_many,
+    run_dir_name,
+    trajectory_id,
+)
 from graphforge.agent.sandbox import SandboxLimits
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError, StageError
@@ -30,9 +36,11 @@ _DONE = frozenset(s.value for s in TrajectoryStatus) - {TrajectoryStatus.FAILED.
 class RunRolloutsParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    spec_id: str
-    n: int = Field(1, ge=1, le=256)  # samples (K)
-    concurrency: int = Field(4, ge=1, le=256)  # rollouts at once (HTTP calls are capped by llm_concurrency)
+    spec_id: str | None = None
+    spec_ids: list[str] = Field(default_factory=list)  # more specs, rolled out in the same concurrent batch
+    n: int = Field(1, ge=1, le=256)  # samples (K) per spec
+    # Rollouts at once, over all specs (None: GRAPHFORGE_LLM_CONCURRENCY); HTTP calls are capped by that too.
+    concurrency: int | None = Field(None, ge=1, le=256)
     max_steps: int = Field(30, ge=1)
     temperature: float | None = None
     max_tokens: int | None = None
@@ -40,6 +48,16 @@ class RunRolloutsParams(BaseModel):
     memory_mb: int = Field(1024, ge=64)
     workspace_dir: Path | None = None  # None: the workspace root recorded in the graph
     force: bool = False  # re-run samples that are already materialised
+
+    @model_validator(mode="after")
+    def _some_spec(self) -> RunRolloutsParams:
+        if not self.all_spec_ids:
+            raise ValueError("name at least one spec (spec_id or spec_ids)")
+        return self
+
+    @property
+    def all_spec_ids(self) -> list[str]:
+        return list(dict.fromkeys([*([self.spec_id] if self.spec_id else []), *self.spec_ids]))
 
 
 class RolloutSummary(BaseModel):
@@ -56,8 +74,10 @@ class RolloutSummary(BaseModel):
 
 
 class RunRolloutsResult(BaseModel):
-    spec_id: str
+    spec_id: str  # the first spec (all of them in spec_ids)
+    spec_ids: list[str]
     model: str
+    concurrency: int
     requested: int
     skipped: list[str]  # already materialised (resumed runs)
     rollouts: list[RolloutSummary]
@@ -100,50 +120,44 @@ def run(ctx: StageContext, params: RunRolloutsParams) -> RunRolloutsResult:
     if llm is None:
         raise ConfigError(
             "no chat model configured: set GRAPHFORGE_LLM_BASE_URL and GRAPHFORGE_LLM_MODEL "
-            "(an OpenAI-compatible endpoint), or roll out the graph oracle instead"
+            "(an OpenAI-compatible endpoint) or GRAPHFORGE_LLM_LOCAL=1, or roll out the graph oracle instead"
         )
-    from graphforge.specs_store import agent_view_from_graph
-
-    view = agent_view_from_graph(ctx.graph, params.spec_id)
-    workspace_dir = params.workspace_dir
-    if workspace_dir is None:
-        found = ctx.graph.read_dicts(GET_SPEC_WORKSPACE, spec_id=params.spec_id)
-        if not found or not found[0].get("root"):
-            raise StageError(
-                "rollout", f"spec {params.spec_id!r} has no workspace root in the graph; pass workspace_dir"
-            )
-        workspace_dir = Path(str(found[0]["root"]))
-    if not workspace_dir.is_dir():
-        raise StageError("rollout", f"workspace folder {workspace_dir} does not exist on this machine")
-
-    if not view.files:
-        # The workspace was not loaded into this graph: the agent gets every file of the folder.
-        files = sorted(
-            p.relative_to(workspace_dir).as_posix() for p in workspace_dir.rglob("*") if p.is_file()
-        )
-        view = view.model_copy(update={"files": files})
-    ids = [trajectory_id(params.spec_id, k) for k in range(params.n)]
-    statuses = {
-        str(r["trajectory_id"]): str(r["status"])
-        for r in ctx.graph.read_dicts(GET_TRAJECTORY_STATUSES, trajectory_ids=ids)
-    }
-    todo, skipped = pending_samples(params.spec_id, params.n, statuses, params.force)
+    spec_ids = params.all_spec_ids
+    runs_root = ctx.settings.home / "runs"
+    jobs: list[RolloutJob] = []
+    skipped: list[str] = []
+    for spec_id in spec_ids:
+        view, workspace_dir = _view(ctx, spec_id, params.workspace_dir)
+        ids = [trajectory_id(spec_id, k) for k in range(params.n)]
+        statuses = {
+            str(r["trajectory_id"]): str(r["status"])
+            for r in ctx.graph.read_dicts(GET_TRAJECTORY_STATUSES, trajectory_ids=ids)
+        }
+        todo, done = pending_samples(spec_id, params.n, statuses, params.force)
+        skipped += done
+        jobs += [RolloutJob(view, workspace_dir, runs_root / run_dir_name(trajectory_id(spec_id, k)), k)
+                 for k in todo]
     config = AgentConfig(
         max_steps=params.max_steps,
         temperature=params.temperature,
         max_tokens=params.max_tokens,
         limits=SandboxLimits(wall_s=params.tool_timeout_s, memory_mb=params.memory_mb),
     )
-    runs_root = ctx.settings.home / "runs"
-    outcomes = asyncio.run(
-        _run_all(ctx, llm, view, workspace_dir, runs_root, todo, config, params.concurrency)
-    )
+    concurrency = params.concurrency or ctx.settings.llm_concurrency
+
+    async def store(job: RolloutJob, outcome: RolloutOutcome) -> None:
+        # Saved as each finishes: an interrupted batch keeps its finished samples (resumable).
+        await asyncio.to_thread(_save, ctx, outcome, job.run_dir)
+
+    outcomes = asyncio.run(arun_many(llm, jobs, concurrency=concurrency, config=config, on_done=store))
     summaries = [_summary(o, runs_root) for o in outcomes]
     records = [r for o in outcomes for r in o.records]
     return RunRolloutsResult(
-        spec_id=params.spec_id,
+        spec_id=spec_ids[0],
+        spec_ids=spec_ids,
         model=llm.model,
-        requested=params.n,
+        concurrency=concurrency,
+        requested=params.n * len(spec_ids),
         skipped=skipped,
         rollouts=summaries,
         materialised=sum(s.status == TrajectoryStatus.MATERIALISED.value for s in summaries),
@@ -156,34 +170,27 @@ def run(ctx: StageContext, params: RunRolloutsParams) -> RunRolloutsResult:
     )
 
 
-async def _run_all(
-    ctx: StageContext,
-    llm: BaseChatModel,
-    view: AgentView,
-    workspace_dir: Path,
-    runs_root: Path,
-    samples: list[int],
-    config: AgentConfig,
-    concurrency: int,
-) -> list[RolloutOutcome]:
-    gate = asyncio.Semaphore(concurrency)
+def _view(ctx: StageContext, spec_id: str, workspace_dir: Path | None) -> tuple[AgentView, Path]:
+    """What the agent sees of a spec, and the workspace folder its files come from."""
+    from graphforge.specs_store import agent_view_from_graph
 
-    async def one(k: int) -> RolloutOutcome:
-        async with gate:
-            run_dir = runs_root / run_dir_name(trajectory_id(view.spec_id, k))
-            outcome = await arun_rollout(
-                llm,
-                view,
-                workspace_dir,
-                run_dir,
-                sample_index=k,
-                config=config,
+    view = agent_view_from_graph(ctx.graph, spec_id)
+    if workspace_dir is None:
+        found = ctx.graph.read_dicts(GET_SPEC_WORKSPACE, spec_id=spec_id)
+        if not found or not found[0].get("root"):
+            raise StageError(
+                "rollout", f"spec {spec_id!r} has no workspace root in the graph; pass workspace_dir"
             )
-        # Saved as each finishes: an interrupted batch keeps its finished samples (resumable).
-        await asyncio.to_thread(_save, ctx, outcome, run_dir)
-        return outcome
-
-    return list(await asyncio.gather(*(one(k) for k in samples)))
+        workspace_dir = Path(str(found[0]["root"]))
+    if not workspace_dir.is_dir():
+        raise StageError("rollout", f"workspace folder {workspace_dir} does not exist on this machine")
+    if not view.files:
+        # The workspace was not loaded into this graph: the agent gets every file of the folder.
+        files = sorted(
+            p.relative_to(workspace_dir).as_posix() for p in workspace_dir.rglob("*") if p.is_file()
+        )
+        view = view.model_copy(update={"files": files})
+    return view, workspace_dir
 
 
 def _save(ctx: StageContext, outcome: RolloutOutcome, run_dir: Path) -> None:

@@ -29,9 +29,9 @@ from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.settings import GraphforgeSettings
 from graphforge.specs_store import save_spec
 from graphforge.stages import run_rollouts
-from graphforge.stages.admit_trajectories import AdmissionSettings, degenerate_reasons
+from graphforge.stages.admit_trajectories import degenerate_reasons
 from graphforge.store import get_trajectories, save_trajectories
-from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, error, text, tool_call
+from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, error, slow, text, tool_call
 
 pytestmark = pytest.mark.neo4j
 
@@ -298,10 +298,44 @@ def test_a_rollout_that_reads_a_100k_character_file_honestly_is_not_discarded_by
     # The pages, without their headers and pointers, are the file: nothing was lost by paging.
     read = "".join(p.split("\n", 1)[1].rsplit("\n[next page:", 1)[0] for p in pages)
     assert read == body
-    assert degenerate_reasons(t, AdmissionSettings()) == []
+    assert degenerate_reasons(t) == []
     # The rule still catches real truncation: the same rollout with cut-short results is discarded.
     marked = "\n[truncated 500 chars]"
     cut = t.model_copy(update={"messages": [
         m.model_copy(update={"content": (m.content or "") + marked}) if m.role == "tool" else m
         for m in t.messages]})
-    assert any(r.startswith("repeated truncation") for r in degenerate_reasons(cut, AdmissionSettings()))
+    assert any(r.startswith("repeated truncation") for r in degenerate_reasons(cut))
+
+
+def test_rollouts_of_many_specs_run_concurrently_up_to_the_configured_limit(
+    scripted_llm: ScriptedLLMServer,
+    llm_settings: GraphforgeSettings,
+    workspace: Path,
+    graph: Graph,
+    tmp_path: Path,
+) -> None:
+    base = _spec()
+    specs = [base.model_copy(update={
+        "spec_id": f"ledger-total-{i}@v1", "base_id": f"ledger-total-{i}", "statement": f"{STATEMENT} (#{i})",
+        "criteria": [c.model_copy(update={"criterion_id": f"ledger-total-{i}@v1/c1"}) for c in base.criteria],
+    }) for i in range(3)]
+    for spec in specs:
+        save_spec(graph, spec)
+
+    def writer(request: RecordedRequest) -> Reply:
+        if request.last_message.get("role") == "user":
+            return slow(tool_call("write_file", {"path": "summary.xlsx", "content": "total 6500"}), 0.3)
+        return slow(text("done"), 0.3)
+
+    scripted_llm.responder = writer
+    settings = llm_settings.model_copy(update={"llm_concurrency": 3})
+    ctx = StageContext(settings=settings, graph=graph, run_id="test", out_dir=tmp_path / "out")
+    ids = [s.spec_id for s in specs]
+    result = run_rollouts.run(ctx, run_rollouts.RunRolloutsParams(spec_ids=ids, n=2, workspace_dir=workspace))
+    assert result.concurrency == 3 and result.spec_ids == ids
+    assert (result.requested, result.materialised, result.failed) == (6, 6, 0)
+    assert result.llm_calls == 12 and len(scripted_llm.chat_requests) == 12
+    # Six rollouts of three specs overlapped, never more than GRAPHFORGE_LLM_CONCURRENCY calls at once.
+    assert 1 < scripted_llm.max_in_flight <= 3
+    stored = get_trajectories(graph, [trajectory_id(s, k) for s in ids for k in range(2)])
+    assert len(stored) == 6 and all(t.status is TrajectoryStatus.MATERIALISED for t in stored)
