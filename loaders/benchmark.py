@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,10 @@ from graphforge.models.benchmark import (
     BenchmarkTaskRow,
 )
 from graphforge.models.workspace import FileFormat
+from graphforge.parsers import ParseLimits
 from graphforge.stages import load_benchmark as load_benchmark_stage
 from graphforge.stages.load_benchmark import LoadBenchmarkParams, LoadBenchmarkResult
+from loaders.workspace import walk_regular_files
 
 _ID_KEYS = ("task_id", "id", "uid")
 _PROMPT_KEYS = ("prompt", "instruction", "question", "task")
@@ -41,35 +44,70 @@ _TEXT_FORMATS = {".txt": FileFormat.TEXT, ".md": FileFormat.MARKDOWN, ".markdown
                  ".html": FileFormat.HTML, ".htm": FileFormat.HTML}
 
 
+MAX_RECORD_FILE_BYTES = 256 * 1024 * 1024
+
+
 def read_benchmark(root: Path, name: str) -> BenchmarkSource:
-    """Parse every task record and reference file under ``root``; raise SourceFormatError on bad records."""
+    """Parse every task record and reference file under ``root``.
+
+    Nothing in the folder stops the read: a record file that cannot be read, a record that is not a
+    task (bad JSON, nesting past the recursion limit, no id or prompt, a duplicate id), a link, pipe or
+    device, an unlistable folder, a path over the system's limit or a file over the parse size limit is
+    listed in ``refused`` as "path: reason" and the rest is loaded. Only a folder that is missing or
+    holds no record file at all is an error.
+    """
     if not root.is_dir():
         raise SourceFormatError(root, "benchmark folder does not exist")
-    record_files = sorted(
-        p for p in root.iterdir() if p.is_file() and p.suffix.lower() in {".jsonl", ".json"}
+    found, walk_refused, _ = walk_regular_files(root, max_file_bytes=ParseLimits().max_file_bytes)
+    refused = [f"{path}: {reason}" for path, reason in walk_refused if "/" not in path]
+    record_rels = sorted(p for p in found if "/" not in p and Path(p).suffix.lower() in {".jsonl", ".json"})
+    record_rels += sorted(
+        p for p, reason in walk_refused if "/" not in p and Path(p).suffix.lower() in {".jsonl", ".json"}
     )
-    if not record_files:
+    if not record_rels:
         raise SourceFormatError(root, "no task records (*.jsonl or *.json) at the top level")
     tasks: dict[str, BenchmarkTaskRow] = {}
     wanted: dict[str, list[str]] = {}
     gold_wanted: dict[str, list[str]] = {}
-    for path in record_files:
-        for line_no, record in _records(path):
-            task = _task(name, record, path, line_no)
-            if task.task_key in tasks:
-                raise SourceFormatError(path, f"record {line_no}: duplicate task id {task.task_id!r}")
-            tasks[task.task_key] = task
-            wanted[task.task_key] = _reference_list(record, path, line_no)
-            gold_wanted[task.task_key] = _reference_list(record, path, line_no, "deliverable_files")
+    readable = set(found)
+    for rel in (r for r in record_rels if r in readable):
+        path = root / rel
+        try:
+            for line_no, record in _records(path):
+                try:
+                    task = _task(name, record, path, line_no)
+                    if task.task_key in tasks:
+                        raise SourceFormatError(path, f"record {line_no}: duplicate task id {task.task_id!r}")
+                    refs = _reference_list(record, path, line_no)
+                    gold_refs = _reference_list(record, path, line_no, "deliverable_files")
+                except (SourceFormatError, ValueError, RecursionError) as exc:
+                    refused.append(_refusal(rel, exc))
+                    continue
+                tasks[task.task_key] = task
+                wanted[task.task_key] = refs
+                gold_wanted[task.task_key] = gold_refs
+        except (SourceFormatError, RecursionError, MemoryError) as exc:
+            refused.append(_refusal(rel, exc))
 
     files: dict[str, BenchmarkFileRow] = {}
     links: list[BenchmarkFileLinkRow] = []
     by_path: dict[str, str] = {}
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and p not in record_files):
-        rel = path.relative_to(root).as_posix()
-        if any(part.startswith(".") for part in path.relative_to(root).parts):
-            continue  # editor and VCS droppings are not benchmark content
-        row = parse_reference_file(path)
+    records = set(record_rels)
+    refused += [f"{path}: {reason}" for path, reason in walk_refused if "/" in path]
+    for rel in sorted(found):
+        if rel in records or any(part.startswith(".") for part in rel.split("/")):
+            continue  # task records; editor and VCS droppings are not benchmark content
+        try:
+            rel.encode("utf-8")
+        except UnicodeEncodeError:  # bytes that are not UTF-8: the graph could not store the name
+            shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            refused.append(f"{shown}: file name is not valid UTF-8; rename the file to load it")
+            continue
+        try:
+            row = parse_reference_file(root / rel)
+        except Exception as exc:  # noqa: BLE001 - one file never stops the read; its reason is kept
+            refused.append(f"{rel}: cannot be read: {type(exc).__name__}: {_one_line(str(exc))}")
+            continue
         files.setdefault(row.sha256, row)
         links.append(BenchmarkFileLinkRow(benchmark=name, sha256=row.sha256, path=rel))
         by_path[rel] = row.sha256
@@ -80,7 +118,20 @@ def read_benchmark(root: Path, name: str) -> BenchmarkSource:
                              file_count=len(files))
     return BenchmarkSource(benchmark=benchmark, tasks=list(tasks.values()), files=list(files.values()),
                            file_links=links, references=references, missing_references=missing, gold=gold,
-                           missing_gold=missing_gold)
+                           missing_gold=missing_gold, refused=sorted(refused))
+
+
+def _refusal(rel: str, exc: BaseException) -> str:
+    if isinstance(exc, SourceFormatError):
+        return f"{rel}: {_one_line(exc.problem)}"
+    if isinstance(exc, RecursionError):
+        return f"{rel}: nests too deeply to read"
+    return f"{rel}: {type(exc).__name__}: {_one_line(str(exc))}"
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit] + "..."
 
 
 def _resolve_all(wanted: Mapping[str, list[str]], tasks: Mapping[str, BenchmarkTaskRow],
@@ -100,9 +151,14 @@ def _resolve_all(wanted: Mapping[str, list[str]], tasks: Mapping[str, BenchmarkT
 
 def _records(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SourceFormatError(path, f"cannot read task records: {exc}") from exc
+        if os.lstat(path).st_size > MAX_RECORD_FILE_BYTES:
+            raise SourceFormatError(path, f"task records over the {MAX_RECORD_FILE_BYTES}-byte limit")
+        with open(path, "rb") as fh:
+            text = fh.read(MAX_RECORD_FILE_BYTES + 1).decode("utf-8")
+    except OSError as exc:
+        raise SourceFormatError(path, f"cannot read task records: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise SourceFormatError(path, f"task records are not UTF-8 (byte {exc.start})") from exc
     if path.suffix.lower() == ".jsonl":
         for line_no, line in enumerate(text.splitlines(), start=1):
             if line.strip():
@@ -121,6 +177,8 @@ def _loads(path: Path, text: str, line_no: int) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise SourceFormatError(path, f"record {line_no}: invalid JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        raise SourceFormatError(path, f"record {line_no}: JSON nested too deeply to read") from exc
 
 
 def _object(path: Path, line_no: int, value: Any) -> Mapping[str, Any]:

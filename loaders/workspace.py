@@ -292,7 +292,7 @@ def scan_workspace(
             except SourceFormatError as exc:  # the folder's own manifest is content like any other file
                 refused.append((manifest.name, exc.problem))
                 manifest = None
-    found, walk_refused, skipped = _walk(root, skip=manifest_rel, max_file_bytes=limit)
+    found, walk_refused, skipped = walk_regular_files(root, skip=manifest_rel, max_file_bytes=limit)
     refused += walk_refused
     # Crawled names may hold bytes that are not UTF-8 (Python keeps them as lone surrogates), which the
     # Bolt driver cannot send: one such name failed the whole write. Such a file is refused with its
@@ -354,8 +354,8 @@ def _find_manifest(root: Path) -> Path | None:
     return None
 
 
-def _walk(
-    root: Path, *, skip: str | None, max_file_bytes: int
+def walk_regular_files(
+    root: Path, *, max_file_bytes: int, skip: str | None = None
 ) -> tuple[list[str], list[tuple[str, str]], list[str]]:
     """Regular files under ``root`` as relative paths; (path, reason) for what is refused; skipped debris.
 

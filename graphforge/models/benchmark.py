@@ -82,3 +82,5 @@ class BenchmarkSource(Frozen):
     # an agent. Same rows as references, written as (:BenchmarkTask)-[:HAS_GOLD {path}]->(:BenchmarkFile).
     gold: list[BenchmarkReferenceRow] = []
     missing_gold: list[str] = []
+    # "path: reason" for what the reader could not take (bad records, links, pipes, oversized files...)
+    refused: list[str] = []

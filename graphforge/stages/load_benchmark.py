@@ -33,6 +33,7 @@ class LoadBenchmarkResult(BaseModel):
     missing_references: list[str]
     gold: int = 0  # expert deliverables linked (the eval oracle's answers)
     missing_gold: list[str] = []
+    refused: list[str] = []  # "path: reason": records and entries the reader refused (the rest loaded)
     occupations: int  # distinct occupation titles or codes the tasks name
     occupation_links: int  # tasks linked to a taxonomy Occupation (0 when no taxonomy is loaded yet)
     chars: int
@@ -55,7 +56,8 @@ def run(ctx: StageContext, params: LoadBenchmarkParams) -> LoadBenchmarkResult:
     return LoadBenchmarkResult(benchmark=src.benchmark.name, tasks=len(src.tasks), files=len(src.files),
                                invalid_files=invalid, references=references,
                                missing_references=list(src.missing_references), gold=gold,
-                               missing_gold=list(src.missing_gold), occupations=len(occupations),
+                               missing_gold=list(src.missing_gold), refused=list(src.refused),
+                               occupations=len(occupations),
                                occupation_links=links, chars=sum(f.chars for f in src.files))
 
 
