@@ -111,8 +111,8 @@ def release_rows(release: OnetRelease, sectors: SectorMapping | None = None) -> 
 
 def run(ctx: StageContext, params: LoadOnetParams) -> LoadOnetResult:
     """Read and validate, then write with batched UNWIND ... MERGE; re-running it changes no counts."""
-    release = read_release(params.path, params.release_id)
     sectors = read_sector_mapping(params.sectors) if params.sectors is not None else None
+    release = read_release(params.path, params.release_id)
     header, occupations, tasks, links, dwas, iwas, gwas, sector_rows, scheme = release_rows(release, sectors)
     graph = ctx.graph
     # Parents before children: each query MATCHes the nodes the previous one merged.

@@ -182,6 +182,8 @@ def read_trajectories(
     not exist is a SourceFormatError.
     """
     path = Path(path)
+    if deliverables_dir is not None and not deliverables_dir.is_dir():
+        raise SourceFormatError(shown(deliverables_dir), "--deliverables: no such folder")
     if path.is_dir() and not (fmt in (TrajectoryFormat.AUTO, TrajectoryFormat.OPENHANDS)
                               and openhands.is_events_folder(path)):
         units, ignored, outcomes = _units(path, fmt)

@@ -439,3 +439,8 @@ def test_a_broken_file_in_each_format_is_one_line_naming_it(tmp_path: Path) -> N
         reasons["notes.json"] == "a JSON object (keys 'title') that is no trajectory format graphforge reads"
     )
     assert reasons["empty.jsonl"] == "empty file"
+
+
+def test_a_missing_deliverables_folder_is_refused_before_any_log_is_read(tmp_path: Path) -> None:
+    with pytest.raises(SourceFormatError, match="--deliverables: no such folder"):
+        read_trajectories(CLAUDE, TrajectoryFormat.AUTO, deliverables_dir=tmp_path / "absent")
