@@ -122,7 +122,7 @@ def _units(root: Path, fmt: TrajectoryFormat) -> tuple[list[Path], Counter[str],
                 and not dirs and all(re.fullmatch(r"\d+\.json", n) for n in names):
             units.append(here)
             continue
-        links = sum((here / d).is_symlink() for d in dirs)
+        links = sum(_is_link(here / d) for d in dirs)
         if links:
             ignored["(linked folder, not followed)"] += links
         for name in sorted(names):
@@ -131,7 +131,13 @@ def _units(root: Path, fmt: TrajectoryFormat) -> tuple[list[Path], Counter[str],
             if suffix not in suffixes:
                 ignored[suffix or "(no suffix)"] += 1
                 continue
-            if path.is_symlink():
+            try:
+                link = path.is_symlink()
+            except OSError as exc:  # a name too long for the system, say
+                reason = f"cannot be read: {exc.strerror or exc}"
+                refused.append(FileOutcome(file=shown(path), skipped=reason))
+                continue
+            if link:
                 try:
                     inside = path.resolve(strict=True).is_relative_to(top)
                 except (OSError, RuntimeError) as exc:
@@ -143,6 +149,13 @@ def _units(root: Path, fmt: TrajectoryFormat) -> tuple[list[Path], Counter[str],
                     continue
             units.append(path)
     return units, ignored, refused
+
+
+def _is_link(path: Path) -> bool:
+    try:
+        return path.is_symlink()
+    except OSError:
+        return False
 
 
 def _read_unit(path: Path, fmt: TrajectoryFormat, spec_id: str | None) -> tuple[str, ParsedFile | str]:

@@ -444,3 +444,28 @@ def test_a_broken_file_in_each_format_is_one_line_naming_it(tmp_path: Path) -> N
 def test_a_missing_deliverables_folder_is_refused_before_any_log_is_read(tmp_path: Path) -> None:
     with pytest.raises(SourceFormatError, match="--deliverables: no such folder"):
         read_trajectories(CLAUDE, TrajectoryFormat.AUTO, deliverables_dir=tmp_path / "absent")
+
+
+def test_sparse_giants_and_over_long_paths_are_refused_with_a_reason(tmp_path: Path) -> None:
+    from loaders.trajectories.base import MAX_FILE_BYTES
+
+    with open(tmp_path / "giant.jsonl", "wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)  # sparse: no disk used, but reading it would be
+    logs.write_openai_array(tmp_path / "fine.json")
+    fd = os.open(tmp_path, os.O_RDONLY)
+    for _ in range(20):  # 20 x 240 characters: a path beyond PATH_MAX, built relative to each parent
+        os.mkdir("d" * 240, dir_fd=fd)
+        child = os.open("d" * 240, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = child
+    with os.fdopen(os.open("deep.json", os.O_WRONLY | os.O_CREAT, dir_fd=fd), "w") as handle:
+        handle.write(json.dumps(logs.openai_messages()))
+    os.close(fd)
+    result = read_trajectories(tmp_path)
+    reasons = {Path(o.file).name: o.skipped for o in result.files}
+    assert (
+        reasons["giant.jsonl"]
+        == f"{MAX_FILE_BYTES + 1} bytes, over the {MAX_FILE_BYTES} byte limit for a log"
+    )
+    assert reasons["fine.json"] is None and len(result.trajectories) == 1
+    assert any("File name too long" in (o.skipped or "") for o in result.files)
