@@ -59,9 +59,18 @@ def read_release(path: Path, release_id: str | None = None) -> OnetRelease:
     """Read and validate one unpacked release folder (text or .xlsx form).
 
     The release id is ``release_id`` when given, else taken from the folder name
-    (``db_29_1_text`` -> ``29.1``) or from ``Read Me.txt``.
+    (``db_29_1_text`` -> ``29.1``) or from ``Read Me.txt``. Whatever the file system does (names too
+    long, link loops, unreadable files) is a SourceFormatError naming the path, never a traceback.
     """
-    folder = Path(path)
+    try:
+        return _read_release(Path(path), release_id)
+    except (OSError, RuntimeError) as exc:
+        where = getattr(exc, "filename", None) or path
+        problem = getattr(exc, "strerror", None) or str(exc)
+        raise SourceFormatError(where, f"cannot read: {problem}") from exc
+
+
+def _read_release(folder: Path, release_id: str | None) -> OnetRelease:
     if not folder.is_dir():
         raise SourceFormatError(folder, "not a folder; unpack the O*NET release first")
     files = _table_files(folder)

@@ -336,3 +336,16 @@ def test_readme_lists_every_required_file_and_column() -> None:
     row = next(line for line in readme.splitlines() if line.startswith("| `load onet DIR` |"))
     for stem, columns in onet.required_columns().items():
         assert f"`{stem}` (" in row and all(f"`{c}`" in row for c in columns), stem
+
+
+def test_release_paths_the_file_system_refuses_are_one_error(tmp_path: Path) -> None:
+    with pytest.raises(SourceFormatError, match="File name too long"):
+        onet.read_release(tmp_path / ("d" * 300))
+    os.symlink(tmp_path / "loop", tmp_path / "loop")
+    with pytest.raises(SourceFormatError, match="not a folder"):
+        onet.read_release(tmp_path / "loop")
+    folder = taxonomy.write_release(tmp_path / "db_29_1_text")
+    (folder / "Task Statements.txt").unlink()
+    os.mkfifo(folder / "Task Statements.txt")  # never opened: not a regular file, so the table is missing
+    with pytest.raises(SourceFormatError, match=r"missing Task Statements\.txt \(or \.xlsx\)"):
+        onet.read_release(folder)
