@@ -53,18 +53,16 @@ def _reader(request: RecordedRequest) -> Reply:
 
 def test_llm_facts_are_structured_verified_and_linked(scripted_llm: ScriptedLLMServer,
                                                       scripted_chat_model: OpenAICompatibleChatModel) -> None:
-    scripted_llm.push(  # files are read in path order: export.csv, then memo.docx
-        json_answer({"facts": [{"span": "S1", "value": "9100", "metric": "revenue", "period": "2024-Q2",
-                                "unit": "EUR", "scale": 1000}]}),
-        json_answer({"facts": [
-            {"span": "S1", "value": "EUR 9,115 thousand", "metric": "Revenue", "period": "2024-Q2",
-             "unit": "EUR"},
-            {"span": "S1", "value": "EUR 9,999 thousand", "metric": "revenue", "period": "2024-Q2"},
-        ]}),
-    )
+    scripted_llm.push(json_answer({"facts": [  # spans in path order: export.csv (S1), then memo.docx (S2)
+        {"span": "S1", "value": "9100", "metric": "revenue", "period": "2024-Q2", "unit": "EUR",
+         "scale": 1000},
+        {"span": "S2", "value": "EUR 9,115 thousand", "metric": "Revenue", "period": "2024-Q2",
+         "unit": "EUR"},
+        {"span": "S2", "value": "EUR 9,999 thousand", "metric": "revenue", "period": "2024-Q2"},
+    ]}))
     extractor = LLMExtractor(scripted_chat_model)
     extraction, edges = build(SPANS, extractor)
-    assert len(scripted_llm.chat_requests) == 2  # one per file; the span without digits is not sent
+    assert len(scripted_llm.chat_requests) == 1  # two small files share a call; no digits: not sent
     assert "Board of Directors" not in json.dumps([r.body for r in scripted_llm.chat_requests])
     assert [(f.value, f.value_num, f.metric) for f in extraction.facts] == [
         ("9100", 9_100_000.0, "revenue"), ("EUR 9,115 thousand", 9_115_000.0, "revenue")]
@@ -72,15 +70,15 @@ def test_llm_facts_are_structured_verified_and_linked(scripted_llm: ScriptedLLMS
     assert [(r.value, r.reason) for r in extraction.rejected] == [
         ("EUR 9,999 thousand", "value text not found in span")]
     assert [e.kind.value for e in edges] == []  # a prose reading that disagrees is not a reconcile edge
-    assert extractor.calls == 2 and extractor.cost_usd > 0
+    assert extractor.calls == 1 and extractor.cost_usd > 0
 
 
-def test_one_call_per_sheet_with_facts_on_the_span_they_name_and_derive_edges(
+def test_one_call_for_a_small_workbook_with_facts_on_the_span_they_name_and_derive_edges(
     scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
 ) -> None:
     scripted_llm.responder = _reader
     extraction, edges = build(LEDGER, LLMExtractor(scripted_chat_model))
-    assert len(scripted_llm.chat_requests) == 2  # sheet Q2 and sheet Q3
+    assert len(scripted_llm.chat_requests) == 1  # both sheets fit the budget
     by_value = {f.value: f for f in extraction.facts}
     assert by_value["150"].span_id == "cc:sheet=Q2!A5:C5" and by_value["65"].span_id == "cc:sheet=Q2!A3:C3"
     derive = {(by_id.value, dst.value) for e in edges if e.kind is DependencyKind.DERIVE
@@ -93,14 +91,15 @@ def test_one_call_per_sheet_with_facts_on_the_span_they_name_and_derive_edges(
         [e for e in edges if e.kind is DependencyKind.DERIVE])
 
 
-def test_batches_respect_sections_the_token_budget_and_the_span_count() -> None:
+def test_batches_respect_the_token_budget_and_the_span_count() -> None:
     rows = [_cell("Big", i + 1, f"Item {i}\t{i * 1000}\t{'x' * 200}", i) for i in range(30)]
     packed = batches(rows, max_tokens=600, max_spans=40)
     assert len(packed) > 1 and all(sum(len(s.text) for s in b.spans) // 4 <= 600 + 60 for b in packed)
     assert [s.span_id for b in packed for s in b.spans] == [s.span_id for s in rows]  # order kept, none lost
     assert len(batches(rows, max_tokens=10**6, max_spans=7)) == 5
     assert len(batches(rows, max_tokens=10**6, max_spans=1)) == 30  # the one-call-per-span baseline
-    assert {b.section for b in batches(LEDGER, 10**6, 40)} == {"sheet Q2", "sheet Q3"}
+    [whole] = batches(LEDGER, 10**6, 40)
+    assert whole.sections == [("ledger.xlsx", "sheet Q2"), ("ledger.xlsx", "sheet Q3")]
 
 
 def test_a_batch_whose_answer_never_validates_is_recorded_and_the_rest_goes_on(
@@ -110,7 +109,7 @@ def test_a_batch_whose_answer_never_validates_is_recorded_and_the_rest_goes_on(
         text("I cannot help with spreadsheets."), text("Still no JSON, sorry."),  # export.csv: fails twice
         json_answer({"facts": [{"span": "S1", "value": "EUR 9,115 thousand", "metric": "revenue"}]}),
     )
-    extractor = LLMExtractor(scripted_chat_model)
+    extractor = LLMExtractor(scripted_chat_model, max_batch_spans=1)
     extraction = extractor.extract(SPANS)
     assert [f.value for f in extraction.facts] == ["EUR 9,115 thousand"]
     [failed] = extraction.rejected
