@@ -347,6 +347,7 @@ def run(ctx: StageContext, params: ReviseSpecsParams) -> ReviseSpecsResult:
     llm = chat_model(ctx.settings) if params.use_llm or params.rerun in ("auto", "teacher") else None
     rows = ctx.graph.read_dicts(GET_REVISABLE_SPECS, spec_ids=params.spec_ids)
     results: list[SpecRevision] = []
+    pending: list[tuple[SpecRevision, TaskSpec, int]] = []  # teacher re-runs: (result, spec, samples)
     for row in rows:
         view = load_view(ctx.graph, row["spec_id"])
         problems = spec_checks(view)
@@ -388,8 +389,13 @@ def run(ctx: StageContext, params: ReviseSpecsParams) -> ReviseSpecsResult:
             ctx.graph.write(LINK_REVISIONS, [{"spec_id": revised.spec_id, "revised_from": view.spec.spec_id,
                                               "changed": result.changed}])
             result.revised_spec_id = revised.spec_id
-            _rollout(ctx, params, llm, view.spec, revised, trajectories, result)
+            teacher = _rollout(ctx, params, llm, view.spec, revised, trajectories, result)
+            if teacher:
+                pending.append((result, revised, teacher))
         results.append(result)
+    if pending:
+        assert llm is not None
+        _teacher_reruns(ctx, llm, pending, params.max_steps)
     reused = sum(r.rollout == "reused" for r in results)
     rerun = sum(r.rollout == "rerun" for r in results)
     return ReviseSpecsResult(
@@ -405,8 +411,9 @@ def run(ctx: StageContext, params: ReviseSpecsParams) -> ReviseSpecsResult:
 
 
 def _rollout(ctx: StageContext, params: ReviseSpecsParams, llm: OpenAICompatibleChatModel | None,
-             old: TaskSpec, new: TaskSpec, initial: list[Trajectory], result: SpecRevision) -> None:
-    """Reuse the initial rollouts when the normalised statement is unchanged; otherwise re-run them."""
+             old: TaskSpec, new: TaskSpec, initial: list[Trajectory], result: SpecRevision) -> int:
+    """Reuse the initial rollouts when the normalised statement is unchanged; otherwise re-run them (the
+    oracle at once; the teacher later, all specs in one concurrent batch: returns its sample count)."""
     if initial and new.statement_hash == old.statement_hash:
         # Every initial execution is reused and will be re-judged against the revised rubric.
         copies = [
@@ -428,7 +435,7 @@ def _rollout(ctx: StageContext, params: ReviseSpecsParams, llm: OpenAICompatible
         )
         result.rollout, result.trajectory_id = "reused", copies[0].trajectory_id
         result.trajectory_ids = [c.trajectory_id for c in copies]
-        return
+        return 0
     how = params.rerun
     if how == "auto":
         how = "teacher" if llm is not None else "oracle"
@@ -438,15 +445,15 @@ def _rollout(ctx: StageContext, params: ReviseSpecsParams, llm: OpenAICompatible
 
             raise ConfigError("revision re-runs with the teacher model, but no chat model is configured: set "
                               "GRAPHFORGE_LLM_BASE_URL and GRAPHFORGE_LLM_MODEL, or use rerun=oracle")
-        ids = _teacher_rerun(ctx, llm, new, max(1, len(initial)), params.max_steps)
         result.rollout, result.rerun_by = "rerun", f"teacher:{llm.model}"
-    elif how == "oracle":
-        ids = [_oracle_rerun(ctx, new)]
+        return max(1, len(initial))
+    if how == "oracle":
+        tid = _oracle_rerun(ctx, new)
         result.rollout, result.rerun_by = "rerun", "oracle"
-    else:
-        result.rollout = "missing"
-        return
-    result.trajectory_id, result.trajectory_ids = ids[0], ids
+        result.trajectory_id, result.trajectory_ids = tid, [tid]
+        return 0
+    result.rollout = "missing"
+    return 0
 
 
 def _oracle_rerun(ctx: StageContext, spec: TaskSpec) -> str:
@@ -460,34 +467,44 @@ def _oracle_rerun(ctx: StageContext, spec: TaskSpec) -> str:
     return done.trajectory.trajectory_id
 
 
-def _teacher_rerun(ctx: StageContext, llm: OpenAICompatibleChatModel, spec: TaskSpec, k: int,
-                   max_steps: int) -> list[str]:
-    """K rollouts of the revised spec by the teacher model in the built-in agent loop, saved as they end."""
-    from graphforge.agent.loop import AgentConfig, arun_rollout, run_dir_name, trajectory_id
+def _teacher_reruns(ctx: StageContext, llm: OpenAICompatibleChatModel,
+                    pending: list[tuple[SpecRevision, TaskSpec, int]], max_steps: int) -> None:
+    """The revised specs' rollouts by the teacher model in the built-in agent loop: every spec's K samples in
+    one concurrent batch (at most GRAPHFORGE_LLM_CONCURRENCY at once), each saved as it ends."""
+    from graphforge.agent.loop import (
+        AgentConfig,
+        RolloutJob,
+        RolloutOutcome,
+        arun_many,
+        run_dir_name,
+        trajectory_id,
+    )
     from graphforge.errors import StageError
     from graphforge.specs_store import agent_view_from_graph
 
-    found = ctx.graph.read_dicts(GET_SPEC_WORKSPACE, spec_id=spec.spec_id)
-    root = Path(str(found[0]["root"])) if found and found[0].get("root") else None
-    if root is None or not root.is_dir():
-        raise StageError("revise", f"spec {spec.spec_id!r}: its workspace folder is not on this machine "
-                                   f"({root}); the teacher cannot re-run it")
-    view = agent_view_from_graph(ctx.graph, spec.spec_id)
     runs_root = ctx.settings.home / "runs"
-    config = AgentConfig(max_steps=max_steps)
+    jobs: list[RolloutJob] = []
+    for result, spec, k in pending:
+        found = ctx.graph.read_dicts(GET_SPEC_WORKSPACE, spec_id=spec.spec_id)
+        root = Path(str(found[0]["root"])) if found and found[0].get("root") else None
+        if root is None or not root.is_dir():
+            raise StageError("revise", f"spec {spec.spec_id!r}: its workspace folder is not on this machine "
+                                       f"({root}); the teacher cannot re-run it")
+        view = agent_view_from_graph(ctx.graph, spec.spec_id)
+        for index in range(k):
+            tid = trajectory_id(spec.spec_id, index)
+            jobs.append(RolloutJob(view=view, workspace_dir=root, run_dir=runs_root / run_dir_name(tid),
+                                   sample_index=index))
+            result.trajectory_ids.append(tid)
+        result.trajectory_id = result.trajectory_ids[0]
 
-    async def all_samples() -> list[str]:
-        async def one(index: int) -> str:
-            run_dir = runs_root / run_dir_name(trajectory_id(spec.spec_id, index))
-            outcome = await arun_rollout(llm, view, root, run_dir, sample_index=index, config=config)
-            await asyncio.to_thread(store.save_trajectories, ctx.graph, [outcome.trajectory])
-            await asyncio.to_thread(ctx.graph.write, MERGE_ROLLOUT_RUNS, [{
-                "trajectory_id": outcome.trajectory.trajectory_id, "stop_reason": outcome.stop_reason[:500],
-                "tool_calls": outcome.tool_calls, "tool_failures": outcome.tool_failures,
-                "llm_calls": len(outcome.records), "llm_cached_calls": sum(r.cached for r in outcome.records),
-                "llm_prompt_hashes": [r.prompt_hash for r in outcome.records], "run_dir": str(run_dir)}])
-            return outcome.trajectory.trajectory_id
+    async def save(job: RolloutJob, outcome: RolloutOutcome) -> None:
+        await asyncio.to_thread(store.save_trajectories, ctx.graph, [outcome.trajectory])
+        await asyncio.to_thread(ctx.graph.write, MERGE_ROLLOUT_RUNS, [{
+            "trajectory_id": outcome.trajectory.trajectory_id, "stop_reason": outcome.stop_reason[:500],
+            "tool_calls": outcome.tool_calls, "tool_failures": outcome.tool_failures,
+            "llm_calls": len(outcome.records), "llm_cached_calls": sum(r.cached for r in outcome.records),
+            "llm_prompt_hashes": [r.prompt_hash for r in outcome.records], "run_dir": str(job.run_dir)}])
 
-        return list(await asyncio.gather(*(one(i) for i in range(k))))
-
-    return asyncio.run(all_samples())
+    asyncio.run(arun_many(llm, jobs, concurrency=ctx.settings.llm_concurrency,
+                          config=AgentConfig(max_steps=max_steps), on_done=save))
