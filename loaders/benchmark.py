@@ -75,6 +75,8 @@ def read_benchmark(root: Path, name: str) -> BenchmarkSource:
         try:
             for line_no, record in _records(path):
                 try:
+                    if isinstance(record, SourceFormatError):
+                        raise record
                     task = _task(name, record, path, line_no)
                     if task.task_key in tasks:
                         raise SourceFormatError(path, f"record {line_no}: duplicate task id {task.task_id!r}")
@@ -149,7 +151,8 @@ def _resolve_all(wanted: Mapping[str, list[str]], tasks: Mapping[str, BenchmarkT
     return rows, missing
 
 
-def _records(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
+def _records(path: Path) -> Iterator[tuple[int, Mapping[str, Any] | SourceFormatError]]:
+    """(record number, the record or why it is not one); raises only when the file itself is unusable."""
     try:
         if os.lstat(path).st_size > MAX_RECORD_FILE_BYTES:
             raise SourceFormatError(path, f"task records over the {MAX_RECORD_FILE_BYTES}-byte limit")
@@ -162,14 +165,20 @@ def _records(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
     if path.suffix.lower() == ".jsonl":
         for line_no, line in enumerate(text.splitlines(), start=1):
             if line.strip():
-                yield line_no, _object(path, line_no, _loads(path, line, line_no))
+                try:
+                    yield line_no, _object(path, line_no, _loads(path, line, line_no))
+                except SourceFormatError as exc:  # one bad line costs only that line
+                    yield line_no, exc
         return
     data = _loads(path, text, 1)
     items = data.get("tasks") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise SourceFormatError(path, "a .json task file must hold a list of tasks or {\"tasks\": [...]}")
     for index, item in enumerate(items, start=1):
-        yield index, _object(path, index, item)
+        try:
+            yield index, _object(path, index, item)
+        except SourceFormatError as exc:
+            yield index, exc
 
 
 def _loads(path: Path, text: str, line_no: int) -> Any:
