@@ -51,7 +51,7 @@ def in_order(known: list[str], got: list[str]) -> float:
 
 
 def extract(name: str, path: Path) -> list[str]:
-    return [t if isinstance(t, str) else "" for t in pdf.EXTRACTORS[name](path)]
+    return [t if isinstance(t, str) else "" for t in pdf.EXTRACTORS[name](path, None)]
 
 
 def make_parser() -> argparse.ArgumentParser:

@@ -209,14 +209,21 @@ def _detect_text(head: bytes, text: str, ext: str, *, truncated: bool = False) -
         return Detection(FileFormat.CSV, "delimited rows")
     if len(_MD_RE.findall("\n".join(lines))) >= max(2, len(lines) // 5):
         return Detection(FileFormat.MARKDOWN, "markdown syntax")
-    if ext in {".csv", ".tsv"} and _looks_like_csv(text, ext, truncated, loose=True):
+    if ext in {".csv", ".tsv"} and (
+        _looks_like_csv(text, ext, truncated, loose=True) or (truncated and _one_wide_record(text))
+    ):
         return Detection(FileFormat.CSV, "delimited rows (by name)")
     return Detection(FileFormat.TEXT, "text")
 
 
-def delimiter_of(text: str) -> str | None:
+def delimiter_of(text: str, truncated: bool = False) -> str | None:
     """The delimiter under which the records of ``text`` (read as CSV, quoted line breaks honoured)
-    have one consistent field count above 1, or None when no delimiter gives a table."""
+    have one consistent field count above 1, or None when no delimiter gives a table.
+
+    ``truncated``: ``text`` is the head of a larger file, so its last record may be cut short; it
+    counts as a record when it has no more fields than the header (a wide export's head may hold
+    only the header and part of the first data row).
+    """
     best: tuple[float, int, str] | None = None
     for delim in _DELIMITERS:
         if delim not in text:
@@ -225,10 +232,13 @@ def delimiter_of(text: str) -> str | None:
             rows = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delim) if r][:200]
         except csv.Error:
             continue
-        if len(rows) < 2:
+        partial = rows.pop() if truncated and len(rows) >= 2 else None
+        if not rows or len(rows) + (partial is not None) < 2:
             continue
         width = len(rows[0])
         share = sum(len(r) == width for r in rows) / len(rows)
+        if partial is not None and not 2 <= len(partial) <= width:
+            continue
         # Markdown whose list items hold commas: the records themselves start with markdown syntax.
         md_starts = sum(bool(_MD_RE.match(r[0])) for r in rows)
         if md_starts >= max(2, len(rows) // 5):
@@ -238,13 +248,23 @@ def delimiter_of(text: str) -> str | None:
     return best[2] if best else None
 
 
+def _one_wide_record(text: str) -> bool:
+    """A head that is all one (cut) record with many fields: a header wider than the sniff window."""
+    for delim in _DELIMITERS:
+        try:
+            rows = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delim) if r][:2]
+        except csv.Error:
+            continue
+        if len(rows) == 1 and len(rows[0]) >= 20:
+            return True
+    return False
+
+
 def _looks_like_csv(text: str, ext: str, truncated: bool, *, loose: bool = False) -> bool:
-    if truncated:  # the sniffed head ends mid-record: drop the last (partial) line
-        text = text[: text.rfind("\n") + 1] if "\n" in text else text
     body = text.replace("\r\n", "\n")
     lines = [line for line in body.splitlines() if line.strip()]
     if len(lines) < 2:
         return ext in {".csv", ".tsv"}
     if not loose and len(lines) < 3 and ext not in {".csv", ".tsv"}:
         return False
-    return delimiter_of(body) is not None
+    return delimiter_of(body, truncated) is not None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,22 +25,23 @@ NAME = "pypdf"
 _EOF_WINDOW = 64 * 1024
 _GAP_RE = re.compile(r" {2,}")
 
-PageTexts = Callable[[Path, int], Iterator[str | BaseException]]
+Pages = Sequence[int] | None  # 0-based page indices to read; None: all
+Extractor = Callable[[Path, Pages], Iterator[str | BaseException]]
 
 
-# ---- extractors: path -> one text (or the exception it raised) per page ---------------------------
+# ---- extractors: path -> one text (or the exception it raised) per page asked for ---------------------
 
 
-def pypdf_pages(path: Path, mode: str = "plain") -> Iterator[str | BaseException]:
+def pypdf_pages(path: Path, pages: Pages = None, mode: str = "plain") -> Iterator[str | BaseException]:
     from pypdf import PdfReader
 
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     reader = PdfReader(path, strict=False)
     if reader.is_encrypted:
         reader.decrypt("")
-    for page in reader.pages:
+    for index in range(len(reader.pages)) if pages is None else pages:
         try:
-            yield page_text(page, mode)
+            yield page_text(reader.pages[index], mode)
         except (MemoryError, RecursionError):
             raise
         except Exception as exc:  # noqa: BLE001  (one page's broken font or stream)
@@ -53,12 +54,12 @@ def page_text(page: Any, mode: str = "plain") -> str:
     return _tidy(raw or "")
 
 
-def pdfium_pages(path: Path) -> Iterator[str | BaseException]:
+def pdfium_pages(path: Path, pages: Pages = None) -> Iterator[str | BaseException]:
     import pypdfium2 as pdfium
 
     doc = pdfium.PdfDocument(str(path))
     try:
-        for index in range(len(doc)):
+        for index in range(len(doc)) if pages is None else pages:
             try:
                 page = doc[index]
                 textpage = page.get_textpage()
@@ -74,19 +75,28 @@ def pdfium_pages(path: Path) -> Iterator[str | BaseException]:
         doc.close()
 
 
-def pdfminer_pages(path: Path) -> Iterator[str | BaseException]:
+def pdfminer_pages(path: Path, pages: Pages = None) -> Iterator[str | BaseException]:
     from pdfminer.high_level import extract_pages
     from pdfminer.layout import LAParams, LTTextContainer
 
     logging.getLogger("pdfminer").setLevel(logging.ERROR)
-    for layout in extract_pages(str(path), laparams=LAParams()):
+    numbers = None if pages is None else list(pages)
+    for layout in extract_pages(str(path), laparams=LAParams(), page_numbers=numbers):
         yield _tidy("\n".join(el.get_text() for el in layout if isinstance(el, LTTextContainer)))
 
 
-EXTRACTORS: dict[str, Callable[[Path], Iterator[str | BaseException]]] = {
+def _pypdf_plain(path: Path, pages: Pages = None) -> Iterator[str | BaseException]:
+    return pypdf_pages(path, pages, "plain")
+
+
+def _pypdf_layout(path: Path, pages: Pages = None) -> Iterator[str | BaseException]:
+    return pypdf_pages(path, pages, "layout")
+
+
+EXTRACTORS: dict[str, Extractor] = {
     "pypdfium2": pdfium_pages,
-    "pypdf-plain": lambda path: pypdf_pages(path, "plain"),
-    "pypdf-layout": lambda path: pypdf_pages(path, "layout"),
+    "pypdf-plain": _pypdf_plain,
+    "pypdf-layout": _pypdf_layout,
     "pdfminer.six": pdfminer_pages,
 }
 # Chosen by bench/pdf_bench.py (best word accuracy within 2x of the fastest); see the README's table.
@@ -133,15 +143,19 @@ def parse(path: Path, limits: ParseLimits, extractor: str | None = None) -> Extr
     if count > limits.max_pages:
         raise Refused(f"PDF has {count} pages, over the cap of {limits.max_pages}")
     name = extractor or DEFAULT
-    texts = _read_all(EXTRACTORS[name], path, count)
+    texts = _read_all(EXTRACTORS[name], path, list(range(count)))
     failed = [i for i, t in enumerate(texts) if not isinstance(t, str) or not t.strip()]
     used: dict[str, int] = {}
     for fallback in (f for f in FALLBACKS if f != name):
         if not failed:
             break
-        again = _read_all(EXTRACTORS[fallback], path, count)
-        for i in list(failed):
-            got = again[i]
+        # Only the pages still without text: a scanned page must not cost a whole-document re-read. The
+        # last resort (pdfminer, slow) only gets pages that raised; blank pages twice over are blank.
+        todo = failed if fallback != FALLBACKS[-1] else [i for i in failed if not isinstance(texts[i], str)]
+        if not todo:
+            continue
+        again = _read_all(EXTRACTORS[fallback], path, todo)
+        for i, got in zip(todo, again, strict=True):
             if isinstance(got, str) and got.strip():
                 texts[i] = got
                 used[fallback] = used.get(fallback, 0) + 1
@@ -154,6 +168,9 @@ def parse(path: Path, limits: ParseLimits, extractor: str | None = None) -> Extr
         raise Refused(f"no page of the PDF could be read ({len(broken)} of {count} failed)")
     if broken:
         out.warnings.append(f"{len(broken)} of {count} pages could not be read by any extractor")
+    blank = len(failed) - len(broken)
+    if blank:
+        out.warnings.append(f"{blank} of {count} pages have no text layer (images or scans; no OCR for PDFs)")
     spans: list[ParsedSpan] = []
     for number, text in enumerate(texts, start=1):
         if isinstance(text, str) and text.strip():
@@ -162,18 +179,19 @@ def parse(path: Path, limits: ParseLimits, extractor: str | None = None) -> Extr
     return out
 
 
-def _read_all(fn: Callable[[Path], Iterator[str | BaseException]], path: Path, count: int) -> list[str | BaseException]:
+def _read_all(fn: Extractor, path: Path, pages: list[int]) -> list[str | BaseException]:
+    """One entry per page in ``pages``: its text, or the exception that page (or the document) raised."""
     texts: list[str | BaseException] = []
     try:
-        for text in fn(path):
+        for text in fn(path, pages):
             texts.append(text)
-            if len(texts) >= count:
+            if len(texts) >= len(pages):
                 break
     except (MemoryError, RecursionError):
         raise
     except Exception as exc:  # noqa: BLE001  (the extractor gave up on the document)
-        texts.extend([exc] * (count - len(texts)))
-    texts.extend([RuntimeError("page not returned")] * (count - len(texts)))
+        texts.extend([exc] * (len(pages) - len(texts)))
+    texts.extend([RuntimeError("page not returned")] * (len(pages) - len(texts)))
     return texts
 
 

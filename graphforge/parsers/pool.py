@@ -17,7 +17,7 @@ from graphforge.errors import SourceFormatError
 from graphforge.parsers.base import ParsedFile, ParseLimits
 
 Target = Callable[..., ParsedFile]
-PRELOAD = ("graphforge.parsers", "pypdf", "openpyxl", "docx", "pptx", "bs4", "lxml.etree")
+PRELOAD = ("graphforge.parsers", "pypdf", "pypdfium2", "openpyxl", "docx", "pptx", "bs4", "lxml.etree", "defusedxml")
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def failed(task: ParseTask, reason: str, started: float) -> ParsedFile:
 
         try:
             hint = detect_format(task.path).format.value
-        except OSError:
+        except Exception:  # noqa: BLE001  (any failure here leaves the format unknown; the record stands)
             pass
     fmt = FileFormat(hint) if hint in FileFormat._value2member_map_ else FileFormat.UNKNOWN
     return ParsedFile(

@@ -75,7 +75,7 @@ def parse_csv(path: Path, limits: ParseLimits) -> Extracted:
     csv.field_size_limit(max(csv.field_size_limit(), min(limits.max_file_bytes, 2**31 - 1)))
     text = read_text(path)
     head = text[:65536]
-    delimiter = delimiter_of(head[: head.rfind("\n") + 1] if len(text) > len(head) else head)
+    delimiter = delimiter_of(head, truncated=len(text) > len(head))
     dialect: type[csv.Dialect] | csv.Dialect
     if delimiter is not None:
         dialect = csv.excel_tab if delimiter == "\t" else csv.excel

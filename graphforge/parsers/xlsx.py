@@ -31,28 +31,27 @@ def parse(path: Path, limits: ParseLimits) -> Extracted:
     from openpyxl import load_workbook
 
     check_package(path, limits)
-    # Two read-only passes over the same XML: formulas (data_only=False) and the values Excel cached
-    # for them (data_only=True). Read-only mode streams rows instead of building every cell up front.
+    # One read-only pass over each sheet's XML gives both a formula cell's formula and the value Excel
+    # cached for it (openpyxl alone needs two workbooks, data_only False/True, and twice the time).
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "extension is not supported": data validation, slicers, ...
-        formulas_wb = load_workbook(path, read_only=True, data_only=False)
-        values_wb = load_workbook(path, read_only=True, data_only=True)
-    out = Extracted(pages=len(formulas_wb.sheetnames))
+        wb = load_workbook(path, read_only=True, data_only=True)
+    out = Extracted(pages=len(wb.sheetnames))
     template: dict[str, str] = {}
     template_rows = template_dropped = 0
     cells = rows = 0
     try:
-        for name in formulas_wb.sheetnames:
-            fws, vws = formulas_wb[name], values_wb[name]
-            if not hasattr(fws, "reset_dimensions"):
+        for name in wb.sheetnames:
+            ws = wb[name]
+            if not hasattr(ws, "_get_source"):
                 continue  # a chartsheet: no cells
-            for row_index, frow, vrow in _rows(fws, vws):
-                cells += len(frow)
+            for row_index, row in _quiet(_rows(ws)):
+                cells += len(row)
                 if cells > limits.max_cells:
                     raise Refused(
                         f"workbook has more than {limits.max_cells} cells (cap); stopped in sheet {name!r}"
                     )
-                text, last, formulas, has_value = _row(row_index, frow, vrow)
+                text, last, formulas, has_value = _row(row_index, row)
                 if not has_value:
                     if formulas:
                         template_rows += 1
@@ -79,11 +78,11 @@ def parse(path: Path, limits: ParseLimits) -> Extracted:
                 if len(out.spans) > limits.max_spans:
                     raise Refused(f"workbook has more than {limits.max_spans} non-empty rows (cap)")
     finally:
-        formulas_wb.close()
-        values_wb.close()
+        wb.close()
     if out.dropped_rows:
         out.warnings.append(
-            f"{out.dropped_rows} rows with values after the first {limits.max_rows} not stored (row cap max_rows)"
+            f"{out.dropped_rows} rows with values after the first {limits.max_rows} not stored "
+            f"(row cap max_rows)"
         )
     if template_rows:
         out.warnings.append(
@@ -96,53 +95,63 @@ def parse(path: Path, limits: ParseLimits) -> Extracted:
     return out
 
 
-def _rows(fws: Any, vws: Any) -> Iterator[tuple[int, list[dict[str, Any]], list[dict[str, Any]]]]:
-    """(row number, formula-pass cells, value-pass cells) for every row element that holds a cell.
+def _quiet(rows: Iterator[tuple[int, list[dict[str, Any]]]]) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """The rows, with openpyxl's "extension is not supported" warnings (raised while parsing) silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield from rows
+
+
+def _rows(ws: Any) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """(row number, cells) for every row element of the sheet XML that holds a value or a formula.
 
     openpyxl's worksheet parser is used directly: ``iter_rows`` pads every missing row and column up to
     the sheet's extent (a million empty tuples for one far cell), this yields only what the XML has.
+    Each cell dict has ``value`` (the cached value for a formula cell) and, for formula cells, ``formula``.
     """
-    for (findex, fcells), (_, vcells) in zip(_parsed(fws), _parsed(vws), strict=False):
-        if any(c.get("value") is not None for c in fcells):
-            yield findex, fcells, vcells
+    from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
 
-
-def _parsed(ws: Any) -> Iterator[tuple[int, list[dict[str, Any]]]]:
-    from openpyxl.worksheet._reader import WorkSheetParser
+    class BothParser(WorkSheetParser):  # type: ignore[misc]
+        def parse_cell(self, element: Any) -> dict[str, Any]:
+            cell: dict[str, Any] = super().parse_cell(element)  # data_only: the cached value
+            if element.find(FORMULA_TAG) is not None:
+                formula = self.parse_formula(element)
+                cell["formula"] = formula if isinstance(formula, str) else str(getattr(formula, "text", formula))
+            return cell
 
     wb = ws.parent
     with ws._get_source() as src:
-        parser = WorkSheetParser(
+        parser = BothParser(
             src,
             ws._shared_strings,
-            data_only=wb.data_only,
+            data_only=True,
             epoch=wb.epoch,
             date_formats=wb._date_formats,
             timedelta_formats=wb._timedelta_formats,
         )
-        yield from parser.parse()
+        for index, row in parser.parse():
+            if any(c.get("value") is not None or "formula" in c for c in row):
+                yield index, row
 
 
-def _row(row_index: int, frow: list[dict[str, Any]], vrow: list[dict[str, Any]]) -> tuple[str, int, dict[str, str], bool]:
+def _row(row_index: int, row: list[dict[str, Any]]) -> tuple[str, int, dict[str, str], bool]:
     """One row as tab-joined text from column A to its last shown cell (empty cells kept as "" so
     positions line up with the header row's span), its formulas, and whether it holds any value."""
     shown: dict[int, str] = {}
     formulas: dict[str, str] = {}
-    values = {c["column"]: c.get("value") for c in vrow}
     has_value = False
-    for cell in frow:
-        raw, column = cell.get("value"), cell["column"]
-        if raw is None:
-            continue
-        if cell.get("data_type") == "f" or (isinstance(raw, str) and raw.startswith("=")):
-            formula = raw if isinstance(raw, str) else str(getattr(raw, "text", raw))
+    for cell in row:
+        value, column = cell.get("value"), cell["column"]
+        formula = cell.get("formula")
+        if formula is not None:
             formulas[f"{get_column_letter(column)}{row_index}"] = formula
-            cached = values.get(column)
-            if cached not in (None, "", 0):
+            if value not in (None, "", 0):
                 has_value = True
-            text = _show(cached) if cached is not None else formula  # no cached value: the formula itself
+            text = _show(value) if value is not None else formula  # no cached value: the formula itself
+        elif value is None:
+            continue
         else:
-            text = _show(raw)
+            text = _show(value)
             has_value = has_value or bool(text)
         if text:
             shown[column] = text

@@ -348,3 +348,21 @@ def test_zip_with_office_member_but_named_zip_still_detected_by_content(tmp_path
     assert detect_format(tmp_path / "memo.bin").format is FileFormat.DOCX
     with zipfile.ZipFile(tmp_path / "memo.bin") as zf:
         assert "word/document.xml" in zf.namelist()
+
+
+def test_wide_export_whose_sniffed_head_holds_one_row_and_a_half_is_csv(tmp_path: Path) -> None:
+    # A survey export: 1,500 columns with long quoted multi-line names; the first 64 KiB hold the header
+    # and part of the first data row only (it was read as plain text, one span per blank-line block).
+    import csv
+
+    header = [f"Q{i}: agency\nmeasure {i}?" for i in range(1500)]  # ~36 KiB
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\r\n")
+    writer.writerow(header)
+    for r in range(3):
+        writer.writerow([f"answer {r}-{i}, noted" for i in range(1500)])  # ~32 KiB each
+    path = tmp_path / "Response Data.csv"
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    assert detect_format(path).format is FileFormat.CSV
+    parsed = parse_file(path)
+    assert {s.locator.split(";")[0] for s in parsed.spans} == {"row=1", "row=2", "row=3", "row=4"}
