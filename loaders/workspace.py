@@ -373,6 +373,8 @@ def walk_regular_files(
         try:
             if len(os.fsencode(full_dir)) >= path_max:
                 raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
+            if rel_dir and not _permits_reading(os.lstat(full_dir).st_mode):
+                raise OSError(errno.EACCES, os.strerror(errno.EACCES))
             with os.scandir(full_dir) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
@@ -408,7 +410,7 @@ def walk_regular_files(
                             f"file is {st.st_size} bytes, over the {max_file_bytes}-byte limit (never read)",
                         )
                     )
-                elif not os.access(entry.path, os.R_OK, follow_symlinks=False):
+                elif not _permits_reading(st.st_mode) or not os.access(entry.path, os.R_OK):
                     refused.append((rel, "unreadable: Permission denied"))
                 else:
                     found.append(rel)
@@ -419,6 +421,12 @@ def walk_regular_files(
                     reason = f"cannot be examined: {exc.strerror or exc}"
                 refused.append((rel, reason))
     return found, refused, skipped
+
+
+def _permits_reading(mode: int) -> bool:
+    """Whether the permission bits let anyone read: root could read a mode-000 entry anyway, but its
+    owner shut it, so it is refused for every user alike."""
+    return bool(mode & 0o444)
 
 
 def _path_max(root: Path) -> int:
