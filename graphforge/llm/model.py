@@ -27,6 +27,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr, SecretStr
 
 from graphforge.llm.cache import ResponseCache
+from graphforge.llm.ledger import LEDGER
 from graphforge.llm.protocol import (
     completions_url,
     openai_tool_choice,
@@ -101,6 +102,9 @@ class OpenAICompatibleChatModel(BaseChatModel):
     # How structured output is asked for: "auto" detects it once per endpoint (see llm.structured),
     # or one of "json_schema", "json_object", "tools", "prompt".
     structured_method: str = "auto"
+    # Answer only from the response cache; a miss is an LLMError naming the request (proves a re-run
+    # makes no model calls).
+    replay_only: bool = False
 
     _thread_gate: threading.BoundedSemaphore = PrivateAttr()
     _loop_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = PrivateAttr()
@@ -277,6 +281,7 @@ class OpenAICompatibleChatModel(BaseChatModel):
             finish_reason=choice.get("finish_reason"),
             purpose=purpose,
         )
+        LEDGER.add(record)
         message.usage_metadata = {
             "input_tokens": tokens_in,
             "output_tokens": tokens_out,
@@ -301,6 +306,11 @@ class OpenAICompatibleChatModel(BaseChatModel):
         payload = self.request_payload(messages, stop, **kwargs)
         return payload, prompt_hash(payload), use_cache, purpose
 
+    def _refuse_if_replay_only(self, key: str, purpose: str) -> None:
+        if self.replay_only:
+            raise LLMHTTPError(self.endpoint, f"replay-only: no cached answer for this {purpose} request "
+                                              f"(prompt hash {key[:16]})", permanent=True)
+
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -311,6 +321,7 @@ class OpenAICompatibleChatModel(BaseChatModel):
         payload, key, use_cache, purpose = self._prepare(messages, stop, kwargs)
         if use_cache and self._cache is not None and (hit := self._cache.get(key)) is not None:
             return self._result(hit, key, 0, 0.0, True, purpose)
+        self._refuse_if_replay_only(key, purpose)
         started = time.perf_counter()
         with self._thread_gate:
             body, attempts = self._post(payload)
@@ -331,6 +342,7 @@ class OpenAICompatibleChatModel(BaseChatModel):
         # sqlite blocks: off the event loop, so one rollout's cache I/O does not stall the others.
         if cache is not None and (hit := await asyncio.to_thread(cache.get, key)) is not None:
             return self._result(hit, key, 0, 0.0, True, purpose)
+        self._refuse_if_replay_only(key, purpose)
         loop = asyncio.get_running_loop()
         gate = self._loop_gates.get(loop)
         if gate is None:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, SecretStr
 
 from graphforge.errors import ConfigError, LLMError
 from graphforge.llm import (
+    LEDGER,
     CallTotals,
     LLMHTTPError,
     OpenAICompatibleChatModel,
@@ -444,3 +445,22 @@ def test_a_server_echoing_request_headers_leaks_no_part_of_the_key(
     assert "xxx Authorization: Bearer ***" in str(caught.value)  # the body is shown, only the key is gone
     leaked = {piece for piece in _pieces(TEST_API_KEY) for text in shown if piece in text}
     assert not leaked
+
+
+def test_replay_only_answers_from_the_cache_and_never_calls(
+    scripted_llm: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    def make(**extra: object) -> OpenAICompatibleChatModel:
+        return OpenAICompatibleChatModel(base_url=scripted_llm.url, model="m", cache_dir=tmp_path / "c",
+                                         **extra)  # type: ignore[arg-type]
+
+    scripted_llm.push(json_answer({"criterion_id": "c", "score": 0.5, "evidence": "e"}))
+    mark = LEDGER.mark()
+    assert make().with_structured_output(Verdict).invoke("Judge.").score == 0.5
+    replay = make(replay_only=True)
+    assert replay.with_structured_output(Verdict).invoke("Judge.").score == 0.5  # from the cache
+    with pytest.raises(LLMHTTPError, match="replay-only") as caught:
+        replay.invoke("a prompt never asked")
+    assert caught.value.permanent and len(scripted_llm.chat_requests) == 1
+    totals = LEDGER.since(mark)
+    assert (totals.calls, totals.cached_calls) == (2, 1)
