@@ -1,4 +1,4 @@
-"""pytest fixtures around the scripted chat server (register with ``pytest_plugins`` or import them).
+"""pytest fixtures around the scripted chat server and the real local model (registered in conftest).
 
 def test_x(scripted_llm, llm_settings):       # llm_settings: settings pointing at the server
     scripted_llm.push(json_answer({...}))
@@ -7,6 +7,7 @@ def test_x(scripted_llm, llm_settings):       # llm_settings: settings pointing 
 
 from __future__ import annotations
 
+import socket
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,3 +65,47 @@ def scripted_chat_model(scripted_llm: ScriptedLLMServer, tmp_path: Path) -> Open
         backoff_s=0.01,
         backoff_max_s=0.05,
     )
+
+
+# ---- the real local model ------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def local_llm_settings(settings: GraphforgeSettings) -> Iterator[GraphforgeSettings]:
+    """Settings whose chat model is the real local model (SmolLM2-135M-Instruct via llama-cpp-python).
+
+    Uses the server `graphforge llm start` runs under the test home when there is one; otherwise
+    starts it for the session and stops it at the end. A model that cannot be started fails the tests
+    that need it (ConfigError naming what to install): it never skips them. The response cache lives
+    under the test home, so a second run of the same tests replays every answer (with
+    GRAPHFORGE_LLM_REPLAY_ONLY=1 any new call is an error).
+    """
+    from graphforge.llm.server import ManagedLocalModel
+
+    local = settings.model_copy(update={"llm_local": True, "llm_base_url": None, "llm_model": None,
+                                        "llm_timeout_s": max(settings.llm_timeout_s, 300.0),
+                                        "llm_max_retries": 1})
+    managed = ManagedLocalModel(local)
+    started = False
+    if managed.pid() is None:
+        port = local.llm_local_port
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                port = _free_port()  # someone else's server holds the default port
+        local = local.model_copy(update={"llm_local_port": port})
+        managed = ManagedLocalModel(local)
+        managed.start()
+        started = True
+    try:
+        yield local
+    finally:
+        if started:
+            managed.stop()
