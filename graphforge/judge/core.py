@@ -15,14 +15,15 @@ of them side by side. A verdict the model could not give raises ``VerdictUnavail
 
 from __future__ import annotations
 
+import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphforge.judge.checks import DeliverableReport, check_deliverables
 from graphforge.judge.documents import Document, Workbook
-from graphforge.judge.llm_verifier import ModelVerdict, VerdictUnavailable, ask_verdicts
+from graphforge.judge.llm_verifier import ModelVerdict, VerdictUnavailable, aask_verdicts
 from graphforge.judge.locations import Location, parse_location
 from graphforge.judge.regions import Footprint, lines
 from graphforge.judge.verifiers import Verdict, verify
@@ -34,8 +35,9 @@ from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 if TYPE_CHECKING:
     from graphforge.llm import LLMCallRecord, OpenAICompatibleChatModel
 
-__all__ = ["JUDGE_NAME", "VerdictUnavailable", "judge_attempt", "judge_candidates", "judge_name",
-           "judgment_id", "ratings_of", "score_candidates", "score_criteria"]
+__all__ = ["JUDGE_NAME", "VerdictUnavailable", "ajudge_candidates", "ascore_candidates", "judge_attempt",
+           "judge_candidates", "judge_name", "judgment_id", "ratings_of", "score_candidates",
+           "score_criteria"]
 
 JUDGE_NAME = "graphforge-judge"
 MAX_EXCERPT_LINES = 200
@@ -129,17 +131,19 @@ def _gate(criterion: CriterionSpec, model: ModelVerdict, det: Verdict, footprint
     return Verdict(score, evidence[:800], footprint | det.footprint, f"llm:{name}+deterministic-gate")
 
 
-def score_candidates(view: JudgeView, documents: Sequence[dict[str, Document]], arm: JudgeArm, *,
-                     llm: OpenAICompatibleChatModel | None = None, seed: int = 0,
-                     trajectory_ids: Sequence[str] = (),
-                     ledger: list[LLMCallRecord] | None = None) -> list[dict[str, Verdict]]:
+async def ascore_candidates(view: JudgeView, documents: Sequence[dict[str, Document]], arm: JudgeArm, *,
+                            llm: OpenAICompatibleChatModel | None = None, seed: int = 0,
+                            trajectory_ids: Sequence[str] = (),
+                            ledger: list[LLMCallRecord] | None = None) -> list[dict[str, Verdict]]:
     """A verdict per criterion for each candidate (no deliverable gate: the sensitivity study uses this).
 
-    With a chat model, each criterion is one call grading every candidate that has the target deliverable.
-    Raises ``VerdictUnavailable`` when the model gives no verdict for some criterion.
+    With a chat model, each criterion is one call grading every candidate that has the target deliverable;
+    the calls of all criteria run concurrently (GRAPHFORGE_LLM_CONCURRENCY caps them). Raises
+    ``VerdictUnavailable`` (naming every criterion without a verdict) when the model gives none for some.
     """
     ids = list(trajectory_ids) or [str(i) for i in range(len(documents))]
     out: list[dict[str, Verdict]] = [{} for _ in documents]
+    asks: list[Awaitable[None]] = []
     for criterion in view.spec.criteria:
         cid = criterion.criterion_id
         if arm is JudgeArm.RANDOM:
@@ -148,24 +152,47 @@ def score_candidates(view: JudgeView, documents: Sequence[dict[str, Document]], 
             continue
         docs = [d.get(criterion.target_deliverable) for d in documents]
         det = [verify(criterion, arm, view, doc) for doc in docs]
-        present = [i for i, doc in enumerate(docs) if doc is not None]
-        if llm is None or not present:
-            for i in range(len(documents)):
-                out[i][cid] = det[i]
-            continue
-        shown = [excerpt(criterion, doc) for doc in docs if doc is not None]
-        where = f"{criterion.target_deliverable} at {criterion.target_location or 'anywhere'}"
-        anchored = arm is JudgeArm.ANCHORED
-        verdicts = ask_verdicts(llm, criterion, [(where, text) for text, _ in shown],
-                                view.anchors_of(criterion) if anchored else [], anchored, ledger)
         for i in range(len(documents)):
-            out[i][cid] = det[i]  # the deliverable is missing: the verifier says so
-        for i, (_, footprint), verdict in zip(present, shown, verdicts, strict=True):
-            if anchored:
-                out[i][cid] = _gate(criterion, verdict, det[i], footprint, llm.model)
-            else:
-                out[i][cid] = Verdict(verdict.score, verdict.evidence, footprint, f"llm:{llm.model}")
+            out[i][cid] = det[i]  # the verifier's verdict; replaced below where the model grades
+        present = [i for i, doc in enumerate(docs) if doc is not None]
+        if llm is not None and present:
+            asks.append(_ask(llm, view, criterion, arm, [(i, docs[i]) for i in present], det, out, ledger))
+    answers = await asyncio.gather(*asks, return_exceptions=True)
+    failures = [r for r in answers if isinstance(r, BaseException)]
+    if failures:
+        other = next((f for f in failures if not isinstance(f, VerdictUnavailable)), None)
+        if other is not None:
+            raise other
+        missing = [c for f in failures if isinstance(f, VerdictUnavailable) for c in f.criterion_ids]
+        first = failures[0]
+        assert isinstance(first, VerdictUnavailable)
+        raise VerdictUnavailable(missing, first.reason)
     return out
+
+
+async def _ask(llm: OpenAICompatibleChatModel, view: JudgeView, criterion: CriterionSpec, arm: JudgeArm,
+               present: list[tuple[int, Document | None]], det: list[Verdict], out: list[dict[str, Verdict]],
+               ledger: list[LLMCallRecord] | None) -> None:
+    shown = [excerpt(criterion, doc) for _, doc in present if doc is not None]
+    where = f"{criterion.target_deliverable} at {criterion.target_location or 'anywhere'}"
+    anchored = arm is JudgeArm.ANCHORED
+    verdicts = await aask_verdicts(llm, criterion, [(where, text) for text, _ in shown],
+                                   view.anchors_of(criterion) if anchored else [], anchored, ledger)
+    for (i, _), (_, footprint), verdict in zip(present, shown, verdicts, strict=True):
+        if anchored:
+            out[i][criterion.criterion_id] = _gate(criterion, verdict, det[i], footprint, llm.model)
+        else:
+            out[i][criterion.criterion_id] = Verdict(verdict.score, verdict.evidence, footprint,
+                                                     f"llm:{llm.model}")
+
+
+def score_candidates(view: JudgeView, documents: Sequence[dict[str, Document]], arm: JudgeArm, *,
+                     llm: OpenAICompatibleChatModel | None = None, seed: int = 0,
+                     trajectory_ids: Sequence[str] = (),
+                     ledger: list[LLMCallRecord] | None = None) -> list[dict[str, Verdict]]:
+    """``ascore_candidates`` from synchronous code."""
+    return asyncio.run(ascore_candidates(view, documents, arm, llm=llm, seed=seed,
+                                         trajectory_ids=trajectory_ids, ledger=ledger))
 
 
 def score_criteria(view: JudgeView, documents: dict[str, Document], arm: JudgeArm, *,
@@ -197,7 +224,7 @@ def _judgment(view: JudgeView, trajectory_id: str, arm: JudgeArm, seed: int, nam
                     q=round(q, 6), deliverables_ok=True, reason=reason, ratings=ratings)
 
 
-def judge_candidates(
+async def ajudge_candidates(
     view: JudgeView,
     candidates: Sequence[tuple[str, dict[str, Path]]],
     arm: JudgeArm,
@@ -214,8 +241,9 @@ def judge_candidates(
     name = judge_name(llm if arm is not JudgeArm.RANDOM else None, arm, seed)
     checked = [(tid, *check_deliverables(view.spec, files)) for tid, files in candidates]
     valid = [(tid, docs) for tid, report, docs in checked if report.ok]
-    verdicts = score_candidates(view, [docs for _, docs in valid], arm, llm=llm, seed=seed,
-                                trajectory_ids=[tid for tid, _ in valid], ledger=ledger) if valid else []
+    verdicts = await ascore_candidates(view, [docs for _, docs in valid], arm, llm=llm, seed=seed,
+                                       trajectory_ids=[tid for tid, _ in valid],
+                                       ledger=ledger) if valid else []
     scored = dict(zip([tid for tid, _ in valid], verdicts, strict=True))
     out: list[tuple[Judgment, DeliverableReport]] = []
     for tid, report, _ in checked:
@@ -227,6 +255,19 @@ def judge_candidates(
         else:
             out.append((_judgment(view, tid, arm, seed, name, scored[tid]), report))
     return out
+
+
+def judge_candidates(
+    view: JudgeView,
+    candidates: Sequence[tuple[str, dict[str, Path]]],
+    arm: JudgeArm,
+    *,
+    llm: OpenAICompatibleChatModel | None = None,
+    seed: int = 0,
+    ledger: list[LLMCallRecord] | None = None,
+) -> list[tuple[Judgment, DeliverableReport]]:
+    """``ajudge_candidates`` from synchronous code."""
+    return asyncio.run(ajudge_candidates(view, candidates, arm, llm=llm, seed=seed, ledger=ledger))
 
 
 def judge_attempt(

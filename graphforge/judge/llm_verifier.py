@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,7 +21,7 @@ from graphforge.models.base import stable_hash
 from graphforge.models.spec import CriterionSpec, Polarity
 
 if TYPE_CHECKING:
-    from graphforge.llm import LLMCallRecord, OpenAICompatibleChatModel
+    from graphforge.llm import LLMCallRecord, OpenAICompatibleChatModel, Structured
 
 MAX_EXCERPT = 6000  # characters of one deliverable excerpt (a joint prompt shares this over its candidates)
 MAX_SPAN = 800  # characters of one anchor's span
@@ -180,6 +180,26 @@ def _round(criterion: CriterionSpec, score: float) -> float:
     return score
 
 
+def _verdicts(criterion: CriterionSpec, n: int, asked: Structured[Any], secrets: Sequence[str],
+              ledger: list[LLMCallRecord] | None) -> list[ModelVerdict]:
+    """The validated answer as one verdict per candidate, in candidate order."""
+    if ledger is not None:
+        ledger.extend(asked.records)
+    if n == 1:
+        answers = [ModelVerdict(asked.value.score, asked.value.evidence)]
+    else:
+        joint: JointVerdict = asked.value
+        by_candidate = {v.candidate: v for v in joint.verdicts}
+        if sorted(by_candidate) != list(range(1, n + 1)) or len(joint.verdicts) != n:
+            raise VerdictUnavailable(
+                [criterion.criterion_id],
+                f"the joint answer graded candidates {sorted(v.candidate for v in joint.verdicts)}, "
+                f"not each of 1..{n} once")
+        answers = [ModelVerdict(by_candidate[i].score, by_candidate[i].evidence) for i in range(1, n + 1)]
+    return [ModelVerdict(_round(criterion, a.score), scrub(a.evidence, secrets)[:MAX_EVIDENCE])
+            for a in answers]
+
+
 def ask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
                  excerpts: Sequence[tuple[str, str]], anchors: list[Anchor],
                  anchored: bool, ledger: list[LLMCallRecord] | None = None) -> list[ModelVerdict]:
@@ -192,35 +212,28 @@ def ask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
 
     secrets = _secrets_of(llm)
     messages = build_messages(criterion, excerpts, anchors, anchored, secrets=secrets)
+    schema: type[BaseModel] = LLMVerdict if len(excerpts) == 1 else JointVerdict
     try:
-        if len(excerpts) == 1:
-            single = ask_structured(llm, LLMVerdict, messages)
-            _book(ledger, single.records)
-            answers = [ModelVerdict(single.value.score, single.value.evidence)]
-        else:
-            asked = ask_structured(llm, JointVerdict, messages)
-            _book(ledger, asked.records)
-            joint = asked.value
-            by_candidate = {v.candidate: v for v in joint.verdicts}
-            expected = list(range(1, len(excerpts) + 1))
-            if sorted(by_candidate) != expected or len(joint.verdicts) != len(excerpts):
-                raise VerdictUnavailable(
-                    [criterion.criterion_id],
-                    f"the joint answer graded candidates {sorted(v.candidate for v in joint.verdicts)}, "
-                    f"not each of 1..{len(excerpts)} once")
-            answers = [ModelVerdict(by_candidate[i].score, by_candidate[i].evidence)
-                       for i in range(1, len(excerpts) + 1)]
-    except VerdictUnavailable:
-        raise
+        asked = ask_structured(llm, schema, messages)
     except GraphforgeError as exc:
         raise VerdictUnavailable([criterion.criterion_id], scrub(str(exc), secrets)[:400]) from exc
-    return [ModelVerdict(_round(criterion, a.score), scrub(a.evidence, secrets)[:MAX_EVIDENCE])
-            for a in answers]
+    return _verdicts(criterion, len(excerpts), asked, secrets, ledger)
 
 
-def _book(ledger: list[LLMCallRecord] | None, records: Sequence[LLMCallRecord]) -> None:
-    if ledger is not None:
-        ledger.extend(records)
+async def aask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
+                        excerpts: Sequence[tuple[str, str]], anchors: list[Anchor],
+                        anchored: bool, ledger: list[LLMCallRecord] | None = None) -> list[ModelVerdict]:
+    """``ask_verdicts`` for concurrent judging (the model's GRAPHFORGE_LLM_CONCURRENCY caps the calls)."""
+    from graphforge.llm import aask_structured
+
+    secrets = _secrets_of(llm)
+    messages = build_messages(criterion, excerpts, anchors, anchored, secrets=secrets)
+    schema: type[BaseModel] = LLMVerdict if len(excerpts) == 1 else JointVerdict
+    try:
+        asked = await aask_structured(llm, schema, messages)
+    except GraphforgeError as exc:
+        raise VerdictUnavailable([criterion.criterion_id], scrub(str(exc), secrets)[:400]) from exc
+    return _verdicts(criterion, len(excerpts), asked, secrets, ledger)
 
 
 def verify_with_llm(llm: OpenAICompatibleChatModel, criterion: CriterionSpec, excerpt: str,

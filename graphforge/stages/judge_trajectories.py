@@ -3,6 +3,7 @@ the deterministic verifiers, candidates of one spec graded jointly), Q. No verdi
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -10,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphforge import cypher, store
 from graphforge.context import StageContext
 from graphforge.judge import JudgeView, load_view
-from graphforge.judge.core import judge_candidates, judge_name
+from graphforge.judge.core import ajudge_candidates, judge_name
 from graphforge.judge.llm_verifier import VerdictUnavailable
 from graphforge.llm.records import CallTotals, LLMCallRecord
 from graphforge.models.judge import JudgeArm, Judgment
@@ -70,21 +71,32 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
     for t in trajectories:
         assert t.spec_id is not None
         by_spec.setdefault(t.spec_id, []).append(t)
+    chunks: list[tuple[JudgeView, list[Trajectory]]] = []
     for spec_id, group in by_spec.items():
         view = views.get(spec_id) or views.setdefault(spec_id, load_view(ctx.graph, spec_id))
         # Joint groups of K in trajectory-id order: the same K candidates RFT selection compares.
         group.sort(key=lambda t: t.trajectory_id)
-        for start in range(0, len(group), params.k):
-            chunk = group[start:start + params.k]
+        chunks += [(view, group[start:start + params.k]) for start in range(0, len(group), params.k)]
+
+    async def judge_all() -> list[list[Judgment] | VerdictUnavailable]:
+        async def one(view: JudgeView, chunk: list[Trajectory]) -> list[Judgment] | VerdictUnavailable:
             candidates = [(t.trajectory_id, {d.name: Path(d.path) for d in t.deliverables}) for t in chunk]
             try:
-                judged = judge_candidates(view, candidates, params.arm, llm=llm, seed=params.seed,
-                                          ledger=ledger)
+                judged = await ajudge_candidates(view, candidates, params.arm, llm=llm, seed=params.seed,
+                                                 ledger=ledger)
             except VerdictUnavailable as exc:
-                # No verdict is no score: these trajectories keep their status and are judged next run.
-                retry_reasons.update({t.trajectory_id: str(exc) for t in chunk})
-                continue
-            judgments += [j for j, _ in judged]
+                return exc
+            return [j for j, _ in judged]
+
+        # Every spec's chunks at once; the chat model's GRAPHFORGE_LLM_CONCURRENCY caps the calls in flight.
+        return list(await asyncio.gather(*(one(view, chunk) for view, chunk in chunks)))
+
+    for (_, chunk), outcome in zip(chunks, asyncio.run(judge_all()), strict=True):
+        if isinstance(outcome, VerdictUnavailable):
+            # No verdict is no score: these trajectories keep their status and are judged next run.
+            retry_reasons.update({t.trajectory_id: str(outcome) for t in chunk})
+        else:
+            judgments += outcome
     store.save_judgments(ctx.graph, judgments)
     # Only the admission arm moves a trajectory along the funnel; control arms leave statuses alone.
     if params.arm is JudgeArm.ANCHORED:
