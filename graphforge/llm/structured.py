@@ -42,7 +42,8 @@ _ALIASES = {"function_calling": "tools"}  # langchain's name for tool forcing
 # Permanent refusals that are about something other than the output format: no point trying another.
 _NOT_FORMAT = re.compile(
     r"context length|context window|maximum context|too many tokens|exceeds? (the )?(maximum )?context|"
-    r"model .*(not found|does not exist)|no such model|unknown model|api key|unauthori[sz]ed|forbidden",
+    r"model .*(not found|does not exist)|no such model|unknown model|api key|unauthori[sz]ed|forbidden|"
+    r"replay-only",
     re.IGNORECASE,
 )
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)

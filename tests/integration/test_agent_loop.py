@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -339,3 +340,38 @@ def test_rollouts_of_many_specs_run_concurrently_up_to_the_configured_limit(
     assert 1 < scripted_llm.max_in_flight <= 3
     stored = get_trajectories(graph, [trajectory_id(s, k) for s in ids for k in range(2)])
     assert len(stored) == 6 and all(t.status is TrajectoryStatus.MATERIALISED for t in stored)
+
+
+def test_a_server_echoing_request_headers_leaks_no_part_of_the_key_into_logs_errors_or_the_graph(
+    scripted_llm: ScriptedLLMServer,
+    llm_settings: GraphforgeSettings,
+    workspace: Path,
+    graph: Graph,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    key = str(llm_settings.llm_api_key.get_secret_value()) if llm_settings.llm_api_key else ""
+    assert len(key) > 20
+    save_spec(graph, _spec())
+
+    def echo(request: RecordedRequest) -> Reply:
+        # A proxy that puts the request headers in its error body, the key across the 300-character cut.
+        auth = request.headers.get("Authorization", "")
+        status = 502 if len(scripted_llm.chat_requests) % 2 else 400
+        return error(status, "x" * 250 + f" {auth} headers={json.dumps(request.headers)} part={auth[12:30]}")
+
+    scripted_llm.responder = echo
+    caplog.set_level(logging.DEBUG)
+    ctx = StageContext(settings=llm_settings, graph=graph, run_id="test", out_dir=tmp_path / "out")
+    params = run_rollouts.RunRolloutsParams(spec_id=SPEC_ID, n=2, workspace_dir=workspace)
+    result = run_rollouts.run(ctx, params)
+    assert result.failed == 2 and all(r.stop_reason.startswith("llm_error") for r in result.rollouts)
+    assert scripted_llm.chat_requests[0].headers["Authorization"] == f"Bearer {key}"  # the key was sent
+    pieces = {key[i : i + 6] for i in range(len(key) - 5)}
+    stored = graph.driver.execute_query(
+        "MATCH (n) UNWIND keys(n) AS k RETURN n[k] AS v", database_=graph.database).records
+    texts = [json.dumps(r["v"], default=str) for r in stored]
+    texts += [r.getMessage() for r in caplog.records] + [result.model_dump_json()]
+    texts += [p.read_text(errors="replace") for p in (llm_settings.home / "runs").rglob("*.json")]
+    assert any("llm_error" in t for t in texts)  # the failure is recorded...
+    assert not {p for p in pieces for t in texts if p in t}  # ...without any piece of the key
