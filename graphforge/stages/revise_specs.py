@@ -20,6 +20,7 @@ from graphforge.errors import GraphforgeError
 from graphforge.figures.formula import parse_computation
 from graphforge.figures.numbers import matches_value
 from graphforge.judge import JudgeView, load_view
+from graphforge.judge.llm_verifier import fence, scrub
 from graphforge.judge.locations import parse_location
 from graphforge.judge.verifiers import expected_value, recover
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity, TaskSpec, statement_hash
@@ -281,7 +282,8 @@ def execution_summary(graph_rows: list[dict[str, object]], trajectories: list[Tr
             short = str(r.get("criterion_id", "")).rsplit("/", 1)[-1]
             why = _short(r.get("evidence", ""), 200)
             out.append(f"  {short} ({r.get('polarity')}) scored {r.get('score')}: {why}")
-    return out[:MAX_EXECUTION_LINES]
+    # Tool arguments and results are the agent's text: anything shaped like a credential goes first.
+    return [scrub(line) for line in out[:MAX_EXECUTION_LINES]]
 
 
 def _tool_error(content: str | None) -> bool:
@@ -303,7 +305,6 @@ def _short(text: str, limit: int) -> str:
 def llm_patch(llm: OpenAICompatibleChatModel, view: JudgeView, problems: list[str],
               execution: list[str]) -> tuple[RevisionPatch, str]:
     """Ask the chat model for only the components to change (raises GraphforgeError when it cannot)."""
-    from graphforge.judge.llm_verifier import fence, scrub
     from graphforge.llm import ask_structured
 
     spec = view.spec
@@ -341,7 +342,6 @@ def llm_patch(llm: OpenAICompatibleChatModel, view: JudgeView, problems: list[st
 
 
 def run(ctx: StageContext, params: ReviseSpecsParams) -> ReviseSpecsResult:
-    from graphforge.judge.llm_verifier import scrub
     from graphforge.llm import chat_model
 
     llm = chat_model(ctx.settings) if params.use_llm or params.rerun in ("auto", "teacher") else None
