@@ -32,6 +32,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from graphforge import bulk_import, db, migrations, server
 from graphforge.context import StageContext, open_context
@@ -51,6 +52,8 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--spans", type=int, default=500, help="spans per file")
     parser.add_argument("--text", type=int, default=300, help="characters of text per span")
     parser.add_argument("--no-admin-import", action="store_true", help="skip the neo4j-admin comparison")
+    parser.add_argument("--baseline-only", action="store_true",
+                        help="measure only the batched baseline and neo4j-admin import (for large loads)")
     return parser
 
 
@@ -171,6 +174,26 @@ def admin_import(
     return {"csv_s": csv_s, "import_s": import_s, "schema_s": schema_s, "digest": digest}
 
 
+def profile_codec_threads_index(ctx: StageContext, rows: Sequence[FileIngestRow], measure: Any) -> None:
+    """The driver codec, a second writer, and the full-text index (dropped, then rebuilt and timed)."""
+    g = ctx.graph
+    total = sum(len(r.spans) for r in rows)
+    with pure_python_packstream():
+        measure("without neo4j-rust-ext (pure-Python packstream)", ctx, rows)
+    measure("2 writer threads", ctx, rows, threads=2)
+    migration, statement = fulltext_statement()
+    g.execute_autocommit(db.DELETE_INDEX, name=FULLTEXT_INDEX)
+    try:
+        no_index = measure("without the Span.text full-text index", ctx, rows)
+    finally:
+        t0 = time.perf_counter()
+        migrations._run_schema_statement(g.driver, g.database, migration, statement)  # noqa: SLF001
+        bulk_import.await_indexes(g)
+        rebuild_s = time.perf_counter() - t0
+    print(f"  {'  + rebuilding that index afterwards':<46} {rebuild_s:6.2f} s "
+          f"(load + rebuild {total / (no_index + rebuild_s):,.0f} span rows/s)", flush=True)
+
+
 def main(argv: list[str]) -> None:
     args = make_parser().parse_args(argv)
     results: list[tuple[str, int, float]] = []
@@ -179,6 +202,7 @@ def main(argv: list[str]) -> None:
                 threads: int = 1) -> float:
         delete_rows(ctx, rows)
         seconds = timed_write(graph or ctx.graph, rows, threads)
+        delete_rows(ctx, rows)
         spans = sum(len(r.spans) for r in rows)
         results.append((label, spans, seconds))
         print(f"  {label:<46} {spans / seconds:9,.0f} span rows/s  ({spans:,} spans, {seconds:6.2f} s)",
@@ -192,32 +216,18 @@ def main(argv: list[str]) -> None:
         print(f"write bench: {args.files} files x {args.spans} spans x {args.text} chars = {total:,} span "
               f"rows; Graph batch_size {g.batch_size} rows (files)", flush=True)
         baseline = measure("batched UNWIND (stage query, default batching)", ctx, rows)
-        for spans_per_tx in (1000, 5000):
+        for spans_per_tx in () if args.baseline_only else (1000, 5000):
             files_per_tx = max(1, spans_per_tx // args.spans)
             smaller = Graph(g.driver, g.database, files_per_tx)
             measure(f"transactions of ~{files_per_tx * args.spans:,} spans", ctx, rows, smaller)
         shapes = ((args.files * 10, max(1, args.spans // 10)), (max(1, args.files // 10), args.spans * 10))
-        for files, spans in shapes:
+        for files, spans in () if args.baseline_only else shapes:
             measure(f"{files} files x {spans} spans", ctx, make_rows(files, spans, args.text, "shape"))
-        for chars in (0, args.text * 10):
+        for chars in () if args.baseline_only else (0, args.text * 10):
             measure(f"text {chars} chars per span", ctx, make_rows(args.files, args.spans, chars, "text"))
-        with pure_python_packstream():
-            measure("without neo4j-rust-ext (pure-Python packstream)", ctx, rows)
-        measure("2 writer threads", ctx, rows, threads=2)
+        if not args.baseline_only:
+            profile_codec_threads_index(ctx, rows, measure)
 
-        migration, statement = fulltext_statement()
-        g.execute_autocommit(db.DELETE_INDEX, name=FULLTEXT_INDEX)
-        try:
-            no_index = measure("without the Span.text full-text index", ctx, rows)
-        finally:
-            t0 = time.perf_counter()
-            migrations._run_schema_statement(g.driver, g.database, migration, statement)  # noqa: SLF001
-            bulk_import.await_indexes(g)
-            rebuild_s = time.perf_counter() - t0
-        print(f"  {'  + rebuilding that index afterwards':<46} {rebuild_s:6.2f} s "
-              f"(load + rebuild {total / (no_index + rebuild_s):,.0f} span rows/s)", flush=True)
-
-        delete_rows(ctx, rows)
         timed_write(g, rows)
         batched_digest = bulk_import.graph_digest(g, [r.sha256 for r in rows])
         delete_rows(ctx, rows)
