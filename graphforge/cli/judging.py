@@ -169,3 +169,7 @@ def sensitivity_cmd(
         typer.echo(
             f"\n{result.cases} cases on {result.trajectories} trajectories; report in {result.report_dir}"
         )
+    if result.refused:  # the judge gave no verdict at all: no score exists, exit 1 with the reason
+        from graphforge.errors import JudgeError
+
+        raise JudgeError(result.refused)

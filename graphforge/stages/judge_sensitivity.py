@@ -9,7 +9,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher, store
 from graphforge.context import StageContext
-from graphforge.errors import JudgeError
 from graphforge.judge import JudgeView, load_view
 from graphforge.judge.perturb import PerturbationKind
 from graphforge.judge.sensitivity import (
@@ -42,6 +41,7 @@ class JudgeSensitivityResult(BaseModel):
     cases: int
     rows: list[SensitivityRow]
     unscored: list[UnscoredCase]  # the judge gave no verdict: listed apart, never in the rows
+    refused: str | None = None  # set when nothing could be scored: there is no table, and this says why
     table: str  # markdown, like the paper's, with the unscored cases listed below it
     report_dir: str
     llm: CallTotals = Field(default_factory=CallTotals)  # chat-model calls of this run (cached ones counted)
@@ -86,11 +86,11 @@ def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityRe
                                     encoding="utf-8")
     (out / "unscored.json").write_text(json.dumps([u.model_dump(mode="json") for u in unscored], indent=1),
                                        encoding="utf-8")
+    refused = None
     if unscored and not cases:
-        raise JudgeError(
-            f"judge sensitivity: no case could be scored; the judge gave no verdict for {len(unscored)} "
-            f"(trajectory, arm) pair(s), first {unscored[0].trajectory_id} ({unscored[0].arm.value}): "
-            f"{unscored[0].reason} [list in {out / 'unscored.json'}]")
+        refused = (f"judge sensitivity: no case could be scored; the judge gave no verdict for "
+                   f"{len(unscored)} case(s), first {unscored[0].trajectory_id} ({unscored[0].arm.value}): "
+                   f"{unscored[0].reason} [list in {out / 'unscored.json'}]")
     return JudgeSensitivityResult(trajectories=len(trajectories), cases=len(cases), rows=summary,
-                                  unscored=unscored, table=table, report_dir=str(out),
+                                  unscored=unscored, refused=refused, table=table, report_dir=str(out),
                                   llm=CallTotals.of(ledger))

@@ -261,6 +261,12 @@ def test_a_chat_model_outage_leaves_trajectories_to_judge_again_and_sensitivity_
     assert table.startswith("No case could be scored.") and "Δ target" not in table  # no row of scores
     assert f"| {good} | anchored | baseline | all | baseline not judged" in table
     assert json.loads((out / "sensitivity" / "cases.json").read_text()) == []
+    # The stage itself returns the refusal as data (the demo goes on); the CLI turns it into exit 1.
+    llm_ctx = StageContext(settings=llm_settings, graph=ctx.graph, run_id="llm", out_dir=tmp_path / "stage")
+    study = judge_sensitivity.run(llm_ctx, judge_sensitivity.JudgeSensitivityParams(
+        kinds=[PerturbationKind.CHANGE_NUMBER]))
+    assert study.cases == 0 and study.rows == [] and len(study.unscored) == 2
+    assert (study.refused or "").startswith("judge sensitivity: no case could be scored")
     for shown in (down.stdout, down.stderr, unscored.stdout, unscored.stderr, table):
         assert not any(key[:n] in shown for n in range(8, len(key) + 1))
 
@@ -268,7 +274,6 @@ def test_a_chat_model_outage_leaves_trajectories_to_judge_again_and_sensitivity_
     # A lenient model: every positive criterion met, no violation anywhere.
     scripted_llm.responder = lambda r: json_answer(  # type: ignore[assignment]
         {"score": 0.0 if "polarity: NEGATIVE" in r.last_message["content"] else 1.0, "evidence": "met"})
-    llm_ctx = StageContext(settings=llm_settings, graph=ctx.graph, run_id="llm", out_dir=ctx.out_dir)
     up = judge_trajectories.run(llm_ctx, judge_trajectories.JudgeTrajectoriesParams(
         k=1, statuses=["materialised", "judged", "admitted", "rejected"]))
     assert up.retry_later == [] and sorted(j.trajectory_id for j in up.judgments) == sorted([good, wrong])
