@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError
+from graphforge.llm.records import StructuredOutputError
 from graphforge.models.base import stable_hash
 from graphforge.models.seeds import EvidenceRow, SeedRow, TaskContext, Vocabulary
 from graphforge.stages import load_vocab
@@ -69,6 +70,9 @@ class BuildSeedsResult(BaseModel):
     stale_seeds_deleted: int
     llm_calls: int = 0
     llm_cost_usd: float = 0.0
+    # Tasks whose chat-model answer did not validate even after the repair turn: no seeds, with why.
+    llm_answers_invalid: int = 0
+    llm_invalid_examples: list[str] = Field(default_factory=list)
 
 
 class Proposal(BaseModel):
@@ -235,6 +239,7 @@ def run(ctx: StageContext, params: BuildSeedsParams) -> BuildSeedsResult:
     seeds: list[SeedRow] = []
     evidence: list[EvidenceRow] = []
     proposed = unsupported = invalid = unclassified = calls = 0
+    invalid_answers: list[str] = []
     cost = 0.0
     for task in tasks:
         if not task.dwas:
@@ -242,7 +247,11 @@ def run(ctx: StageContext, params: BuildSeedsParams) -> BuildSeedsResult:
         if llm is None:
             proposals = rule_based_proposals(task, vocab)
         else:
-            proposals, records = _llm_proposals(llm, task, vocab, params.max_demands_per_task)
+            try:
+                proposals, records = _llm_proposals(llm, task, vocab, params.max_demands_per_task)
+            except StructuredOutputError as exc:  # a weak model's answer: recorded, the task gets no seed
+                proposals, records = [], exc.records
+                invalid_answers.append(f"{task.task_id}: {str(exc)[:200]}")
             calls += len(records)
             cost += sum(r.cost_usd for r in records)
         if not proposals:
@@ -270,7 +279,8 @@ def run(ctx: StageContext, params: BuildSeedsParams) -> BuildSeedsResult:
         tasks_unclassified=unclassified, demands_proposed=proposed, demands_dropped_unsupported=unsupported,
         demands_dropped_invalid=invalid, seeds_written=written,
         seeds_by_pattern=dict(sorted(Counter(s.pattern for s in seeds).items())), stale_seeds_deleted=stale,
-        llm_calls=calls, llm_cost_usd=round(cost, 6))
+        llm_calls=calls, llm_cost_usd=round(cost, 6), llm_answers_invalid=len(invalid_answers),
+        llm_invalid_examples=invalid_answers[:5])
 
 
 def _chat_model(ctx: StageContext, backend: DemandBackend) -> OpenAICompatibleChatModel | None:

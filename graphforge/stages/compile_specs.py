@@ -66,14 +66,17 @@ class StatementDraft(BaseModel):
 
 def llm_statement(model: Any, spec: TaskSpec, files: list[str]) -> TaskSpec | None:
     """Let the chat model reword the statement; keep it if it names every deliverable and leaks nothing."""
-    from graphforge.llm import ask_structured
+    from graphforge.llm import StructuredOutputError, ask_structured
 
     prompt = (
         "Rewrite this task statement for a colleague so it reads naturally. Keep every file name, sheet "
         "name, cell reference, row layout and instruction; add no numbers and no new requirements.\n\n"
         + spec.statement
     )
-    draft, _ = ask_structured(model, StatementDraft, [("human", prompt)])
+    try:
+        draft, _ = ask_structured(model, StatementDraft, [("human", prompt)])
+    except StructuredOutputError:
+        return None  # an answer that never validated: the template statement stays
     candidate = spec.model_copy(
         update={
             "statement": draft.statement,
