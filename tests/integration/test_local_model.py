@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 from langchain_core.messages import AIMessage
 from pydantic import BaseModel, Field
@@ -173,3 +174,18 @@ def test_a_teacher_rollout_with_tools_on_the_local_model_finishes_and_replays(
     replay = LEDGER.since(mark)
     assert replay.calls == first.calls and replay.cached_calls == replay.calls
     assert again.rollouts[0].steps == summary.steps
+
+
+def test_the_managed_server_keeps_its_key_private(local_llm_settings: GraphforgeSettings) -> None:
+    from graphforge.llm.server import ManagedLocalModel
+
+    managed = ManagedLocalModel(local_llm_settings)
+    status = managed.status()
+    assert status.running and status.pid is not None and status.base_url.startswith("http://127.0.0.1:")
+    key = managed.api_key()
+    assert (managed.credentials.stat().st_mode & 0o777) == 0o600
+    cmdline = Path(f"/proc/{status.pid}/cmdline").read_bytes().decode(errors="replace")
+    assert "llama_cpp.server" in cmdline and key not in cmdline  # the key travels in the environment
+    assert key not in repr(managed.info()) and key not in str(status)
+    # The server refuses a request without the key.
+    assert httpx.get(f"{status.base_url}/models", timeout=10).status_code in (401, 403)

@@ -464,3 +464,14 @@ def test_replay_only_answers_from_the_cache_and_never_calls(
     assert caught.value.permanent and len(scripted_llm.chat_requests) == 1
     totals = LEDGER.since(mark)
     assert (totals.calls, totals.cached_calls) == (2, 1)
+
+
+def test_the_local_model_when_not_running_is_a_config_error_naming_the_command(tmp_path: Path) -> None:
+    settings = GraphforgeSettings(llm_local=True, llm_base_url=None, home=tmp_path)
+    with pytest.raises(ConfigError, match="graphforge llm start"):
+        chat_model(settings)
+    # An explicit endpoint wins over the local model.
+    other = GraphforgeSettings(llm_local=True, llm_base_url="http://127.0.0.1:1/v1", llm_model="m",
+                               home=tmp_path)
+    made = chat_model(other)
+    assert made is not None and made.endpoint == "http://127.0.0.1:1/v1/chat/completions"
