@@ -36,7 +36,7 @@ def test_the_csv_reads_back_as_the_rows(tmp_path: Path) -> None:
         rows = list(csv.DictReader(fh))
     assert rows[0]["text"] == 'He said "total: 1,250"\nthen left'
     assert '""' in files.spans.read_text().splitlines()[-1]  # an empty string stays a quoted empty string
-    assert files.has_span.read_text().splitlines()[1] == f'"{"ab" * 32}","{"ab" * 16}:para=0","HAS_SPAN"'
+    assert files.has_span.read_text().splitlines()[1] == f'"{"ab" * 32}","{"ab" * 8}:para=0","HAS_SPAN"'
 
 
 def test_import_arguments(tmp_path: Path) -> None:
