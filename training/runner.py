@@ -61,6 +61,26 @@ def package_folder(name: str) -> str:
     return str(list(spec.submodule_search_locations)[0])
 
 
+def with_plain_weights(model: Any, model_ref: str) -> Any:
+    """A model read from a GGUF file with its weights de-quantized, detached from its quantizer.
+
+    transformers keeps the GGUF quantizer on the model even when it de-quantized every weight (no GGUF
+    kernel, e.g. on CPU), and the Trainer then refuses full fine-tuning of a "quantized" model; the
+    weights are plain float tensors, so the quantizer is dropped. Weights still in quantized blocks are
+    refused with one line.
+    """
+    quantizer = getattr(model, "hf_quantizer", None)
+    if quantizer is None:
+        return model
+    config = getattr(quantizer, "quantization_config", None)
+    method = getattr(config, "quant_method", "quantized")
+    if not getattr(config, "dequantize", False) or not all(p.is_floating_point() for p in model.parameters()):
+        raise SystemExit(f"{model_ref}: the weights are loaded {method}-quantized; full fine-tuning needs "
+                         "them de-quantized (load without a quantization kernel, or train adapters instead)")
+    quantizer.remove_quantization_config(model)
+    return model
+
+
 def load_rows(path: Path) -> Any:
     """An exported set as a datasets.Dataset (JSONL or Parquet, as graphforge export writes them)."""
     from datasets import load_dataset
@@ -343,6 +363,7 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
         model_ref = str(model_dir)
     tokenizer = AutoTokenizer.from_pretrained(model_ref, **load_kwargs)
     model = AutoModelForCausalLM.from_pretrained(model_ref, **load_kwargs, **config.get("model_kwargs", {}))
+    model = with_plain_weights(model, model_ref)
     if tokenizer.pad_token is None:  # e.g. GGUF tokenizers without one: pad with EOS (labels mask it anyway)
         tokenizer.pad_token = tokenizer.eos_token
 
