@@ -5,6 +5,11 @@ Peers: (1) naive ingestion = parse each file in-process, one after another, and 
 own query and transaction; (2) for graph writes alone, the same rows sent one per query. Needs a Neo4j
 (the configured one, or the project-managed server); it writes under its own workspace ids and deletes
 them afterwards.
+
+Real files: ``--real DIR`` (repeatable) also ingests each folder as a workspace with the same stage and
+prints files/s against the generated sample's files/s from the same run, parse time per format (summed
+over the worker processes), the write time and the warnings the parsers recorded. The folders are only
+read (e.g. ``--real ../shared/corpus/gsa-section508-assessment``); the repository never depends on them.
 """
 
 from __future__ import annotations
@@ -31,6 +36,13 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--jobs", type=int, default=None, help="parser processes for GraphForge (default: CPUs)"
     )
+    parser.add_argument(
+        "--real", type=Path, action="append", default=[], metavar="DIR",
+        help="a folder of real files to ingest as a workspace too (repeatable; read-only)",
+    )
+    parser.add_argument("--skip-generated-peers", action="store_true",
+                        help="with --real: skip the naive-loop and per-row write peers (the stage still "
+                             "runs on the generated files, as the reference rate)")
     return parser
 
 
@@ -60,7 +72,7 @@ def build_corpus(dest: Path, variants: int) -> Path:
 
 def main(argv: list[str]) -> None:
     args = make_parser().parse_args(argv)
-    from loaders.workspace import load_workspace, scan_workspace
+    from loaders.workspace import load_workspace
 
     with tempfile.TemporaryDirectory() as tmp, open_context() as ctx:
         root = build_corpus(Path(tmp), args.variants)
@@ -74,41 +86,82 @@ def main(argv: list[str]) -> None:
         ours = load_workspace(ctx, root, workspace_id=ours_id, jobs=args.jobs, use_llm_roles=False)
         ours_s = time.perf_counter() - started
         stage.delete_workspace(ctx.graph, ours_id)
+        print(
+            f"ingest bench: {len(files)} files ({args.variants} unique variants of the sample)"
+        )
+        print(
+            f"  ingestion  graphforge stage : {len(files) / ours_s:8.1f} files/s  ({ours_s:.2f} s, "
+            f"{ours.parsed} parsed, {ours.spans_written} spans)", flush=True
+        )
+        if not (args.real and args.skip_generated_peers):
+            _peers(ctx, root, naive_id, ours_s, len(files))
+        for number, folder in enumerate(args.real, start=1):
+            _real(ctx, folder, f"ws-bench-real-{number}", args.jobs, len(files) / ours_s)
 
-        scan = scan_workspace(root, workspace_id=naive_id)
-        started = time.perf_counter()
-        parsed: list[ParsedFile] = [parse_file(Path(c.abs_path)) for c in scan.candidates]
-        naive_nodes = stage.write_row_by_row(ctx.graph, parsed)
-        naive_s = time.perf_counter() - started
 
-        # 2. Writes alone, same parsed rows: one UNWIND batch per 2000 rows vs one query per node.
-        nodes = len(parsed) + sum(len(p.spans) for p in parsed)
-        _delete_files(ctx, parsed)
-        started = time.perf_counter()
-        stage.write_row_by_row(ctx.graph, parsed)
-        row_s = time.perf_counter() - started
-        _delete_files(ctx, parsed)
-        started = time.perf_counter()
-        ctx.graph.write(stage.MERGE_FILES, [stage.ingest_row(p) for p in parsed])
-        batch_s = time.perf_counter() - started
-        _delete_files(ctx, parsed)
+def _peers(ctx: object, root: Path, naive_id: str, ours_s: float, n_files: int) -> None:
+    from graphforge.context import StageContext
+    from loaders.workspace import scan_workspace
+
+    assert isinstance(ctx, StageContext)
+    scan = scan_workspace(root, workspace_id=naive_id)
+    started = time.perf_counter()
+    parsed: list[ParsedFile] = [parse_file(Path(c.abs_path)) for c in scan.candidates]
+    naive_nodes = stage.write_row_by_row(ctx.graph, parsed)
+    naive_s = time.perf_counter() - started
+
+    # 2. Writes alone, same parsed rows: one UNWIND batch per 2000 rows vs one query per node.
+    nodes = len(parsed) + sum(len(p.spans) for p in parsed)
+    _delete_files(ctx, parsed)
+    started = time.perf_counter()
+    stage.write_row_by_row(ctx.graph, parsed)
+    row_s = time.perf_counter() - started
+    _delete_files(ctx, parsed)
+    started = time.perf_counter()
+    ctx.graph.write(stage.MERGE_FILES, [stage.ingest_row(p) for p in parsed])
+    batch_s = time.perf_counter() - started
+    _delete_files(ctx, parsed)
 
     print(
-        f"ingest bench: {len(files)} files ({args.variants} unique variants of the sample), "
-        f"{nodes} File+Span nodes"
-    )
-    print(
-        f"  ingestion  graphforge stage : {len(files) / ours_s:8.1f} files/s  ({ours_s:.2f} s, "
-        f"{ours.parsed} parsed, {ours.spans_written} spans)"
-    )
-    print(
-        f"  ingestion  naive serial loop: {len(files) / naive_s:8.1f} files/s  "
+        f"  ingestion  naive serial loop: {n_files / naive_s:8.1f} files/s  "
         f"({naive_s:.2f} s, {naive_nodes} rows)"
     )
     print(f"  ratio (graphforge / naive)  : {naive_s / ours_s:8.2f}x")
-    print(f"  writes     batched UNWIND   : {nodes / batch_s:8.0f} nodes/s  ({batch_s:.2f} s)")
+    print(f"  writes     batched UNWIND   : {nodes / batch_s:8.0f} nodes/s  ({batch_s:.2f} s, {nodes} nodes)")
     print(f"  writes     one query per row: {nodes / row_s:8.0f} nodes/s  ({row_s:.2f} s)")
-    print(f"  ratio (batched / per-row)   : {row_s / batch_s:8.1f}x")
+    print(f"  ratio (batched / per-row)   : {row_s / batch_s:8.1f}x", flush=True)
+
+
+def _real(ctx: object, folder: Path, workspace_id: str, jobs: int | None, generated_rate: float) -> None:
+    """Ingest a folder of real files with the stage; report rate, parse/write split and warnings."""
+    from graphforge.context import StageContext
+    from loaders.workspace import load_workspace
+
+    assert isinstance(ctx, StageContext)
+    stage.delete_workspace(ctx.graph, workspace_id)
+    started = time.perf_counter()
+    result = load_workspace(
+        ctx, folder, workspace_id=workspace_id, jobs=jobs, use_llm_roles=False, retry_invalid=True
+    )
+    elapsed = time.perf_counter() - started
+    stage.delete_workspace(ctx.graph, workspace_id)
+    rate = result.parsed / elapsed if elapsed else 0.0
+    print(f"\nreal files: {folder} ({result.files_found} files, {result.parsed} parsed, "
+          f"{result.valid} valid, {result.spans_written} spans)")
+    if result.skipped_already_ingested:
+        print(f"  note: {result.skipped_already_ingested} files were already in the graph (another "
+              f"workspace) and were not parsed again")
+    print(f"  ingestion  graphforge stage : {rate:8.2f} files/s  ({elapsed:.2f} s wall)")
+    print(f"  ratio (real / generated)    : {rate / generated_rate:8.2f}x  "
+          f"(generated: {generated_rate:.1f} files/s)")
+    print(f"  graph writes                : {result.write_seconds:8.2f} s  "
+          f"({result.nodes_per_s:.0f} nodes/s)")
+    by_time = sorted(result.parse_seconds.items(), key=lambda kv: -kv[1])
+    print("  parse seconds by format     : " + ", ".join(f"{fmt} {sec:.1f}" for fmt, sec in by_time))
+    for path, warning in result.warnings:
+        print(f"  warning  {path}: {warning}")
+    for bad in result.invalid:
+        print(f"  invalid  {bad.path}: {bad.reason}")
 
 
 def _delete_files(ctx: object, parsed: list[ParsedFile]) -> None:
