@@ -116,6 +116,7 @@ def shoot_guide(page: Any, out: Path, errors: list[str]) -> list[tuple[Path, str
                             "GraphForge style applied"))
     finally:
         httpd.shutdown()
+        httpd.server_close()
         shutil.rmtree(folder, ignore_errors=True)
     return shots
 

@@ -149,7 +149,7 @@ class _GuideHandler(SimpleHTTPRequestHandler):
 
 
 def serve_guide(folder: Path, host: str, port: int = 0) -> ThreadingHTTPServer:
-    """Serve folder on host:port (0: a free port) in a daemon thread; shutdown() on the result stops it."""
+    """Serve folder on host:port (0: a free port) in a daemon thread; stop: shutdown(), server_close()."""
     folder.mkdir(parents=True, exist_ok=True)
     handler = partial(_GuideHandler, directory=str(folder))
     try:
@@ -218,3 +218,4 @@ def browser_cmd(
         pass
     finally:
         httpd.shutdown()
+        httpd.server_close()

@@ -208,10 +208,11 @@ def test_browser_queries_return_what_they_claim(ctx: StageContext) -> None:
         assert context[0]["sector"] is not None and context[0]["task"] is not None
 
     tasks = _rows(ctx, (BROWSER / "occupation_tasks_dwas_seeds.cypher").read_text(), soc_code="13-2011.00")
-    statements = {r["task"] for r in tasks}
+    # The query returns paths (drawn as a graph in Browser); data() gives [start, TYPE, end] lists.
+    statements = {r["performs"][2]["statement"] for r in tasks}
     performed = _rows(
         ctx, "MATCH (:Occupation {soc_code: '13-2011.00'})-[:PERFORMS]->(t) RETURN t.statement AS s"
     )
     assert statements == {r["s"] for r in performed}
     seeds = _rows(ctx, "MATCH (s:Seed {soc_code: '13-2011.00'}) RETURN count(s) AS n")[0]["n"]
-    assert len({r["seed_id"] for r in tasks if r["seed_id"]}) == seeds > 0
+    assert len({r["seeded"][0]["seed_id"] for r in tasks if r["seeded"]}) == seeds > 0
