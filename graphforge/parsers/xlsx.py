@@ -109,9 +109,19 @@ def _rows(ws: Any) -> Iterator[tuple[int, list[dict[str, Any]]]]:
     the sheet's extent (a million empty tuples for one far cell), this yields only what the XML has.
     Each cell dict has ``value`` (the cached value for a formula cell) and, for formula cells, ``formula``.
     """
-    from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
+    from lxml import etree
+    from openpyxl.worksheet._reader import FORMULA_TAG, ROW_TAG, WorkSheetParser
 
     class BothParser(WorkSheetParser):  # type: ignore[misc]
+        def parse_row(self, row: Any) -> tuple[int, list[dict[str, Any]]]:
+            # Cells with a reference and no child (<c r="B7" s="3"/>: formatting only) hold nothing;
+            # whole-column formatting gives thousands per sheet. The rest go through openpyxl.
+            if all(c.get("r") for c in row):
+                for cell in [c for c in row if len(c) == 0]:
+                    row.remove(cell)
+            result: tuple[int, list[dict[str, Any]]] = super().parse_row(row)
+            return result
+
         def parse_cell(self, element: Any) -> dict[str, Any]:
             cell: dict[str, Any] = super().parse_cell(element)  # data_only: the cached value
             if element.find(FORMULA_TAG) is not None:
@@ -129,7 +139,16 @@ def _rows(ws: Any) -> Iterator[tuple[int, list[dict[str, Any]]]]:
             date_formats=wb._date_formats,
             timedelta_formats=wb._timedelta_formats,
         )
-        for index, row in parser.parse():
+        # lxml walks the XML (openpyxl's own pull parser on the standard library was half the time);
+        # each <row> still goes through openpyxl's parse_row, so values, dates and shared formulas
+        # read exactly as openpyxl reads them. DOCTYPEs were refused by check_package already.
+        for _, element in etree.iterparse(
+            src, events=("end",), tag=ROW_TAG, resolve_entities=False, no_network=True, huge_tree=True
+        ):
+            index, row = parser.parse_row(element)
+            element.clear()
+            while element.getprevious() is not None:
+                del element.getparent()[0]
             if any(c.get("value") is not None or "formula" in c for c in row):
                 yield index, row
 
