@@ -46,6 +46,8 @@ class GraphforgeSettings(BaseSettings):
     # Graph access.
     batch_size: int = Field(2000, ge=1)  # rows per UNWIND write transaction
     fetch_size: int = Field(100, ge=1)  # records per round trip when streaming large reads
+    # Parsing: a section longer than this is split into several spans ("para=3;part=2"), never cut.
+    max_span_chars: int = Field(20_000, ge=200)
 
     # Chat model (OpenAI-compatible HTTP). Unset base URL: the rule-based backends are used.
     llm_base_url: str | None = None
