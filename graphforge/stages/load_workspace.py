@@ -145,9 +145,10 @@ def run(
         spans_written += sum(len(p.spans) for p in buffer)
         buffer.clear()
 
-    results = parse_files(
-        tasks, limits=params.limits, timeout_s=params.timeout_s, jobs=params.jobs, on_idle=flush
-    )
+    limits = params.limits
+    if "max_span_chars" not in limits.model_fields_set:  # the setting, unless the caller chose a cap
+        limits = limits.model_copy(update={"max_span_chars": ctx.settings.max_span_chars})
+    results = parse_files(tasks, limits=limits, timeout_s=params.timeout_s, jobs=params.jobs, on_idle=flush)
     try:
         for count, (index, result) in enumerate(results, start=1):
             cand = todo[index][1][0]
