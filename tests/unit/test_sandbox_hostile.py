@@ -247,6 +247,10 @@ try:
         os.setsid(); time.sleep(120)
 except OSError as exc:
     print('fork refused:', exc, flush=True)
+pid = libc.fork()  # below Python's audit hooks: only the kernel can refuse it
+if pid == 0:
+    libc.setsid(); time.sleep(120); os._exit(0)
+print('libc fork', pid, flush=True)
 for _ in range(4):
     threading.Thread(target=time.sleep, args=(120,)).start()
 print('sleeping', flush=True)
@@ -255,6 +259,7 @@ time.sleep(120)
     )
     result = run_python(code, workspace, SandboxLimits(wall_s=3))
     assert result.timed_out and "fork refused" in result.stdout and "sleeping" in result.stdout
+    assert "libc fork -1" in result.stdout
     deadline = time.monotonic() + 10  # the kernel tears the namespace down asynchronously
     while _host_processes_named(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
