@@ -42,6 +42,7 @@ def _key(header: str) -> str:
 
 
 MAX_BYTES = 256 << 20  # a labels or mapping file is a table of ids, never this big
+MAX_FIELD_CHARS = 10_000
 
 
 def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
@@ -69,8 +70,13 @@ def _read_rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     try:
         rows = [(reader.line_num, r) for r in reader if any(c.strip() for c in r)]
-    except csv.Error as exc:  # e.g. a field over the csv module's 128 KiB limit (a JSON blob, not a table)
+    except csv.Error as exc:  # e.g. a field over the csv module's field limit (a JSON blob, not a table)
         raise SourceFormatError(path, f"line {reader.line_num}: not a CSV/TSV table ({exc})") from exc
+    for number, cells in rows:  # the same refusal whatever field limit another module has set
+        longest = max((len(c) for c in cells), default=0)
+        if longest > MAX_FIELD_CHARS:
+            raise SourceFormatError(path, f"line {number}: not a CSV/TSV table (a field of {longest} "
+                                          f"characters; ids and labels are short)")
     if not rows:
         raise SourceFormatError(path, "empty file: no header row")
     return [c.strip() for c in rows[0][1]], rows[1:]
