@@ -95,12 +95,14 @@ def main(argv: list[str]) -> None:
                     ) / len(known[layout])
             gen_speed[name] = pages / (time.perf_counter() - started)
     print("PDF extractors, word accuracy (F1 vs known text) per layout; order = known words in reading order")
-    header = f"{'extractor':<14}" + "".join(f"{layout:>13}" for layout in LAYOUTS) + f"{'mean':>8}{'order':>8}{'pages/s':>9}"
+    header = f"{'extractor':<14}" + "".join(f"{layout:>17}" for layout in LAYOUTS)
+    header += f"{'mean':>8}{'order':>8}{'pages/s':>9}"
     print(header)
     mean = {n: sum(acc[n].values()) / len(acc[n]) for n in names}
     for name in names:
-        row = f"{name:<14}" + "".join(f"{acc[name][layout]:>13.3f}" for layout in LAYOUTS)
-        row += f"{mean[name]:>8.3f}{sum(order[name].values()) / len(order[name]):>8.3f}{gen_speed[name]:>9.1f}"
+        row = f"{name:<14}" + "".join(f"{acc[name][layout]:>17.3f}" for layout in LAYOUTS)
+        in_reading_order = sum(order[name].values()) / len(order[name])
+        row += f"{mean[name]:>8.3f}{in_reading_order:>8.3f}{gen_speed[name]:>9.1f}"
         print(row)
     speed = gen_speed
     if args.corpus is not None:

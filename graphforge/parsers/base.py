@@ -168,7 +168,9 @@ def split_text(text: str, cap: int) -> list[str]:
     return [p for p in parts if p]
 
 
-def make_spans(locator: str, kind: SpanKind, text: str, limits: ParseLimits, formulas_json: str = "") -> list[ParsedSpan]:
+def make_spans(
+    locator: str, kind: SpanKind, text: str, limits: ParseLimits, formulas_json: str = ""
+) -> list[ParsedSpan]:
     """One span, or several ``locator;part=N`` spans when the text is over ``limits.max_span_chars``."""
     text = clean(text)
     pieces = split_text(text, limits.max_span_chars)

@@ -80,7 +80,8 @@ def detect_format(path: Path) -> Detection:
     except OSError:
         raise
     except Exception as exc:  # noqa: BLE001  (RecursionError, odd bytes: a property of the file)
-        found = Detection(FileFormat.UNKNOWN, "detection failed", f"format detection failed: {type(exc).__name__}")
+        reason = f"format detection failed: {type(exc).__name__}"
+        found = Detection(FileFormat.UNKNOWN, "detection failed", reason)
     promised = _PROMISED.get(ext)
     if promised is not None and found.format is not promised and found.refusal is None:
         return Detection(

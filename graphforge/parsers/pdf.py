@@ -55,7 +55,7 @@ def page_text(page: Any, mode: str = "plain") -> str:
 
 
 def pdfium_pages(path: Path, pages: Pages = None) -> Iterator[str | BaseException]:
-    import pypdfium2 as pdfium
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]
 
     doc = pdfium.PdfDocument(str(path))
     try:

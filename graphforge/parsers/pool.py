@@ -17,7 +17,9 @@ from graphforge.errors import SourceFormatError
 from graphforge.parsers.base import ParsedFile, ParseLimits
 
 Target = Callable[..., ParsedFile]
-PRELOAD = ("graphforge.parsers", "pypdf", "pypdfium2", "openpyxl", "docx", "pptx", "bs4", "lxml.etree", "defusedxml")
+PRELOAD = (
+    "graphforge.parsers", "pypdf", "pypdfium2", "openpyxl", "docx", "pptx", "bs4", "lxml.etree", "defusedxml"
+)
 
 
 @dataclass(frozen=True)

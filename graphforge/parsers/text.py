@@ -87,7 +87,10 @@ def parse_csv(path: Path, limits: ParseLimits) -> Extracted:
     out = Extracted()
     rows = 0
     try:
-        reader = csv.reader(io.StringIO(text, newline=""), dialect, **({"delimiter": delimiter} if delimiter else {}))
+        source = io.StringIO(text, newline="")
+        reader = (
+            csv.reader(source, dialect, delimiter=delimiter) if delimiter else csv.reader(source, dialect)
+        )
         for number, row in enumerate(reader, start=1):
             cells = [_cell(c) for c in row]
             if not any(cells):

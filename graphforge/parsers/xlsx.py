@@ -109,10 +109,10 @@ def _rows(ws: Any) -> Iterator[tuple[int, list[dict[str, Any]]]]:
     the sheet's extent (a million empty tuples for one far cell), this yields only what the XML has.
     Each cell dict has ``value`` (the cached value for a formula cell) and, for formula cells, ``formula``.
     """
-    from lxml import etree
+    from lxml import etree  # type: ignore[import-untyped]
     from openpyxl.worksheet._reader import FORMULA_TAG, ROW_TAG, WorkSheetParser
 
-    class BothParser(WorkSheetParser):  # type: ignore[misc]
+    class BothParser(WorkSheetParser):
         def parse_row(self, row: Any) -> tuple[int, list[dict[str, Any]]]:
             # Cells with a reference and no child (<c r="B7" s="3"/>: formatting only) hold nothing;
             # whole-column formatting gives thousands per sheet. The rest go through openpyxl.
@@ -125,8 +125,9 @@ def _rows(ws: Any) -> Iterator[tuple[int, list[dict[str, Any]]]]:
         def parse_cell(self, element: Any) -> dict[str, Any]:
             cell: dict[str, Any] = super().parse_cell(element)  # data_only: the cached value
             if element.find(FORMULA_TAG) is not None:
-                formula = self.parse_formula(element)
-                cell["formula"] = formula if isinstance(formula, str) else str(getattr(formula, "text", formula))
+                formula = self.parse_formula(element)  # type: ignore[no-untyped-call]
+                text = formula if isinstance(formula, str) else getattr(formula, "text", formula)
+                cell["formula"] = str(text)
             return cell
 
     wb = ws.parent

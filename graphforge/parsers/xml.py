@@ -30,13 +30,15 @@ def _local(tag: Any) -> str:
 def parse(path: Path, limits: ParseLimits) -> Extracted:
     from xml.etree.ElementTree import ParseError
 
-    import defusedxml.ElementTree as SafeET
+    import defusedxml.ElementTree as SafeET  # type: ignore[import-untyped]
     from defusedxml import DefusedXmlException
 
     try:
         root = SafeET.parse(str(path), forbid_dtd=False, forbid_entities=True, forbid_external=True).getroot()
     except DefusedXmlException as exc:
-        raise Refused(f"XML declares entities or external references (possible entity bomb/XXE): {exc}") from exc
+        raise Refused(
+            f"XML declares entities or external references (possible entity bomb/XXE): {exc}"
+        ) from exc
     except ParseError as exc:
         raise Refused(f"malformed XML: {exc}") from exc
     out = Extracted()

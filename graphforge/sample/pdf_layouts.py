@@ -10,6 +10,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from reportlab.pdfgen.canvas import Canvas
 
 _VOCAB = (
     "agency program budget authority outlays receipts fiscal year federal office contract schedule "
@@ -32,7 +36,7 @@ def _sentences(rng: random.Random, words: int) -> list[str]:
     return out
 
 
-def _doc(path: Path) -> object:
+def _doc(path: Path) -> Canvas:
     from reportlab.lib.pagesizes import letter
     from reportlab.pdfgen import canvas
 
@@ -55,8 +59,8 @@ def prose(path: Path, pages: int = 2) -> list[list[str]]:
         frame = Frame(72, 72, 468, 648, showBoundary=0)
         frame.addFromList([Paragraph(p, style) for p in paras], c)
         known.append(" ".join(paras).split())
-        c.showPage()  # type: ignore[attr-defined]
-    c.save()  # type: ignore[attr-defined]
+        c.showPage()
+    c.save()
     return known
 
 
@@ -75,8 +79,8 @@ def two_column(path: Path, pages: int = 2) -> list[list[str]]:
             Frame(x, 72, 234, 648, showBoundary=0).addFromList([Paragraph(p, style) for p in paras], c)
             page_words += " ".join(paras).split()
         known.append(page_words)
-        c.showPage()  # type: ignore[attr-defined]
-    c.save()  # type: ignore[attr-defined]
+        c.showPage()
+    c.save()
     return known
 
 
@@ -93,12 +97,13 @@ def table(path: Path, pages: int = 1) -> list[list[str]]:
             budget, actual = rng.randint(100, 9999), rng.randint(100, 9999)
             rows.append([rng.choice(_VOCAB).title(), f"{budget:,}", f"{actual:,}", f"{actual - budget:,}"])
         t = Table(rows, colWidths=[150, 90, 90, 90])
-        t.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.grey), ("FONTSIZE", (0, 0), (-1, -1), 10)]))
+        grid: list[Any] = [("GRID", (0, 0), (-1, -1), 0.5, colors.grey), ("FONTSIZE", (0, 0), (-1, -1), 10)]
+        t.setStyle(TableStyle(grid))
         _, h = t.wrapOn(c, 468, 648)
         t.drawOn(c, 72, 720 - h)
         known.append([cell for row in rows for cell in row])
-        c.showPage()  # type: ignore[attr-defined]
-    c.save()  # type: ignore[attr-defined]
+        c.showPage()
+    c.save()
     return known
 
 
@@ -108,16 +113,16 @@ def small_type(path: Path, pages: int = 1) -> list[list[str]]:
     known: list[list[str]] = []
     for _ in range(pages):
         words: list[str] = []
-        text = c.beginText(54, 750)  # type: ignore[attr-defined]
+        text = c.beginText(54, 750)
         text.setFont("Helvetica", 7)
         for _ in range(90):
             line = " ".join(rng.choice(_VOCAB) for _ in range(16))
             text.textLine(line)
             words += line.split()
-        c.drawText(text)  # type: ignore[attr-defined]
+        c.drawText(text)
         known.append(words)
-        c.showPage()  # type: ignore[attr-defined]
-    c.save()  # type: ignore[attr-defined]
+        c.showPage()
+    c.save()
     return known
 
 
@@ -128,18 +133,18 @@ def rotated_text(path: Path, pages: int = 1) -> list[list[str]]:
     known: list[list[str]] = []
     for _ in range(pages):
         words: list[str] = []
-        c.saveState()  # type: ignore[attr-defined]
-        c.translate(100, 72)  # type: ignore[attr-defined]
-        c.rotate(90)  # type: ignore[attr-defined]
-        c.setFont("Helvetica", 11)  # type: ignore[attr-defined]
+        c.saveState()
+        c.translate(100, 72)
+        c.rotate(90)
+        c.setFont("Helvetica", 11)
         for i in range(20):
             line = " ".join(rng.choice(_VOCAB) for _ in range(9))
-            c.drawString(0, -i * 20, line)  # type: ignore[attr-defined]
+            c.drawString(0, -i * 20, line)
             words += line.split()
-        c.restoreState()  # type: ignore[attr-defined]
+        c.restoreState()
         known.append(words)
-        c.showPage()  # type: ignore[attr-defined]
-    c.save()  # type: ignore[attr-defined]
+        c.showPage()
+    c.save()
     return known
 
 
@@ -149,16 +154,16 @@ def rotated_page(path: Path, pages: int = 1) -> list[list[str]]:
     c = _doc(path)
     known: list[list[str]] = []
     for _ in range(pages):
-        c.setPageRotation(90)  # type: ignore[attr-defined]
-        c.setFont("Helvetica", 11)  # type: ignore[attr-defined]
+        c.setPageRotation(90)
+        c.setFont("Helvetica", 11)
         words: list[str] = []
         for i in range(25):
             line = " ".join(rng.choice(_VOCAB) for _ in range(10))
-            c.drawString(72, 720 - i * 18, line)  # type: ignore[attr-defined]
+            c.drawString(72, 720 - i * 18, line)
             words += line.split()
         known.append(words)
-        c.showPage()  # type: ignore[attr-defined]
-    c.save()  # type: ignore[attr-defined]
+        c.showPage()
+    c.save()
     return known
 
 
@@ -179,13 +184,13 @@ def positioned_words(path: Path, pages: int = 1) -> list[list[str]]:
             gap = min(gap, 14.0)
             x = 72.0
             for word, width in zip(line, widths, strict=True):
-                c.setFont("Helvetica", 10)  # type: ignore[attr-defined]
-                c.drawString(x, 720 - i * 18, word)  # type: ignore[attr-defined]
+                c.setFont("Helvetica", 10)
+                c.drawString(x, 720 - i * 18, word)
                 x += width + gap
             words += line
         known.append(words)
-        c.showPage()  # type: ignore[attr-defined]
-    c.save()  # type: ignore[attr-defined]
+        c.showPage()
+    c.save()
     return known
 
 
@@ -204,11 +209,11 @@ def kerned_runs(path: Path, pages: int = 1) -> list[list[str]]:
             ops.append(f"[{parts}] TJ T*")
             words += line
         ops.append("ET")
-        c.setFont("Helvetica", 10)  # type: ignore[attr-defined]  (registers /F1)
+        c.setFont("Helvetica", 10)  # registers /F1
         c._code.append("\n".join(ops))  # type: ignore[attr-defined]
         known.append(words)
-        c.showPage()  # type: ignore[attr-defined]
-    c.save()  # type: ignore[attr-defined]
+        c.showPage()
+    c.save()
     return known
 
 

@@ -45,7 +45,9 @@ def test_csv_with_long_multiline_quoted_fields_is_csv_not_markdown(tmp_path: Pat
 
 def test_markdown_list_with_commas_stays_markdown(tmp_path: Path) -> None:
     path = tmp_path / "notes"
-    path.write_text("# Plan\n\n- first, second\n- third, fourth\n- fifth, sixth\n\n## Risks\n- late, costly\n")
+    path.write_text(
+        "# Plan\n\n- first, second\n- third, fourth\n- fifth, sixth\n\n## Risks\n- late, costly\n"
+    )
     assert detect_format(path).format is FileFormat.MARKDOWN
 
 
@@ -266,7 +268,10 @@ def test_rotated_text_pdf_has_spans_even_when_the_extractor_returns_nothing(tmp_
 def test_pdf_table_rows_become_tab_separated_lines() -> None:
     from graphforge.parsers.pdf import table_lines
 
-    text = "Revenue by segment\nSegment    Q1 2024    Q2 2024\nServices   1,340      1,415\nHardware   905        960\nA note."
+    text = (
+        "Revenue by segment\nSegment    Q1 2024    Q2 2024\nServices   1,340      1,415\n"
+        "Hardware   905        960\nA note."
+    )
     assert table_lines(text).splitlines() == [
         "Revenue by segment",
         "Segment\tQ1 2024\tQ2 2024",
@@ -366,3 +371,31 @@ def test_wide_export_whose_sniffed_head_holds_one_row_and_a_half_is_csv(tmp_path
     assert detect_format(path).format is FileFormat.CSV
     parsed = parse_file(path)
     assert {s.locator.split(";")[0] for s in parsed.spans} == {"row=1", "row=2", "row=3", "row=4"}
+
+
+def test_image_text_by_ocr_when_tesseract_is_installed_else_a_warning(tmp_path: Path) -> None:
+    import shutil
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    lines = ["Quarterly accessibility assessment", "Conformance rose to 72 percent"]
+    img = Image.new("RGB", (900, 160), "white")
+    draw = ImageDraw.Draw(img)
+    try:
+        font: ImageFont.FreeTypeFont | ImageFont.ImageFont = ImageFont.truetype("DejaVuSans.ttf", 26)
+    except OSError:
+        font = ImageFont.load_default(size=26)
+    for i, line in enumerate(lines):
+        draw.text((20, 20 + i * 60), line, fill="black", font=font)
+    path = tmp_path / "slide.png"
+    img.save(path)
+    parsed = parse_file(path)
+    assert parsed.valid and (parsed.width, parsed.height) == (900, 160)
+    if shutil.which("tesseract") is None:
+        assert parsed.spans == [] and parsed.warnings == [
+            "image text not extracted: no OCR engine installed (tesseract)"
+        ]
+    else:
+        assert [s.locator for s in parsed.spans] == ["image=1"]
+        got = parsed.spans[0].text.split()
+        assert got == " ".join(lines).split(), got
