@@ -326,9 +326,12 @@ class ManagedServer:
             pid = self.pid()
             if pid is None:
                 return False
-            proc = self._java(_BOOT, "stop", timeout=180)
+            try:
+                stopped_cleanly = self._java(_BOOT, "stop", timeout=180).returncode == 0
+            except ServerError:  # the stop command hung: signals below finish the job
+                stopped_cleanly = False
             if _alive(pid):
-                if proc.returncode == 0:
+                if stopped_cleanly:
                     _wait_gone(pid, 30)
                 if _alive(pid):
                     os.kill(pid, signal.SIGTERM)
