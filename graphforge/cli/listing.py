@@ -6,7 +6,7 @@ cells wrap (ids and reasons are never cut); --json prints one object with the ro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -79,8 +79,9 @@ def require_known(graph: Graph, kind: str, ids: str | Sequence[str] | None, opti
     if ids is None or ids == [] or ids == ():
         return
     wanted = [ids] if isinstance(ids, str) else list(ids)
-    reader = {"spec": specs, "seed": seeds, "workspace": workspaces, "trajectory": trajectories,
-              "export": exports}[kind]
+    readers: dict[str, Callable[..., list[dict[str, Any]]]] = {
+        "spec": specs, "seed": seeds, "workspace": workspaces, "trajectory": trajectories, "export": exports}
+    reader = readers[kind]
     found = {row[_ID_FIELD[kind]] for row in reader(graph, ids=wanted)}
     missing = [i for i in wanted if i not in found]
     if missing:

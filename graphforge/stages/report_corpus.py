@@ -470,7 +470,8 @@ class _Plots:
         arms = sorted({str(s["arm"]) for s in scores})
         values = [[float(s["q"]) for s in scores if s["arm"] == arm] for arm in arms]  # type: ignore[arg-type]
         low = min(0.0, min(min(v) for v in values if v))
-        ax.hist(values, bins=np.linspace(low, 1.0, 21), label=[f"{a} judge" for a in arms], stacked=True)
+        ax.hist(values, bins=np.linspace(low, 1.0, 21).tolist(), label=[f"{a} judge" for a in arms],
+                stacked=True)
         ax.axvline(admit_q, color="#c0392b", linestyle="--", linewidth=1, label=f"admit at Q > {admit_q:g}")
         ax.set_xlabel("Q, quality score (1 = every criterion met; negative criteria subtract)")
         ax.set_ylabel("judgments")
