@@ -335,6 +335,6 @@ def plot_ratings(result: EloResult, path: Path) -> Path:
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
     return path

@@ -145,7 +145,7 @@ def write_outputs(result: WinRateResult, out_dir: Path) -> dict[str, str]:
     ax.set_xlim(0, 1)
     ax.set_xlabel(f"win rate of {result.a} vs {result.b} ({round(result.confidence * 100)}% bootstrap CI)")
     fig.tight_layout()
-    fig.savefig(paths["png"], dpi=120)
+    fig.savefig(paths["png"], dpi=120, bbox_inches="tight")  # keeps the x label of a one-row plot
     plt.close(fig)
     pct = round(result.confidence * 100)
     rows = [(r.group, r.comparisons, f"{r.wins}/{r.losses}/{r.ties}", f"{r.win_rate:.3f}",
