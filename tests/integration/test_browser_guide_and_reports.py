@@ -77,7 +77,11 @@ def test_guide_reports_and_rendering_on_the_demo_graph(demo: dict[str, Any], gra
     assert spec is not None and spec.loader is not None
     screenshots = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(screenshots)
-    reports = [Path(demo["reports"][k]) for k in ("coverage", "corpus", "audit")]
+    # Every HTML report the demo writes (coverage, corpus, audit, Elo, win rate, sensitivity, ...).
+    folders = {Path(p).parent if p.endswith(".html") else Path(p) for p in demo["reports"].values()}
+    reports = sorted({html for folder in folders for html in folder.rglob("*.html")})
+    names = {r.name for r in reports}
+    assert {"coverage.html", "corpus_report.html", "elo.html", "winrate.html"} <= names, names
     shots = tmp_path / "shots"
     assert screenshots.main(["--out", str(shots)] + [str(r) for r in reports]) == 0
     for name in ("report_coverage.png", "report_corpus_report.png", "browser_guide.png",
