@@ -100,7 +100,8 @@ def plot_heatmap(matrix: list[list[int]], sector_names: list[str], patterns: lis
         bar.set_label(f"{unit} in the cell")
     else:
         one = filled[0] if filled else 0
-        ax.legend(handles=[Patch(color=cmap(norm(max(one, 1))), label=f"{one} {unit} in the cell"),
+        noun = unit[:-1] if one == 1 and unit.endswith("s") else unit  # "1 seed", "2 seeds"
+        ax.legend(handles=[Patch(color=cmap(norm(max(one, 1))), label=f"{one} {noun} in the cell"),
                            Patch(color="#eeeeee", label=f"no {unit} (gap)")],
                   loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
     return _save(fig, path)
