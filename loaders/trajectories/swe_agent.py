@@ -95,7 +95,8 @@ def _from_history(history: list[Any], issues: Issues) -> Conversation:
         if role != "assistant":
             pending_action = None
     if demos:
-        issues.add(f"{demos} demonstration items (examples shown to the model) left out")
+        plural = "s" if demos > 1 else ""
+        issues.add(f"{demos} demonstration item{plural} (examples shown to the model) left out")
     return conv
 
 
