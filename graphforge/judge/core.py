@@ -91,26 +91,48 @@ def _workbook_excerpt(doc: Workbook, loc: Location) -> str:
         return f"(the workbook has no sheet {loc.sheet!r}; its sheets: {', '.join(doc.order)})"
     targets = set(loc.cells)
     out: list[str] = []
+    precedents: set[tuple[str, str]] = set()
     for sheet in (s for s in sheets if s is not None):
         data = doc.sheets[sheet]
         rows: dict[int, list[str]] = {}
         for ref in data:
-            rows.setdefault(int("".join(ch for ch in ref if ch.isdigit()) or 0), []).append(ref)
-        wanted = {int("".join(ch for ch in c if ch.isdigit()) or 0) for c in targets}
+            rows.setdefault(_row_number(ref), []).append(ref)
+        wanted = {_row_number(c) for c in targets}
         keep = sorted(rows) if not wanted else sorted(r for r in rows if r in wanted or r == min(rows))
         out.append(f"sheet {sheet!r}:")
         for row in keep[:MAX_EXCERPT_LINES]:
-            cells = sorted(rows[row], key=lambda c: (len(c.rstrip("0123456789")), c))
             shown = []
-            for ref in cells:
-                cell = data[ref]
-                mark = "*" if ref in targets else ""
-                formula = f" (formula {cell.formula})" if cell.formula else ""
-                shown.append(f"{mark}{ref} = {'' if cell.value is None else cell.value}{formula}")
+            for ref in sorted(rows[row], key=lambda c: (len(c.rstrip("0123456789")), c)):
+                shown.append(("*" if ref in targets else "") + _cell_shown(doc, sheet, ref, precedents))
             out.append("  " + " | ".join(shown))
+    # What the target formulas read, so the judge sees the figures a formula rests on (and their changes).
+    extra = sorted(p for p in precedents if p[0] in doc.sheets and (p[0] not in sheets or (
+        targets and _row_number(p[1]) not in {_row_number(c) for c in targets})))
+    if extra:
+        out.append("cells the shown formulas read:")
+        out += [f"  {sheet}!{_cell_shown(doc, sheet, ref, set())}" for sheet, ref in extra[:40]]
     if targets:
         out.append(f"(* marks the target cells {', '.join(loc.cells)})")
     return "\n".join(out)
+
+
+def _row_number(ref: str) -> int:
+    return int("".join(ch for ch in ref if ch.isdigit()) or 0)
+
+
+def _cell_shown(doc: Workbook, sheet: str, ref: str, precedents: set[tuple[str, str]]) -> str:
+    """``B4 = 469.5 (formula =B2-B3)``: a formula's value is computed when the file holds none."""
+    cell = doc.sheets[sheet].get(ref)
+    if cell is None:
+        return f"{ref} = (empty)"
+    if not cell.formula:
+        return f"{ref} = {'' if cell.value is None else cell.value}"
+    value = cell.value
+    found = doc.evaluator.evaluate(sheet, ref)  # errors come back as data (source "error")
+    precedents |= {p for p in found.precedents if p != (sheet, ref)}
+    if value is None:
+        value = found.value if found.value is not None else f"(not computable: {found.error or 'empty'})"
+    return f"{ref} = {value} (formula {cell.formula})"
 
 
 def _gate(criterion: CriterionSpec, model: ModelVerdict, det: Verdict, footprint: Footprint,

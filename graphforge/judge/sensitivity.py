@@ -5,6 +5,7 @@ perturbation) has no score: it is listed apart as ``UnscoredCase`` with the reas
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,19 +13,22 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from graphforge.judge.checks import check_deliverables
-from graphforge.judge.core import score_criteria
-from graphforge.judge.documents import read_document
+from graphforge.judge.core import ascore_candidates, score_criteria
+from graphforge.judge.documents import Document, read_document
 from graphforge.judge.llm_verifier import VerdictUnavailable
 from graphforge.judge.perturb import (
     PAPER_NON_TARGET_ABS,
     PAPER_TARGET_DELTA,
     PerturbationKind,
+    Perturbed,
     applicable,
     perturb,
 )
 from graphforge.judge.regions import overlaps
+from graphforge.judge.verifiers import Verdict
 from graphforge.judge.view import JudgeView
 from graphforge.models.judge import JudgeArm
+from graphforge.models.spec import CriterionSpec
 
 if TYPE_CHECKING:
     from graphforge.llm import LLMCallRecord, OpenAICompatibleChatModel
@@ -101,8 +105,7 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
         before = score_criteria(view, documents, arm, llm=llm, trajectory_id=trajectory_id, ledger=ledger)
     except VerdictUnavailable as exc:
         return [], [UnscoredCase(trajectory_id=trajectory_id, arm=arm, reason=f"baseline not judged: {exc}")]
-    out: list[SensitivityCase] = []
-    unscored: list[UnscoredCase] = []
+    todo: list[tuple[PerturbationKind, CriterionSpec, Perturbed, bool, dict[str, Document]]] = []
     for kind in kinds or list(PerturbationKind):
         for criterion in view.spec.criteria:
             doc = documents.get(criterion.target_deliverable)
@@ -117,22 +120,35 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
             report, perturbed_docs = check_deliverables(view.spec, perturbed_files)
             if criterion.target_deliverable not in perturbed_docs:  # still readable without the gate
                 perturbed_docs[criterion.target_deliverable] = read_document(result.path, source.suffix)
+            todo.append((kind, criterion, result, report.ok, perturbed_docs))
+
+    async def rescore_all() -> list[dict[str, Verdict] | VerdictUnavailable]:
+        async def one(docs: dict[str, Document]) -> dict[str, Verdict] | VerdictUnavailable:
             try:
-                after = score_criteria(view, perturbed_docs, arm, llm=llm, trajectory_id=trajectory_id,
-                                       ledger=ledger)
+                return (await ascore_candidates(view, [docs], arm, llm=llm, trajectory_ids=[trajectory_id],
+                                                ledger=ledger))[0]
             except VerdictUnavailable as exc:
-                unscored.append(UnscoredCase(trajectory_id=trajectory_id, arm=arm, kind=kind,
-                                             criterion_id=criterion.criterion_id, reason=str(exc)))
-                continue
-            co = [c.criterion_id for c in view.spec.criteria if c.criterion_id != criterion.criterion_id
-                  and overlaps(before[c.criterion_id].footprint, result.touched)]
-            others = [after[c.criterion_id].score - before[c.criterion_id].score for c in view.spec.criteria
-                      if c.criterion_id != criterion.criterion_id and c.criterion_id not in co]
-            out.append(SensitivityCase(
-                trajectory_id=trajectory_id, arm=arm, kind=kind, criterion_id=criterion.criterion_id,
-                description=result.description, target_before=before[criterion.criterion_id].score,
-                target_after=after[criterion.criterion_id].score, non_target_deltas=others, co_targeted=co,
-                gate_loss=not report.ok))
+                return exc
+
+        # Every perturbed copy at once: the chat model's GRAPHFORGE_LLM_CONCURRENCY caps the calls.
+        return list(await asyncio.gather(*(one(docs) for *_, docs in todo)))
+
+    out: list[SensitivityCase] = []
+    unscored: list[UnscoredCase] = []
+    for (kind, criterion, result, ok, _), after in zip(todo, asyncio.run(rescore_all()), strict=True):
+        if isinstance(after, VerdictUnavailable):
+            unscored.append(UnscoredCase(trajectory_id=trajectory_id, arm=arm, kind=kind,
+                                         criterion_id=criterion.criterion_id, reason=str(after)))
+            continue
+        co = [c.criterion_id for c in view.spec.criteria if c.criterion_id != criterion.criterion_id
+              and overlaps(before[c.criterion_id].footprint, result.touched)]
+        others = [after[c.criterion_id].score - before[c.criterion_id].score for c in view.spec.criteria
+                  if c.criterion_id != criterion.criterion_id and c.criterion_id not in co]
+        out.append(SensitivityCase(
+            trajectory_id=trajectory_id, arm=arm, kind=kind, criterion_id=criterion.criterion_id,
+            description=result.description, target_before=before[criterion.criterion_id].score,
+            target_after=after[criterion.criterion_id].score, non_target_deltas=others, co_targeted=co,
+            gate_loss=not ok))
     return out, unscored
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from graphforge.judge.core import judge_attempt, judge_candidates, judge_name
 from graphforge.judge.llm_verifier import MAX_EXCERPT, REDACTED, VerdictUnavailable, build_messages, fence
+from graphforge.judge.sensitivity import cases_for, markdown_table, summarise
 from graphforge.llm import LLMCallRecord, OpenAICompatibleChatModel
 from graphforge.models.judge import JudgeArm
 from graphforge.oracle import InjectKind, run_oracle
@@ -217,3 +218,43 @@ def test_an_outage_is_an_exception_never_a_score(
     with pytest.raises(VerdictUnavailable, match="did not validate"):
         judge_attempt(sample_view(), files, JudgeArm.ANCHORED, trajectory_id=tid, llm=scripted_chat_model)
     assert json.dumps([r.body for r in scripted_llm.chat_requests]).count(TEST_API_KEY) == 0
+
+
+def test_sensitivity_cases_without_a_verdict_are_listed_apart_never_scored(
+        tmp_path: Path, scripted_llm: ScriptedLLMServer,
+        scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    view = sample_view()
+    files, tid = _files(tmp_path)
+    calls = {"n": 0}
+    baseline = len(view.spec.criteria)
+
+    def answer(request: RecordedRequest) -> Reply:
+        # The unperturbed baseline is graded; every call after it fails.
+        calls["n"] += 1
+        if calls["n"] <= baseline:
+            return constant(1.0)(request)  # type: ignore[operator,no-any-return]
+        return error(400, "quota exhausted")
+
+    scripted_llm.responder = answer  # type: ignore[assignment]
+    cases, unscored = cases_for(view, files, JudgeArm.ANCHORED, tmp_path / "sens", trajectory_id=tid,
+                                llm=scripted_chat_model)
+    assert cases == [] and unscored and all(u.kind is not None and "quota exhausted" in u.reason
+                                            for u in unscored)
+    assert summarise(cases) == []
+    table = markdown_table(summarise(cases), unscored)
+    assert table.startswith("No case could be scored.") and f"Not scored ({len(unscored)})" in table
+
+
+def test_a_formula_target_shows_its_computed_value_and_the_cells_it_reads(tmp_path: Path) -> None:
+    from graphforge.judge.checks import check_deliverables
+    from graphforge.judge.core import excerpt
+
+    view = sample_view()
+    files, _ = _files(tmp_path)
+    _, docs = check_deliverables(view.spec, files)
+    c1 = view.spec.criteria[0]  # Summary!B4, the difference as a live formula
+    text, footprint = excerpt(c1, docs[c1.target_deliverable])
+    # 12,450.00 - 11,980.50 from the anchors' spans, computed here independently of the judge.
+    assert "*B4 = 469.5 (formula =" in text
+    assert "cells the shown formulas read:" in text and "12450" in text and "11980.5" in text
+    assert ("q3_reconciliation.xlsx", "Summary", "B4") in footprint
