@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -32,10 +31,14 @@ class Graph:
     """Runs named queries against one database. Values always travel as parameters."""
 
     def __init__(self, driver: neo4j.Driver, database: str = "neo4j", batch_size: int = 2000,
-                 fetch_size: int = 100) -> None:
+                 fetch_size: int = 100, batch_bytes: int = 8_000_000) -> None:
         self.driver = driver
         self.database = database
         self.batch_size = batch_size
+        # A transaction also ends once its rows hold about this many bytes of text: 2,000 file rows of
+        # thousands of long spans each would otherwise be one transaction of hundreds of MB, which a
+        # small server heap spends in garbage collection (bench/write_bench.py measured it).
+        self.batch_bytes = batch_bytes
         # Records pulled per round trip by stream(): small enough that large rows (a trajectory can be
         # hundreds of KB) never pile up in the driver's buffer, large enough to keep round trips rare.
         self.fetch_size = fetch_size
@@ -48,8 +51,7 @@ class Graph:
         """
         _check_params(query, {"rows", *params})
         written = 0
-        iterator = iter(rows)
-        while batch := [_row_dict(r) for r in itertools.islice(iterator, self.batch_size)]:
+        for batch in batches((_row_dict(r) for r in rows), self.batch_size, self.batch_bytes):
             written += int(
                 self._execute(
                     query, True, functools.partial(_sum_written, query=query, batch=batch, params=params)
@@ -115,6 +117,32 @@ class Graph:
                 return run(work)
         except (Neo4jError, DriverError) as exc:
             raise _wrap(query.name, exc) from exc
+
+
+def payload_size(value: Any) -> int:
+    """Approximate bytes a value takes on the wire: string lengths plus 8 per other scalar."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, Mapping):
+        return sum(len(k) + payload_size(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return sum(payload_size(v) for v in value)
+    return 8
+
+
+def batches(rows: Iterable[dict[str, Any]], max_rows: int, max_bytes: int) -> Iterator[list[dict[str, Any]]]:
+    """Consecutive batches of at most ``max_rows`` rows, each closed once it holds ``max_bytes`` (a row
+    larger than that is a batch of its own; rows are never split)."""
+    batch: list[dict[str, Any]] = []
+    size = 0
+    for row in rows:
+        batch.append(row)
+        size += payload_size(row)
+        if len(batch) >= max_rows or size >= max_bytes:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
 
 
 def _sum_written(tx: neo4j.ManagedTransaction, *, query: CypherQuery, batch: Sequence[dict[str, Any]],
