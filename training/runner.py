@@ -77,8 +77,8 @@ def with_plain_weights(model: Any, model_ref: str) -> Any:
     if quantizer is None:
         return model
     config = getattr(quantizer, "quantization_config", None)
-    method = getattr(config, "quant_method", "quantized")
-    if not getattr(config, "dequantize", False) or not all(p.is_floating_point() for p in model.parameters()):
+    method = str(getattr(getattr(config, "quant_method", None), "value", "quantized"))
+    if not all(p.is_floating_point() for p in model.parameters()):  # GGUF blocks stay uint8 tensors
         raise SystemExit(f"{model_ref}: the weights are loaded {method}-quantized; full fine-tuning needs "
                          "them de-quantized (load without a quantization kernel, or train adapters instead)")
     quantizer.remove_quantization_config(model)
