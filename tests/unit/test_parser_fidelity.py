@@ -355,22 +355,23 @@ def test_zip_with_office_member_but_named_zip_still_detected_by_content(tmp_path
         assert "word/document.xml" in zf.namelist()
 
 
-def test_wide_export_whose_sniffed_head_holds_one_row_and_a_half_is_csv(tmp_path: Path) -> None:
-    # A survey export: 1,500 columns with long quoted multi-line names; the first 64 KiB hold the header
-    # and part of the first data row only (it was read as plain text, one span per blank-line block).
+def test_wide_export_with_multiline_header_names_is_csv_not_text(tmp_path: Path) -> None:
+    # Like the FY23/FY24 assessment exports: two quoted header names end in a line break, then 1,500
+    # plain columns; read line by line the field counts disagree, and the file became plain text.
     import csv
 
-    header = [f"Q{i}: agency\nmeasure {i}?" for i in range(1500)]  # ~36 KiB
+    header = ["Reporting Entity Name", "Maturity Bracket\n", "Conformance Bracket \n"]
+    header += [f"Measure {i}, calculation" for i in range(1500)]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow(header)
-    for r in range(3):
-        writer.writerow([f"answer {r}-{i}, noted" for i in range(1500)])  # ~32 KiB each
+    for r in range(40):
+        writer.writerow([f"Agency {r}", "Moderate", "High"] + ["N/A"] * 1500)
     path = tmp_path / "Response Data.csv"
     path.write_text(buf.getvalue(), encoding="utf-8")
     assert detect_format(path).format is FileFormat.CSV
     parsed = parse_file(path)
-    assert {s.locator.split(";")[0] for s in parsed.spans} == {"row=1", "row=2", "row=3", "row=4"}
+    assert {s.locator.split(";")[0] for s in parsed.spans} == {f"row={n}" for n in range(1, 42)}
 
 
 def test_image_text_by_ocr_when_tesseract_is_installed_else_a_warning(tmp_path: Path) -> None:
