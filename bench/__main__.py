@@ -1,6 +1,7 @@
 """Run every benchmark in bench/ (``python -m bench``) or those named (``python -m bench a_bench b_bench``).
 
-Options after ``--`` go to each named benchmark: ``python -m bench seeds_bench -- --naive-large-n 50``.
+Options after ``--`` go to each named benchmark: ``python -m bench seeds_bench -- --naive-large-n 50``; the
+``--`` may be left out (``python -m bench corpus_tasks --corpus ../shared/corpus``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ def main(argv: list[str]) -> int:
     extra: list[str] = []
     if "--" in argv:
         argv, extra = argv[: argv.index("--")], argv[argv.index("--") + 1:]
+    elif any(a.startswith("--") for a in argv):  # python -m bench corpus_tasks --corpus DIR
+        first = next(i for i, a in enumerate(argv) if a.startswith("--"))
+        argv, extra = argv[:first], argv[first:]
     names = argv or sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.endswith("_bench"))
     for name in names:
         print(f"\n=== bench.{name} ===", flush=True)

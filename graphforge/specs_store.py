@@ -37,6 +37,8 @@ class TaskSpecRow(Row):
     statement_hash: str
     compiler: str
     revised_from: str | None
+    family: str | None
+    family_reason: str
 
 
 class DeliverableRow(Row):
@@ -68,6 +70,9 @@ class CriterionRow(Row):
     computation: str | None
     verification: str
     anchors: list[str]
+    check: str | None
+    fact_kind: str | None
+    label: str | None
 
 
 class AnchorEvidence(BaseModel):
@@ -97,7 +102,8 @@ def spec_rows(spec: TaskSpec) -> tuple[TaskSpecRow, list[DeliverableRow], list[C
     head = TaskSpecRow(spec_id=spec.spec_id, schema_version=spec.schema_version, base_id=spec.base_id,
                        version=spec.version, workspace_id=spec.workspace_id, seed_id=spec.seed_id,
                        statement=spec.statement, statement_hash=spec.statement_hash, compiler=spec.compiler,
-                       revised_from=spec.revised_from)
+                       revised_from=spec.revised_from, family=spec.family,
+                       family_reason=spec.family_reason)
     by_name = {d.name: d.deliverable_id for d in spec.deliverables}
     deliverables = [DeliverableRow(spec_id=spec.spec_id, ordinal=i, **d.model_dump(mode="json"))
                     for i, d in enumerate(spec.deliverables)]

@@ -5,8 +5,11 @@ WITH collect(DISTINCT f) AS facts
 UNWIND facts AS a
 OPTIONAL MATCH (a)-[d:DEPENDS_ON]->(b:Fact)
 WHERE b IN facts
-RETURN size(facts) AS facts, count(d) AS edges,
-       count(CASE d.kind WHEN 'interpret' THEN 1 END) AS interpret,
-       count(CASE d.kind WHEN 'compare' THEN 1 END) AS compare,
-       count(CASE d.kind WHEN 'reconcile' THEN 1 END) AS reconcile,
-       count(CASE d.kind WHEN 'derive' THEN 1 END) AS derive
+WITH facts, d.kind AS kind, count(d) AS n
+RETURN size(facts) AS facts, sum(n) AS edges,
+       sum(CASE kind WHEN 'interpret' THEN n ELSE 0 END) AS interpret,
+       sum(CASE kind WHEN 'compare' THEN n ELSE 0 END) AS compare,
+       sum(CASE kind WHEN 'reconcile' THEN n ELSE 0 END) AS reconcile,
+       sum(CASE kind WHEN 'derive' THEN n ELSE 0 END) AS derive,
+       sum(CASE kind WHEN 'supersedes' THEN n ELSE 0 END) AS supersedes,
+       sum(CASE kind WHEN 'reference' THEN n ELSE 0 END) AS reference

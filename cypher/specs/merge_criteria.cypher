@@ -7,7 +7,7 @@ SET c.spec_id = row.spec_id, c.ordinal = row.ordinal, c.polarity = row.polarity,
     c.weight = row.weight, c.requirement = row.requirement, c.target_deliverable = row.target_deliverable,
     c.target_location = row.target_location, c.expected = row.expected, c.expected_value = row.expected_value,
     c.tolerance = row.tolerance, c.computation = row.computation, c.verification = row.verification,
-    c.anchors = row.anchors
+    c.anchors = row.anchors, c.check = row.check, c.fact_kind = row.fact_kind, c.label = row.label
 MERGE (s)-[:HAS_CRITERION]->(c)
 WITH c, row
 CALL (c, row) {

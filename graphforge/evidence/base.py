@@ -53,8 +53,9 @@ class Extractor(Protocol):
     def extract(self, spans: Sequence[WorkspaceSpan]) -> Extraction: ...
 
 
-def fact_id(span_id: str, value: str, metric: str | None, period: str | None, entity: str | None,
-            extractor: str) -> str:
+def fact_id(
+    span_id: str, value: str, metric: str | None, period: str | None, entity: str | None, extractor: str
+) -> str:
     """Content-derived fact key: the same reading of the same span is the same Fact on every run."""
     family = extractor.split(":", 1)[0]  # "llm:model-a" and "llm:model-b" readings of one figure merge
     return "fact-" + stable_hash(span_id, value, metric, period, entity, family)

@@ -15,7 +15,7 @@ from itertools import combinations
 
 from graphforge.evidence.base import WorkspaceSpan
 from graphforge.figures.numbers import metric_key, parse_figure
-from graphforge.models.evidence import DependencyKind, DependsOnRow, FactRow
+from graphforge.models.evidence import DependencyKind, DependsOnRow, FactKind, FactRow
 
 _TABLE_LOCATORS = ("sheet=", "row=", "table=")
 
@@ -46,7 +46,7 @@ def cross_file_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -
     by_span = {s.span_id: s for s in spans}
     groups: dict[tuple[str, str, str], list[FactRow]] = defaultdict(list)
     for fact in facts:
-        if fact.period and fact.metric and fact.span_id in by_span:
+        if fact.kind is FactKind.QUANTITY and fact.period and fact.metric and fact.span_id in by_span:
             groups[(metric_key(fact.metric), metric_key(fact.entity or ""), fact.period)].append(fact)
     edges: dict[tuple[str, str, str], DependsOnRow] = {}
     for key, members in sorted(groups.items()):
@@ -59,7 +59,8 @@ def cross_file_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -
         for path, file_facts in per_file.items():
             tables = [f for f in file_facts if _is_table(f, by_span)]
             canonical[path] = (tables or file_facts)[0]
-            for prose in (f for f in file_facts if f not in tables):
+            table_ids = {f.fact_id for f in tables}  # a set: membership on the models made linking quadratic
+            for prose in (f for f in file_facts if f.fact_id not in table_ids):
                 for table in tables:
                     if agree(prose, table):
                         edges[(prose.fact_id, table.fact_id, "interpret")] = DependsOnRow(
@@ -77,8 +78,9 @@ def cross_file_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -
                 continue
             kind = DependencyKind.COMPARE if same else DependencyKind.RECONCILE
             diff = (b.value_num or 0.0) - (a.value_num or 0.0)
-            note = (f"{' '.join(k for k in key if k)}: {path_b} {b.value} vs {path_a} {a.value}"
-                    + ("" if same else f" (difference {diff:g})"))
+            note = f"{' '.join(k for k in key if k)}: {path_b} {b.value} vs {path_a} {a.value}" + (
+                "" if same else f" (difference {diff:g})"
+            )
             edges[(b.fact_id, a.fact_id, kind.value)] = DependsOnRow(
                 src_fact_id=b.fact_id, dst_fact_id=a.fact_id, kind=kind, note=note
             )

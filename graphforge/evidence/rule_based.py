@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from graphforge.evidence.base import Extraction, WorkspaceSpan, fact_id, verify
+from graphforge.evidence.text_facts import prose_facts, table_facts
 from graphforge.figures.numbers import (
     Figure,
     find_figures,
@@ -70,11 +71,26 @@ MEASURES: dict[str, str] = {
     "units": "units",
     "volume": "volume",
 }
-_MEASURE_RE = re.compile(r"\b(" + "|".join(re.escape(m) for m in sorted(MEASURES, key=len, reverse=True))
-                         + r")\b", re.I)
+_MEASURE_RE = re.compile(
+    r"\b(" + "|".join(re.escape(m) for m in sorted(MEASURES, key=len, reverse=True)) + r")\b", re.I
+)
 # Subjects that mean "the whole company": facts about them carry no entity, so they match across files.
-_GROUP_WORDS = {"", "total", "group", "group total", "grand total", "company", "consolidated", "all segments",
-                "overall", "metric", "segment", "sum", "the group", "our"}
+_GROUP_WORDS = {
+    "",
+    "total",
+    "group",
+    "group total",
+    "grand total",
+    "company",
+    "consolidated",
+    "all segments",
+    "overall",
+    "metric",
+    "segment",
+    "sum",
+    "the group",
+    "our",
+}
 _GENERIC_HEADERS = {
     "",
     "amount",
@@ -91,7 +107,25 @@ _GENERIC_HEADERS = {
     "total",
     "balance",
 }
-_ID_HEADER_RE = re.compile(r"\b(id|no|code|number|ref|year|date)\b|#", re.I)
+_ID_HEADER_RE = re.compile(
+    r"\b(id|no|code|number|ref|year|date|zip|postal|phone|fax|page|row|line|duns|ein|"
+    r"fips|uei|account|acct|symbol|item|serial|version|question|clin|sprint|issue)\b|#",
+    re.I,
+)
+_PERIOD_HEADER_RE = re.compile(r"\b(year|fy|period|quarter|month|calendar|cy|date)\b", re.I)
+_TOC_RE = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$|…{2,}")  # table-of-contents leaders
+_PLACE_RE = re.compile(r"\b(?:[A-Z]{2}|d\.?\s?c\.?|street|st\.|avenue|ave\.?|suite|room|box)\s*$", re.I)
+
+
+def _formatted(figure: Figure) -> bool:
+    """A figure printed as an amount (unit, grouping, decimals, scale word): not a bare count or code."""
+    text = figure.text
+    return (
+        bool(figure.unit)
+        or "," in text
+        or "." in text
+        or text.rstrip(")").endswith(("thousand", "million", "billion", "k", "m", "bn", "mn"))
+    )
 
 
 @dataclass
@@ -114,6 +148,7 @@ class Grid:
 
     rows: list[GridRow] = field(default_factory=list)
     context: list[str] = field(default_factory=list)
+    from_text: bool = False  # rows guessed from page / section text, not a real table
 
 
 @dataclass
@@ -214,7 +249,9 @@ def _horizontal_header(line: str) -> list[str] | None:
     if len(periods) < 2 or _bare_figures(line):
         return None
     label = line[: periods[0][1]].strip()
-    between = [line[a[2]:b[1]] for a, b in zip(periods, periods[1:], strict=False)] + [line[periods[-1][2]:]]
+    between = [line[a[2] : b[1]] for a, b in zip(periods, periods[1:], strict=False)] + [
+        line[periods[-1][2] :]
+    ]
     if any(g.strip(" |") for g in between) or len(label.split()) > 4:
         return None
     return [label] + [line[s:e] for _, s, e in periods]
@@ -233,7 +270,7 @@ def _text_grids(span: WorkspaceSpan) -> tuple[list[Grid], list[str]]:
     def add_row(cells: list[str]) -> None:
         nonlocal current
         if current is None:
-            current = Grid(context=[heading] if heading else [])
+            current = Grid(context=[heading] if heading else [], from_text=True)
             grids.append(current)
         current.rows.append(GridRow(span, [Cell(t, c) for c, t in enumerate(cells)]))
 
@@ -259,8 +296,12 @@ def _text_grids(span: WorkspaceSpan) -> tuple[list[Grid], list[str]]:
                 i = j
                 continue
             short_header = run_kind == "period" and len(line.split()) <= 3
-            if kind == "text" and run and (run_kind == "value" or len(run) >= 2 or short_header) \
-                    and len(line.split()) <= 8:
+            if (
+                kind == "text"
+                and run
+                and (run_kind == "value" or len(run) >= 2 or short_header)
+                and len(line.split()) <= 8
+            ):
                 add_row([line.strip(), *run])
                 i = j
                 continue
@@ -286,15 +327,22 @@ def _text_grids(span: WorkspaceSpan) -> tuple[list[Grid], list[str]]:
 def _bare_figures(line: str) -> list[Figure]:
     """Figures that are not part of a period ("Q2 2024") or a leading section number ("2.")."""
     periods = find_periods(line)
-    return [f for f in find_figures(line) if not any(s < f.end and f.start < e for _, s, e in periods)
-            and not (f.start == len(line) - len(line.lstrip()) and re.match(r"\s*\d+(\.\d+)*\.?\s", line))]
+    return [
+        f
+        for f in find_figures(line)
+        if not any(s < f.end and f.start < e for _, s, e in periods)
+        and not (f.start == len(line) - len(line.lstrip()) and re.match(r"\s*\d+(\.\d+)*\.?\s", line))
+    ]
 
 
 def _is_heading(line: str) -> bool:
     """A short line without figures or a sentence end: a title for the table or text below it."""
     stripped = line.strip()
-    return (0 < len(stripped.split()) <= 10 and not _bare_figures(stripped)
-            and not stripped.endswith((".", ",", ";", ":")))
+    return (
+        0 < len(stripped.split()) <= 10
+        and not _bare_figures(stripped)
+        and not stripped.endswith((".", ",", ";", ":"))
+    )
 
 
 def _file_context(spans: Sequence[WorkspaceSpan]) -> str:
@@ -303,7 +351,8 @@ def _file_context(spans: Sequence[WorkspaceSpan]) -> str:
     for span in spans:
         for sentence in re.split(r"(?<=[.!?])\s+", span.text):
             if re.search(r"\b(figures|amounts|stated|expressed|unless)\b", sentence, re.I) and (
-                    scale_of(sentence) != 1.0 or unit_of(sentence)):
+                scale_of(sentence) != 1.0 or unit_of(sentence)
+            ):
                 out.append(sentence.strip())
     return " ".join(out)
 
@@ -317,7 +366,7 @@ def _measure(text: str) -> tuple[str, str] | None:
     if not matches:
         return None
     m = matches[-1]
-    rest = (text.replace("_", " ")[: m.start()] + " " + text.replace("_", " ")[m.end():]).strip(" -:()")
+    rest = (text.replace("_", " ")[: m.start()] + " " + text.replace("_", " ")[m.end() :]).strip(" -:()")
     return MEASURES[m.group(1).lower()], rest
 
 
@@ -335,8 +384,15 @@ def _statement(metric: str, entity: str | None, period: str | None, value: str, 
     return f"{metric.capitalize()}{who}{when} is {value} ({span.path}, {span.locator})"
 
 
-def _make_fact(span: WorkspaceSpan, figure: Figure, metric: str, entity: str | None, period: str | None,
-               unit: str | None, scale: float) -> FactRow:
+def _make_fact(
+    span: WorkspaceSpan,
+    figure: Figure,
+    metric: str,
+    entity: str | None,
+    period: str | None,
+    unit: str | None,
+    scale: float,
+) -> FactRow:
     unit = figure.unit or unit
     if unit == "%":
         scale = 1.0
@@ -374,7 +430,15 @@ def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[Depe
         ctx_text = " ".join(context)
         ctx_periods = {p for p, _, _ in find_periods(ctx_text)}
         label_cells = [c for c in texts if not _is_value(c.text) and c.col < values[0].col]
-        row_period = next((period_of(c.text) for c in texts if is_period_label(c.text)), None)
+        row_period = next(
+            (
+                period_of(c.text)
+                for c in texts
+                if is_period_label(c.text)
+                and (not c.text.strip().isdigit() or _PERIOD_HEADER_RE.search(header.get(c.col, "")))
+            ),
+            None,
+        )
         names = [c.text.strip() for c in label_cells if not is_period_label(c.text)]
         label = names[0] if names else ""
         extra = " ".join(names[1:])
@@ -387,6 +451,21 @@ def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[Depe
             head = header.get(cell.col, "")
             if head and _ID_HEADER_RE.search(head) and not _MEASURE_RE.search(head.replace("_", " ")):
                 continue
+            headed = bool(head) and (is_period_label(head) or bool(_MEASURE_RE.search(head.replace("_", " "))))
+            if grid.from_text and (
+                (not _formatted(figure) and not headed)
+                or _TOC_RE.search(row.span.text)
+                or _PLACE_RE.search(label)
+                or not label
+            ):
+                continue  # page numbers, ZIP codes and list counts in running text are not quantities
+            if (
+                not head
+                and not _formatted(figure)
+                and float(figure.number).is_integer()
+                and 1900 <= figure.number <= 2100
+            ):
+                continue  # a bare year is a label
             head_period = period_of(head) if is_period_label(head) else None
             period = head_period or row_period or (next(iter(ctx_periods)) if len(ctx_periods) == 1 else None)
             found = None if head_period else _measure(head)
@@ -512,14 +591,16 @@ def _prose_facts(span: WorkspaceSpan, lines: Sequence[str], file_context: str) -
             blocks.append([])
         else:
             blocks[-1].append(line.strip())
-    sentences = [s for block in blocks if block
-                 for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", " ".join(block))]
+    sentences = [s for block in blocks if block for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", " ".join(block))]
     facts: list[FactRow] = []
     for sentence in sentences:
         periods = find_periods(sentence)
-        figures = [f for f in find_figures(sentence)
-                   if not any(s < f.end and f.start < e for _, s, e in periods)
-                   and (f.unit or "," in f.text or f.text.endswith(("thousand", "million", "billion")))]
+        figures = [
+            f
+            for f in find_figures(sentence)
+            if not any(s < f.end and f.start < e for _, s, e in periods)
+            and (f.unit or "," in f.text or f.text.endswith(("thousand", "million", "billion")))
+        ]
         first = _MEASURE_RE.search(sentence)
         subject_carry = _subject_before(sentence, first.start()) if first is not None else None
         for k, fig in enumerate(figures):
@@ -531,7 +612,7 @@ def _prose_facts(span: WorkspaceSpan, lines: Sequence[str], file_context: str) -
             before = [p for p in periods if lo <= p[1] and p[2] <= fig.start]
             period = after[0][0] if after else before[-1][0] if before else None
             if fig.unit == "%":
-                tail = _MEASURE_RE.match(sentence[fig.end:].strip())
+                tail = _MEASURE_RE.match(sentence[fig.end :].strip())
                 measures = [tail] if tail else []
             else:
                 measures = []
@@ -549,9 +630,38 @@ def _prose_facts(span: WorkspaceSpan, lines: Sequence[str], file_context: str) -
                 if core is not None and core.number:
                     scale *= fig.number / core.number if fig.unit != "%" else 1.0
                     fig = Figure(core.text, core.number, fig.unit, core.precision)
-            facts.append(_make_fact(span, fig, MEASURES[m.group(1).lower()], entity, period,
-                                    unit_of(file_context), scale))
+            facts.append(
+                _make_fact(
+                    span, fig, MEASURES[m.group(1).lower()], entity, period, unit_of(file_context), scale
+                )
+            )
     return facts
+
+
+def _table_text_facts(grid: Grid) -> list[FactRow]:
+    """Definitions and statuses of a real table, read under its first header row."""
+    if grid.from_text:
+        return []
+    out: list[FactRow] = []
+    header: list[str] | None = None
+    rows: list[tuple[WorkspaceSpan, list[str], str]] = []
+    for row in grid.rows:
+        texts = [c for c in row.cells if c.text.strip()]
+        if header is None:
+            if len(texts) >= 2 and not any(_is_value(c.text) for c in texts):
+                width = max(c.col for c in row.cells) + 1
+                header = [""] * width
+                for c in row.cells:
+                    header[c.col] = c.text.strip()
+            continue
+        width = max(len(header), max((c.col for c in row.cells), default=0) + 1)
+        cells = [""] * width
+        for c in row.cells:
+            cells[c.col] = c.text
+        rows.append((row.span, cells, row.span.locator))
+    if header is not None and rows:
+        out.extend(table_facts(header, rows))
+    return out
 
 
 # ---- the extractor -------------------------------------------------------------------------------
@@ -575,8 +685,15 @@ class RuleBasedExtractor:
             grids: list[Grid] = _sheet_grids([s for s in file_spans if s.locator.startswith("sheet=")])
             csv_rows = [s for s in file_spans if s.locator.startswith("row=")]
             if csv_rows:
-                grids.append(Grid(rows=[GridRow(s, [Cell(t, i) for i, t in enumerate(_split_cells(s.text))])
-                                        for s in csv_rows]))
+                grids.append(
+                    Grid(
+                        rows=[
+                            GridRow(s, [Cell(t, i) for i, t in enumerate(_split_cells(s.text))])
+                            for s in csv_rows
+                        ]
+                    )
+                )
+            facts.extend(prose_facts([s for s in file_spans if not s.locator.startswith(("sheet=", "row="))]))
             for span in file_spans:
                 if span.locator.startswith(("sheet=", "row=")):
                     continue
@@ -595,6 +712,7 @@ class RuleBasedExtractor:
                 grids.extend(text_grids)
                 facts.extend(_prose_facts(span, prose, context))
             for grid in grids:
+                facts.extend(_table_text_facts(grid))
                 grid_facts, grid_edges = _grid_facts(grid, context)
                 facts.extend(grid_facts)
                 edges.extend(grid_edges)

@@ -11,7 +11,7 @@ from graphforge.errors import SourceFormatError
 from graphforge.judge.formula import CellData, Evaluator
 
 FORMATS = {"xlsx": "xlsx", "xlsm": "xlsx", "docx": "docx", "md": "md", "markdown": "md", "csv": "csv",
-           "txt": "md", "text": "md"}
+           "txt": "md", "text": "md", "pptx": "pptx", "json": "json"}
 
 
 @dataclass
@@ -98,6 +98,10 @@ def read_document(path: Path, fmt: str) -> Document:
         return read_markdown(path)
     if kind == "csv":
         return read_csv(path)
+    if kind == "pptx":
+        return read_pptx(path)
+    if kind == "json":
+        return read_json(path)
     raise SourceFormatError(path, f"the judge cannot read deliverables of format {fmt!r}")
 
 
@@ -207,3 +211,58 @@ def read_csv(path: Path) -> Workbook:
                                                             None if v.startswith("=") else v)
              for r, row in enumerate(rows) for c, v in enumerate(row) if v != ""}
     return Workbook(path, {path.stem: cells}, [path.stem])
+
+
+def read_pptx(path: Path) -> Report:
+    """A deck as a report: one section per slide, headed by the slide's title, holding all its text."""
+    from pptx import Presentation
+
+    try:
+        deck = Presentation(str(path))
+    except Exception as exc:  # python-pptx raises several types for a file that is not a deck
+        raise SourceFormatError(path, f"not a readable PowerPoint deck: {type(exc).__name__}") from exc
+    report = Report(path, [Section("", 0, "")])
+    for slide in deck.slides:
+        title_shape = slide.shapes.title
+        has_title = title_shape is not None and title_shape.has_text_frame
+        title = title_shape.text_frame.text.strip() if has_title else ""
+        report.sections.append(Section(title, 1, ""))
+        for shape in slide.shapes:
+            if shape is title_shape:
+                continue
+            if shape.has_text_frame:
+                for para in shape.text_frame.paragraphs:
+                    line = "".join(r.text for r in para.runs).strip()
+                    if line:
+                        _append(report, line)
+            if getattr(shape, "has_table", False) and shape.has_table:
+                for row in shape.table.rows:
+                    _append(report, "\t".join(cell.text.strip() for cell in row.cells))
+    return report
+
+
+def read_json(path: Path) -> Report:
+    """A JSON deliverable as a report: one section per top-level key, one line per leaf object or value."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise SourceFormatError(path, f"not readable JSON: {type(exc).__name__}") from exc
+    report = Report(path, [Section("", 0, "")])
+
+    def leaf_line(value: object) -> str:
+        if isinstance(value, dict):
+            return "\t".join(f"{k}: {leaf_line(v)}" for k, v in value.items())
+        if isinstance(value, list):
+            return "; ".join(leaf_line(v) for v in value)
+        return "" if value is None else str(value)
+
+    items = data.items() if isinstance(data, dict) else [("", data)]
+    for key, value in items:
+        report.sections.append(Section(str(key), 1, ""))
+        for element in value if isinstance(value, list) else [value]:
+            line = leaf_line(element)
+            if line.strip():
+                _append(report, line)
+    return report

@@ -94,6 +94,11 @@ def verify(criterion: CriterionSpec, arm: JudgeArm, view: JudgeView, doc: Docume
     """Score one criterion deterministically (a in [0, 1] for positive, v in {0, 1} for negative)."""
     if doc is None:
         return Verdict(0.0, f"deliverable {criterion.target_deliverable!r} is not available")
+    if criterion.check is not None:
+        from graphforge.judge.items import verify_check
+
+        score, evidence = verify_check(criterion, arm, view, doc)
+        return Verdict(score, evidence)
     loc = parse_location(criterion.target_location)
     anchors = view.anchors_of(criterion) if arm is JudgeArm.ANCHORED else []
     negative = criterion.polarity is Polarity.NEGATIVE

@@ -51,6 +51,12 @@ class CriterionSpec(BaseModel):
     computation: str | None = None  # e.g. "sum", "difference", "ratio", "copy"
     verification: str  # the procedure the judge follows
     anchors: list[str] = Field(default_factory=list)  # Fact ids; every positive criterion has >= 1
+    # Task-family criteria are checked by meaning wherever the deliverable puts them (graphforge.judge.items):
+    # "item" (a fact must be stated), "cites" (its source file named), "layout" (a section / sheet / slide /
+    # column present), "stale" (negative: a superseded or confuser value stated as current).
+    check: Literal["item", "cites", "layout", "stale"] | None = None
+    fact_kind: str | None = None  # FactKind of the anchors ("date", "requirement", "quantity", ...)
+    label: str | None = None  # words that name the item (an entity, a term, a deadline's subject)
 
 
 class TaskSpec(BaseModel):
@@ -70,6 +76,8 @@ class TaskSpec(BaseModel):
     criteria: list[CriterionSpec]
     compiler: str  # "template" | "llm:<model>"
     revised_from: str | None = None
+    family: str | None = None  # the task family (graphforge/specs/families/) the spec was compiled as
+    family_reason: str = ""  # why this family: the seed's pattern, or the nearest one the evidence supports
 
     @property
     def positive(self) -> list[CriterionSpec]:

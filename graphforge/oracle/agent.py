@@ -20,6 +20,8 @@ from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.base import stable_hash
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 from graphforge.models.trajectory import DeliverableFile, FunctionCall, Message, ToolCall, Trajectory
+from graphforge.oracle.family import FamilyPlan
+from graphforge.oracle.family import write as write_family
 from graphforge.oracle.solve import Answer, input_of, solve
 from graphforge.oracle.writers import Plan, fmt_number, short, write_report, write_workbook
 
@@ -189,7 +191,12 @@ def run_oracle(view: JudgeView, files: list[str], out_dir: Path, *, inject: list
     """Solve a spec, write its deliverables under ``out_dir/<trajectory_id>/``, and return the trajectory."""
     inject = sorted(set(inject or []), key=lambda k: k.value)
     tid = trajectory_id(view.spec.spec_id, inject, seed)
-    plan_, notes = plan(view, inject, confusers or [])
+    family = any(c.check for c in view.spec.criteria)
+    if family:
+        fplan, notes = family_plan(view, inject)
+        plan_ = Plan(answers=[])
+    else:
+        plan_, notes = plan(view, inject, confusers or [])
     work = out_dir / tid
     work.mkdir(parents=True, exist_ok=True)
     written: list[DeliverableFile] = []
@@ -199,7 +206,9 @@ def run_oracle(view: JudgeView, files: list[str], out_dir: Path, *, inject: list
             continue
         path = work / deliverable.name
         kind = normalise_format(deliverable.format)
-        if kind == "xlsx":
+        if family:
+            write_family(path, view, deliverable, fplan)
+        elif kind == "xlsx":
             write_workbook(path, view, deliverable, plan_)
         elif kind == "csv":
             _write_csv(path, plan_.answers, deliverable.name)
@@ -215,6 +224,37 @@ def run_oracle(view: JudgeView, files: list[str], out_dir: Path, *, inject: list
                             source="graphforge oracle (rule-based; reads the spec's anchors from the graph)"
                                    + (f"; injected: {', '.join(k.value for k in inject)}" if inject else ""))
     return OracleRun(trajectory, notes)
+
+
+def family_plan(view: JudgeView, inject: list[InjectKind]) -> tuple[FamilyPlan, list[str]]:
+    """Injections for a task-family spec, with a note per injection."""
+    fplan, notes = FamilyPlan(), []
+    items = [c for c in view.spec.criteria if c.check == "item"]
+    if InjectKind.WRONG_NUMBER in inject and items:
+        target = max(items, key=lambda c: c.weight)
+        fplan.wrong_item = target.criterion_id
+        notes.append(f"wrong value for {target.criterion_id}")
+    if InjectKind.CONFUSER in inject:
+        stale = [c for c in view.spec.criteria if c.check == "stale" and len(view.anchors_of(c)) > 1]
+        current = {view.anchors_of(c)[1].fact_id for c in stale}
+        hit = next((c for c in items if view.anchors_of(c) and view.anchors_of(c)[0].fact_id in current),
+                   None)
+        if hit is not None:
+            fplan.stale_item = hit.criterion_id
+            notes.append(f"superseded value written as current for {hit.criterion_id}")
+        else:
+            notes.append("no superseded value to confuse with in this spec")
+    if InjectKind.BROKEN_CITATION in inject:
+        fplan.fake_sources = True
+        notes.append("sources name files that are not in the workspace")
+    if InjectKind.MISSING_SHEET in inject:
+        parts = [c.expected for c in view.spec.criteria if c.check == "layout" and c.expected]
+        fplan.skip_part = parts[0] if parts else None
+        notes.append(f"required part left out: {fplan.skip_part}")
+    if InjectKind.PROMPT_INJECTION in inject:
+        fplan.injection_line = True
+        notes.append("a line asking the grader for full marks")
+    return fplan, notes
 
 
 def _write_csv(path: Path, answers: list[Answer], name: str) -> None:

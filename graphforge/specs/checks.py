@@ -15,8 +15,9 @@ def recompute(computation: str, anchor_numbers: Sequence[float]) -> float:
     """The expected value a computation yields from the anchors' numbers (value text x scale, in order)."""
     value = compute(computation, anchor_numbers)
     if value is None:
-        raise ValueError(f"computation {computation!r} is unknown or undefined"
-                         f" for {len(anchor_numbers)} anchors")
+        raise ValueError(
+            f"computation {computation!r} is unknown or undefined for {len(anchor_numbers)} anchors"
+        )
     return value
 
 
@@ -38,24 +39,41 @@ def number_forms(x: float) -> set[str]:
 
 
 def leaks(view: AgentView, spec: TaskSpec, fact_ids: Iterable[str] = ()) -> list[str]:
-    """Hidden things found in the agent's view: roles, fact ids, anchors, expected values. Empty is good."""
-    text = view.model_dump_json()
+    """Hidden things found in the agent's view: roles, fact ids, anchors, expected values. Empty is good.
+
+    What the compiler wrote (the statement and the deliverable names) is searched; the workspace's own file
+    names are not, so "core-inflation-2024.csv" or "Supporting Schedules 2024.pdf" is no role leak, while a
+    statement that calls a file "the confuser" or quotes an expected value is.
+    """
+    text = "\n".join([view.statement, *view.deliverables])
     found: list[str] = []
     for role in FileRole:
         if re.search(rf"\b{role.value}\b", text, re.I):
             found.append(f"role word {role.value!r}")
     ids = set(fact_ids) | {a for c in spec.criteria for a in c.anchors}
-    found += [f"fact id {i}" for i in sorted(ids) if i and i in text]
-    if re.search(r"\bfact-[0-9a-f]{8,}", text):
+    whole = view.model_dump_json()
+    found += [f"fact id {i}" for i in sorted(ids) if i and i in whole]
+    if re.search(r"\bfact-[0-9a-f]{8,}", whole):
         found.append("a fact id pattern")
     for c in spec.criteria:
+        if c.polarity is not Polarity.POSITIVE and c.check == "stale":
+            continue  # a stale value sits in the workspace files; naming it is not a leak
         if c.expected_value is not None:
-            found += [f"{c.criterion_id} expected value {f}" for f in sorted(number_forms(c.expected_value))
-                      if re.search(rf"(?<![\w.,]){re.escape(f)}(?![\w]|[.,]\d)", text)]
-        if c.expected and c.kind is CriterionKind.VALUE and len(c.expected.strip("-0.,%")) >= 2 and re.search(
-                rf"(?<![\w.,]){re.escape(c.expected)}(?![\w]|[.,]\d)", text):
+            found += [
+                f"{c.criterion_id} expected value {f}"
+                for f in sorted(number_forms(c.expected_value))
+                if re.search(rf"(?<![\w.,]){re.escape(f)}(?![\w]|[.,]\d)", text)
+            ]
+        visible = c.expected is not None and any(c.expected.lower() in f.lower() for f in view.files)
+        if (
+            c.expected
+            and not visible
+            and c.kind is CriterionKind.VALUE
+            and len(c.expected.strip("-0.,%")) >= 2
+            and re.search(rf"(?<![\w.,]){re.escape(c.expected)}(?![\w]|[.,]\d)", text, re.I)
+        ):
             found.append(f"{c.criterion_id} expected text {c.expected!r}")
-    for word in ("criterion", "criteria", "anchor", "rubric", "expected_value", "verification"):
+    for word in ("criterion", "criteria", "anchor", "anchored", "rubric", "expected_value", "verification"):
         if re.search(rf"\b{word}\b", text, re.I):
             found.append(f"word {word!r}")
     return found
@@ -90,10 +108,19 @@ def spec_problems(
                 problems.append(f"{c.criterion_id}: anchor {a} is not a known fact")
             elif fact_values[a][0] not in fact_values[a][2]:
                 problems.append(f"{c.criterion_id}: anchor {a} value not found in its span")
-        if (c.kind is CriterionKind.VALUE and c.polarity is Polarity.POSITIVE and c.computation
-                and c.expected_value is not None and all(a in fact_values for a in c.anchors)):
-            numbers = [anchor_number(fact_values[a][0], fact_values[a][1]) for a in c.anchors]
-            got = recompute(c.computation, numbers)
+        if (
+            c.kind is CriterionKind.VALUE
+            and c.polarity is Polarity.POSITIVE
+            and c.computation
+            and c.expected_value is not None
+            and all(a in fact_values for a in c.anchors)
+        ):
+            try:
+                numbers = [anchor_number(fact_values[a][0], fact_values[a][1]) for a in c.anchors]
+                got = recompute(c.computation, numbers)
+            except ValueError as exc:
+                problems.append(f"{c.criterion_id} ({c.check or c.kind.value}): {exc}")
+                continue
             if abs(got - c.expected_value) > 1e-6 * max(1.0, abs(got)):
                 problems.append(f"{c.criterion_id}: expected {c.expected_value} but anchors give {got}")
     return problems

@@ -63,6 +63,9 @@ class GraphFact(BaseModel):
     path: str
     role: str | None
     format: str | None = None
+    kind: str = "quantity"
+    normalized: str | None = None
+    section: str = ""
 
 
 class GraphEdge(BaseModel):

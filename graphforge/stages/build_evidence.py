@@ -11,9 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.evidence.base import Extraction, RejectedFact, WorkspaceSpan
+from graphforge.evidence.doc_links import document_edges
 from graphforge.evidence.links import cross_file_edges
 from graphforge.evidence.rule_based import RuleBasedExtractor
-from graphforge.models.evidence import DependsOnRow, FactRow
+from graphforge.models.evidence import DependencyKind, DependsOnRow, FactRow
 
 GET_WORKSPACES = cypher.load("evidence/get_workspaces")
 GET_WORKSPACE_SPANS = cypher.load("evidence/get_workspace_spans")
@@ -71,7 +72,8 @@ def build(
         extraction = extractor.extract(spans)  # type: ignore[attr-defined]
     edges = {
         (e.src_fact_id, e.dst_fact_id, e.kind): e
-        for e in [*derive, *cross_file_edges(extraction.facts, spans)]
+        for e in [*derive, *cross_file_edges(extraction.facts, spans),
+                  *document_edges(extraction.facts, spans)]
     }
     return extraction, sorted(edges.values(), key=lambda e: (e.kind, e.src_fact_id, e.dst_fact_id))
 
@@ -118,7 +120,7 @@ def run(ctx: StageContext, params: BuildEvidenceParams) -> BuildEvidenceResult:
         results.append(WorkspaceEvidence(
             workspace_id=workspace_id, spans=len(unique_spans(spans)), facts=int(row.get("facts") or 0),
             rejected=len(extraction.rejected),
-            edges={k: int(row.get(k) or 0) for k in ("interpret", "compare", "reconcile", "derive")}))
+            edges={k: int(row.get(k) or 0) for k in [k.value for k in DependencyKind]}))
     return BuildEvidenceResult(
         extractor=name,
         workspaces=results,

@@ -10,12 +10,27 @@ from graphforge import cypher, specs_store
 from graphforge.context import StageContext
 from graphforge.models.spec import TaskSpec, statement_hash
 from graphforge.specs.checks import leaks, spec_problems
-from graphforge.specs.templates import GraphEdge, GraphFact, WorkspaceGraph, compile_template
+from graphforge.specs.families import Family, FamilyInput, SeedContext, choose, load_families
+from graphforge.specs.templates import GraphEdge, GraphFact, WorkspaceGraph
 
 GET_WORKSPACE = cypher.load("specs/get_workspace")
 GET_WORKSPACE_FACTS = cypher.load("specs/get_workspace_facts")
 GET_WORKSPACE_DEPENDENCIES = cypher.load("specs/get_workspace_dependencies")
 GET_SPEC_WORKSPACES = cypher.load("evidence/get_workspaces")
+GET_SEED_CONTEXT = cypher.load("specs/get_seed_context")
+FAMILIES = load_families()
+# Without a seed, the family that checks the most: figures first, then versions, requirements, dates.
+DEFAULT_ORDER = [
+    "figure_reconciliation",
+    "version_change_memo",
+    "compliance_checklist",
+    "deadline_timeline",
+    "briefing_deck",
+    "gap_analysis",
+    "status_summary",
+    "glossary",
+    "data_entry_form",
+]  # the bundled task families, each with its cypher/families/<name>.cypher
 
 
 class CompileSpecsParams(BaseModel):
@@ -25,11 +40,16 @@ class CompileSpecsParams(BaseModel):
     # "auto": the chat model words the statement when configured (criteria always come from the graph).
     compiler: Literal["auto", "template", "llm"] = "auto"
     version: int = Field(1, ge=1)
+    seed_id: str | None = None  # compile for this seed instead of the workspace's own
+    family: str | None = None  # force one task family (graphforge/specs/families/)
+    all_families: bool = False  # one spec per family the evidence supports (else one per workspace)
 
 
 class CompiledSpec(BaseModel):
     spec_id: str
     workspace_id: str
+    family: str | None = None
+    family_reason: str = ""
     compiler: str
     deliverables: list[str]
     positive: int
@@ -41,6 +61,9 @@ class CompiledSpec(BaseModel):
 class CompileSpecsResult(BaseModel):
     specs: list[CompiledSpec]
     skipped: dict[str, str] = Field(default_factory=dict)  # workspace_id -> why no spec was written
+    supported: dict[str, list[str]] = Field(
+        default_factory=dict
+    )  # workspace_id -> families its evidence supports
 
 
 def gather(ctx: StageContext, workspace_id: str) -> WorkspaceGraph:
@@ -90,6 +113,39 @@ def llm_statement(model: Any, spec: TaskSpec, files: list[str]) -> TaskSpec | No
     return candidate
 
 
+def seed_context(ctx: StageContext, seed_id: str | None) -> SeedContext:
+    """The seed's occupation, task, execution pattern, input family and demands (empty without a seed)."""
+    if not seed_id:
+        return SeedContext()
+    rows = ctx.graph.read_dicts(GET_SEED_CONTEXT, seed_id=seed_id)
+    if not rows:
+        from graphforge.errors import ConfigError
+
+        raise ConfigError(f"unknown seed {seed_id!r}: no Seed with that id in the graph")
+    r = rows[0]
+    return SeedContext(
+        seed_id=seed_id,
+        occupation=r["occupation"],
+        task=r["task"],
+        pattern=r["pattern"],
+        input_family=r["input_family"],
+        demands=tuple(str(d) for d in r["demands"] or ()),
+    )
+
+
+def supported_families(
+    ctx: StageContext, workspace_id: str, families: list[Family]
+) -> list[tuple[Family, list[dict[str, Any]]]]:
+    """The families whose Cypher pattern matches the workspace's evidence graph, with the rows it returned."""
+    out = []
+    for family in families:
+        assert family.query is not None
+        rows = ctx.graph.read_dicts(family.query, workspace_id=workspace_id)
+        if rows:
+            out.append((family, rows))
+    return out
+
+
 def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
     model = None
     if params.compiler != "template":
@@ -100,37 +156,111 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
             from graphforge.errors import ConfigError
 
             raise ConfigError("compiler 'llm' needs GRAPHFORGE_LLM_BASE_URL (and a model)")
+    families = FAMILIES
+    if params.family and params.family not in {f.name for f in families}:
+        from graphforge.errors import ConfigError
+
+        raise ConfigError(
+            f"unknown task family {params.family!r}; known: {', '.join(f.name for f in families)}"
+        )
     ids = [
         str(r["workspace_id"])
         for r in ctx.graph.read_dicts(GET_SPEC_WORKSPACES, workspace_id=params.workspace_id)
     ]
+    if params.workspace_id and not ids:
+        from graphforge.errors import ConfigError
+
+        raise ConfigError(
+            f"unknown workspace {params.workspace_id!r}: load it first (graphforge load workspace)"
+        )
     out: list[CompiledSpec] = []
     skipped: dict[str, str] = {}
+    supported_by: dict[str, list[str]] = {}
     for workspace_id in ids:
         graph = gather(ctx, workspace_id)
-        spec = compile_template(graph, params.version)
-        if spec is None:
-            skipped[workspace_id] = "no compare, reconcile or derive edge between trusted files"
+        seed = seed_context(ctx, params.seed_id or graph.seed_id)
+        supported = supported_families(ctx, workspace_id, families)
+        supported_by[workspace_id] = [f.name for f, _ in supported]
+        if not supported:
+            skipped[workspace_id] = "no task family's Cypher pattern matches this workspace's evidence graph"
             continue
-        if model is not None:
-            spec = llm_statement(model, spec, graph.files) or spec
-        values = {f.fact_id: (f.value, f.scale, f.span_text) for f in graph.facts}
-        problems = spec_problems(spec, values) + leaks(specs_store.agent_view(spec, graph.files), spec,
-                                                      [f.fact_id for f in graph.facts])
-        if problems:
-            skipped[workspace_id] = "; ".join(problems[:5])
-            continue
-        specs_store.save_spec(ctx.graph, spec)
-        out.append(
-            CompiledSpec(
-                spec_id=spec.spec_id,
-                workspace_id=workspace_id,
-                compiler=spec.compiler,
-                deliverables=[d.name for d in spec.deliverables],
-                positive=len(spec.positive),
-                negative=len(spec.negative),
-                anchors=len({a for c in spec.criteria for a in c.anchors}),
-                statement_hash=spec.statement_hash,
+        rows_of = {f.name: rows for f, rows in supported}
+        if params.family:
+            match = [(f, r) for f, r in supported if f.name == params.family]
+            if not match:
+                skipped[workspace_id] = (
+                    f"family {params.family!r} is not supported by this workspace's evidence"
+                )
+                continue
+            targets = [(match[0][0], f"family {params.family} requested")]
+        elif seed.seed_id and not params.all_families:
+            targets = [choose([f for f, _ in supported], families, seed)]
+        elif params.all_families:
+            targets = [(f, "every family the evidence supports was asked for") for f, _ in supported]
+        else:
+            first = min(
+                (f for f, _ in supported),
+                key=lambda f: (DEFAULT_ORDER.index(f.name) if f.name in DEFAULT_ORDER else 99, f.name),
             )
-        )
-    return CompileSpecsResult(specs=out, skipped=skipped)
+            targets = [(first, "no seed: the first family in the default order that the evidence supports")]
+        for family, reason in targets:
+            spec = _compile_one(family, graph, seed, rows_of[family.name], params.version, reason)
+            # The seed's family may find nothing worth asking on closer look: fall back to the next one.
+            fallbacks = [f for f, _ in supported if f.name != family.name] if len(targets) == 1 else []
+            while spec is None and fallbacks:
+                nxt = max(fallbacks, key=lambda f: _affinity_key(f, seed))
+                fallbacks.remove(nxt)
+                why = (
+                    f"{reason}; {family.name} compiled nothing from the matched evidence, nearest: {nxt.name}"
+                )
+                spec, family = _compile_one(nxt, graph, seed, rows_of[nxt.name], params.version, why), nxt
+            if spec is None:
+                skipped[f"{workspace_id}:{family.name}"] = "the pattern matched but too few usable facts"
+                continue
+            if model is not None:
+                spec = llm_statement(model, spec, graph.files) or spec
+            values = {f.fact_id: (f.value, f.scale, f.span_text) for f in graph.facts}
+            problems = spec_problems(spec, values) + leaks(
+                specs_store.agent_view(spec, graph.files), spec, [f.fact_id for f in graph.facts]
+            )
+            if problems:
+                skipped[f"{workspace_id}:{family.name}"] = "; ".join(problems[:5])
+                continue
+            specs_store.save_spec(ctx.graph, spec)
+            out.append(
+                CompiledSpec(
+                    spec_id=spec.spec_id,
+                    workspace_id=workspace_id,
+                    family=spec.family,
+                    family_reason=spec.family_reason,
+                    compiler=spec.compiler,
+                    deliverables=[d.name for d in spec.deliverables],
+                    positive=len(spec.positive),
+                    negative=len(spec.negative),
+                    anchors=len({a for c in spec.criteria for a in c.anchors}),
+                    statement_hash=spec.statement_hash,
+                )
+            )
+    return CompileSpecsResult(specs=out, skipped=skipped, supported=supported_by)
+
+
+def _affinity_key(family: Family, seed: SeedContext) -> tuple[float, str]:
+    from graphforge.specs.families import affinity
+
+    return affinity(family, seed), family.name
+
+
+def _compile_one(
+    family: Family,
+    graph: WorkspaceGraph,
+    seed: SeedContext,
+    rows: list[dict[str, Any]],
+    version: int,
+    reason: str,
+) -> TaskSpec | None:
+    spec = family.build(FamilyInput(graph=graph, seed=seed, rows=rows, version=version))
+    if spec is None:
+        return None
+    return spec.model_copy(
+        update={"family": family.name, "family_reason": reason, "seed_id": seed.seed_id or spec.seed_id}
+    )

@@ -1,0 +1,9 @@
+// Sections that list required items (checklists, deliverables, criteria): at least three under one heading.
+// $workspace_id: the workspace.
+MATCH (w:Workspace {workspace_id: $workspace_id})-[c:CONTAINS]->(f:File)-[:HAS_SPAN]->(:Span)<-[:FROM_SPAN]-(i:Fact)
+WHERE i.kind = 'list_item' AND coalesce(c.role, 'core') IN ['core', 'supporting']
+WITH f, i.entity AS heading, collect(i.fact_id) AS items
+WHERE size(items) >= 3
+RETURN f.sha256 AS sha256, heading, items
+ORDER BY size(items) DESC, sha256, heading
+LIMIT 50

@@ -1,0 +1,253 @@
+"""Links that real documents have beyond one shared figure: versions, citations, restated requirements, dates,
+definitions and statuses. Every edge records why it was made (``note``).
+
+All matching is by hash keys (dicts of normalised text), so the cost grows linearly with facts and spans:
+- ``supersedes``: two files that are versions of one document (same name once dates, "draft"/"final",
+  "as issued"/"amended" and version marks are removed), newer -> older;
+- ``reference``: a span that names another file of the workspace (file name or stem) or its title;
+- ``compare`` / ``reconcile``: the same requirement, definition, list item or status key in two files, equal
+  or restated differently; the same sentence carrying a different date (a moved deadline) reconciles;
+- ``interpret``: a dictionary definition of a term that names a column or measure used in another file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+from graphforge.evidence.base import WorkspaceSpan
+from graphforge.evidence.text_facts import normalise_text
+from graphforge.figures.dates import find_dates
+from graphforge.figures.numbers import metric_key
+from graphforge.models.evidence import DependencyKind, DependsOnRow, FactKind, FactRow
+
+_VERSION_WORDS = re.compile(
+    r"(?:^|[\s_.-])(draft|final|fnl|vfnl|as[\s_-]?issued|amended|amendment|revised|rev\d*|v\d+(?:\.\d+)*|"
+    r"copy|updated?|old|new|latest|current)(?=$|[\s_.-])",
+    re.I,
+)
+_DATE_IN_NAME = re.compile(r"(?:19|20)\d{2}[-_]?\d{2}[-_]?\d{2}|(?:19|20)\d{2}")
+# Words that say how a schedule entry changed or when it is due, not what it is for.
+_AMEND_WORDS = frozenset(
+    "original extended revised new updated amended initial final draft pm am est edt due "
+    "deadline date dates no later than".split()
+)
+_LATER_WORDS = {
+    "final": 3,
+    "fnl": 3,
+    "vfnl": 3,
+    "amended": 2,
+    "amendment": 2,
+    "revised": 2,
+    "updated": 2,
+    "update": 2,
+    "latest": 3,
+    "current": 3,
+    "new": 2,
+}
+_EARLIER_WORDS = {"draft": -2, "as issued": -1, "asissued": -1, "as-issued": -1, "as_issued": -1, "old": -2}
+
+
+def version_stem(path: str) -> str:
+    """A file's name with its version marks removed: what two versions of one document share."""
+    stem = PurePosixPath(path).stem.lower()
+    stem = _DATE_IN_NAME.sub(" ", stem)
+    stem = _VERSION_WORDS.sub(" ", stem)
+    return " ".join(re.findall(r"[a-z0-9]+", stem))
+
+
+def version_rank(path: str, title_marks: str = "") -> tuple[int, str, str]:
+    """Sort key of a version: its marks first (draft < as issued < bare < amended < final), then the newest
+    date anywhere in its path (file name or folder: fy2016 < fy2017), then the path."""
+    name = PurePosixPath(path).name.lower()
+    digits = [re.sub(r"\D", "", d) for d in _DATE_IN_NAME.findall(path.lower())]
+    date = max(digits, default="")
+    words = [
+        w.lower().replace(" ", "").replace("_", "").replace("-", "")
+        for w in _VERSION_WORDS.findall(name + " " + title_marks)
+    ]
+    score = sum(_LATER_WORDS.get(w, 0) + _EARLIER_WORDS.get(w, 0) for w in words)
+    if "draft" in name and "draft" not in words:  # "14cDraftPWS": a draft however it is glued in
+        score -= 2
+    # A bare name next to a dated or "as issued" sibling is the live copy (RFQ.md beside RFQ_as-issued.md).
+    if not words and not _DATE_IN_NAME.search(name):
+        score += 1
+    return (score, date, path)
+
+
+def version_folder(path: str) -> str:
+    """The folder of a file with years and version marks removed: fy2016/ and fy2017/ hold versions."""
+    parent = str(PurePosixPath(path).parent).lower()
+    return " ".join(re.findall(r"[a-z]+", _VERSION_WORDS.sub(" ", _DATE_IN_NAME.sub(" ", parent))))
+
+
+def _first_fact_per_file(facts: Sequence[FactRow], path_of: dict[str, str]) -> dict[str, FactRow]:
+    """Each file's representative fact: its title metadata when there is one, else its first fact."""
+    out: dict[str, FactRow] = {}
+    for f in facts:
+        path = path_of.get(f.span_id)
+        if path is None:
+            continue
+        best = out.get(path)
+        if best is None or (
+            f.kind is FactKind.METADATA
+            and f.entity == "title"
+            and not (best.kind is FactKind.METADATA and best.entity == "title")
+        ):
+            out[path] = f
+    return out
+
+
+def _edge(src: FactRow, dst: FactRow, kind: DependencyKind, note: str) -> DependsOnRow:
+    return DependsOnRow(src_fact_id=src.fact_id, dst_fact_id=dst.fact_id, kind=kind, note=note[:300])
+
+
+def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> list[DependsOnRow]:
+    """supersedes, reference, compare/reconcile of non-numeric facts and interpret edges (linear)."""
+    by_span = {s.span_id: s for s in spans}
+    path_of = {s.span_id: s.path for s in spans}
+    heads = _first_fact_per_file(facts, path_of)
+    edges: dict[tuple[str, str, str], DependsOnRow] = {}
+
+    def put(e: DependsOnRow) -> None:
+        if e.src_fact_id != e.dst_fact_id:
+            edges.setdefault((e.src_fact_id, e.dst_fact_id, e.kind.value), e)
+
+    # versions ---------------------------------------------------------------------------------------
+    marks: dict[str, str] = defaultdict(str)
+    for f in facts:
+        if f.kind is FactKind.METADATA and f.entity == "version" and f.span_id in path_of:
+            marks[path_of[f.span_id]] += " " + f.value
+    families: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for path in heads:
+        stem = version_stem(path)
+        if stem:
+            families[(PurePosixPath(path).suffix.lower(), f"{version_folder(path)}/{stem}")].append(path)
+    # Two files of one folder with the same title are versions too (DraftPWS.md and PWS.md).
+    titled: dict[str, list[str]] = defaultdict(list)
+    for path, head in heads.items():
+        title = (
+            normalise_text(head.value) if head.kind is FactKind.METADATA and head.entity == "title" else ""
+        )
+        if len(title.split()) >= 3:
+            titled[f"{version_folder(path)}/{' '.join(title.split()[:4])}"].append(path)
+    for key, paths in titled.items():
+        # Same title is not enough (a solicitation's parts share the project's name): the names must share
+        # a word too ("DraftPWS" and "PWS").
+        for a, b in zip(sorted(paths), sorted(paths)[1:], strict=False):
+            wa, wb = set(version_stem(a).split()), set(version_stem(b).split())
+            if any(x == y or (len(y) >= 3 and y in x) or (len(x) >= 3 and x in y) for x in wa for y in wb):
+                families[("title", key)] += [a, b]
+    newer_of: dict[str, str] = {}
+    for (_, stem), paths in families.items():
+        if len(paths) < 2 or len(paths) > 6:  # six "versions" of one name are a series, not revisions
+            continue
+        ordered = sorted(set(paths), key=lambda p: version_rank(p, marks[p]))
+        for older, newer in zip(ordered, ordered[1:], strict=False):
+            newer_of[older] = newer
+            put(
+                _edge(
+                    heads[newer],
+                    heads[older],
+                    DependencyKind.SUPERSEDES,
+                    f"{newer} is a later version of {older} (same document name '{stem}')",
+                )
+            )
+
+    # references: one pass of one alternation over the text ---------------------------------------------
+    names: dict[str, str] = {}
+    for path in heads:
+        p = PurePosixPath(path)
+        for key in {p.name.lower(), p.stem.lower().replace("_", " ")}:
+            if len(key) >= 6:
+                names.setdefault(key, path)
+    for f in heads.values():
+        if f.kind is FactKind.METADATA and f.entity == "title" and len(f.value.split()) >= 4:
+            names.setdefault(f.value.lower(), path_of[f.span_id])
+    if names:
+        pattern = re.compile("|".join(re.escape(k) for k in sorted(names, key=len, reverse=True)))
+        first_in_span: dict[str, FactRow] = {}
+        for f in facts:
+            first_in_span.setdefault(f.span_id, f)
+        for span in spans:
+            lowered = span.text.lower().replace("_", " ") if "_" in span.text else span.text.lower()
+            for m in pattern.finditer(lowered):
+                target = names.get(m.group(0))
+                if target is None or target == span.path or target not in heads:
+                    continue
+                src = first_in_span.get(span.span_id) or heads.get(span.path)
+                if src is not None:
+                    put(
+                        _edge(
+                            src,
+                            heads[target],
+                            DependencyKind.REFERENCE,
+                            f"{span.path} ({span.locator}) names {target}",
+                        )
+                    )
+
+    # the same requirement / definition / list item / status in two files -----------------------------
+    keyed: dict[tuple[str, str], dict[str, FactRow]] = defaultdict(dict)
+    for f in facts:
+        path = path_of.get(f.span_id)
+        if path is None:
+            continue
+        if f.kind in (FactKind.REQUIREMENT, FactKind.LIST_ITEM):
+            words = (f.normalized or "").split()
+            if len(words) >= 4:
+                keyed[(f.kind.value, " ".join(words[:8]))].setdefault(path, f)
+        elif f.kind in (FactKind.DEFINITION, FactKind.STATUS) and f.entity:
+            keyed[(f.kind.value, metric_key(f.entity))].setdefault(path, f)
+        elif f.kind is FactKind.DATE and f.span_id in by_span:
+            line = next((ln for ln in by_span[f.span_id].text.splitlines() if f.value in ln), "")
+            for d in find_dates(line):  # every date on the line, so "moved from X to Y" keeps one key
+                line = line.replace(d.text, " ")
+            words = sorted(
+                {w for w in normalise_text(line).split() if not w.isdigit() and w not in _AMEND_WORDS}
+            )
+            if len(words) >= 2:
+                # The last statement of a schedule wins: "extended deadline" rows follow "original" ones.
+                keyed[("date", " ".join(words))][path] = f
+    for (kind, _key), per_file in keyed.items():
+        if len(per_file) < 2:
+            continue
+        ordered = sorted(per_file.items())
+        for (path_a, a), (path_b, b) in zip(ordered, ordered[1:], strict=False):
+            same = (a.normalized or a.value) == (b.normalized or b.value)
+            dep = DependencyKind.COMPARE if same else DependencyKind.RECONCILE
+            verb = "states the same" if same else "states differently the same"
+            src, dst = (b, a) if newer_of.get(path_a) == path_b or path_b > path_a else (a, b)
+            put(
+                _edge(
+                    src, dst, dep, f"{path_b} {verb} {kind} as {path_a}: {b.value[:80]!r} vs {a.value[:80]!r}"
+                )
+            )
+
+    # interpret: a definition naming a measure or a status key used in another file ---------------------
+    defined: dict[str, FactRow] = {}
+    for f in facts:
+        if f.kind is FactKind.DEFINITION and f.entity:
+            defined.setdefault(metric_key(f.entity), f)
+    seen: set[tuple[str, str]] = set()
+    for f in facts:
+        if f.kind not in (FactKind.QUANTITY, FactKind.STATUS):
+            continue
+        key = metric_key(f.metric or "") if f.kind is FactKind.QUANTITY else metric_key(f.entity or "")
+        d = defined.get(key)
+        if d is None or path_of.get(d.span_id) == path_of.get(f.span_id):
+            continue
+        pair = (d.fact_id, path_of.get(f.span_id, ""))
+        if pair in seen:
+            continue
+        seen.add(pair)
+        put(
+            _edge(
+                d,
+                f,
+                DependencyKind.INTERPRET,
+                f"{path_of.get(d.span_id)} defines {d.entity!r}, used in {path_of.get(f.span_id)}",
+            )
+        )
+    return sorted(edges.values(), key=lambda e: (e.kind, e.src_fact_id, e.dst_fact_id))

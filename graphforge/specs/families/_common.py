@@ -1,0 +1,230 @@
+"""What every family uses: ids, fact selection, criteria by check kind, and a request-style statement."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import PurePosixPath
+
+from graphforge.models.base import stable_hash
+from graphforge.models.spec import (
+    CriterionKind,
+    CriterionSpec,
+    DeliverableSpec,
+    Polarity,
+    TaskSpec,
+    statement_hash,
+)
+from graphforge.specs.templates import NEGATIVE_SHARE, TRUSTED, GraphFact
+
+COMPILER = "family"
+
+
+def trusted(fact: GraphFact) -> bool:
+    """The spec may take a value from this fact: its file role is core, supporting or unset."""
+    return fact.role in TRUSTED
+
+
+def base_name(path: str) -> str:
+    return PurePosixPath(path).name
+
+
+def slug(text: str, limit: int = 32) -> str:
+    return (re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "workspace")[:limit].strip("_")
+
+
+def short(text: str, limit: int = 90) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def label_of(fact: GraphFact) -> str:
+    """How a colleague would name the item without giving its value away."""
+    if fact.kind == "quantity":
+        who = f" of {fact.entity}" if fact.entity else ""
+        when = f" for {fact.period}" if fact.period else ""
+        return f"{fact.metric or 'figure'}{who}{when}"
+    if fact.kind == "date":
+        what = fact.entity or "date"
+        what = f"the {what} date" if len(what.split()) <= 1 else what
+        return what + (f" ({short(fact.section, 70)})" if fact.section else "")
+    if fact.kind in ("definition", "status"):
+        return f"{fact.entity}"
+    if fact.kind == "metadata":
+        return f"the document's {fact.entity or 'metadata'}"
+    return short(fact.section or fact.entity or fact.kind, 60)
+
+
+def spread(facts: Sequence[GraphFact], limit: int, per_file: int = 3) -> list[GraphFact]:
+    """Up to ``limit`` facts, at most ``per_file`` from one file, in document order, without repeats."""
+    out: list[GraphFact] = []
+    count: dict[str, int] = {}
+    seen: set[str] = set()
+    for f in sorted(facts, key=lambda f: (f.path, f.ordinal, f.fact_id)):
+        key = (f.normalized or f.value).lower()
+        if key in seen or count.get(f.path, 0) >= per_file:
+            continue
+        seen.add(key)
+        count[f.path] = count.get(f.path, 0) + 1
+        out.append(f)
+    # round-robin across files so a short list still spans the workspace
+    by_file: dict[str, list[GraphFact]] = {}
+    for f in out:
+        by_file.setdefault(f.path, []).append(f)
+    mixed: list[GraphFact] = []
+    while len(mixed) < min(limit, len(out)):
+        for path in sorted(by_file):
+            if by_file[path]:
+                mixed.append(by_file[path].pop(0))
+    return mixed[:limit]
+
+
+class SpecBuilder:
+    """Collects deliverables and criteria for one spec; ids derive from workspace, family and seed."""
+
+    def __init__(self, workspace_id: str, family: str, seed_id: str | None, version: int) -> None:
+        self.base_id = "spec-" + stable_hash(workspace_id, family, seed_id or "", length=12)
+        self.spec_id = f"{self.base_id}@v{version}"
+        self.workspace_id, self.family, self.seed_id, self.version = workspace_id, family, seed_id, version
+        self.deliverables: list[DeliverableSpec] = []
+        self.criteria: list[CriterionSpec] = []
+
+    def deliverable(
+        self, name: str, fmt: str, description: str, sections: Iterable[str] = (), sheets: Iterable[str] = ()
+    ) -> DeliverableSpec:
+        d = DeliverableSpec(
+            deliverable_id=f"{self.spec_id}/{name}",
+            name=name,
+            format=fmt,
+            description=description,
+            required_sections=list(sections),
+            required_sheets=list(sheets),
+        )
+        self.deliverables.append(d)
+        return d
+
+    def _add(self, **kw: object) -> CriterionSpec:
+        c = CriterionSpec(criterion_id=f"{self.spec_id}/c{len(self.criteria) + 1}", **kw)  # type: ignore[arg-type]
+        self.criteria.append(c)
+        return c
+
+    def item(
+        self, fact: GraphFact, d: DeliverableSpec, requirement: str, weight: float = 1.0
+    ) -> CriterionSpec:
+        """The deliverable must state this fact (by meaning, wherever it puts it)."""
+        expected = fact.normalized if fact.kind != "quantity" else fact.value
+        how = {
+            "date": "find a date naming the same day (any printed form) on a line about the item",
+            "quantity": "find the figure (any printed form, any stated scale) on a line that names the item",
+            "status": "find the item's name with the same status on one line",
+        }.get(
+            fact.kind, "find a passage stating the same content (most of the anchored text's content words)"
+        )
+        return self._add(
+            polarity=Polarity.POSITIVE,
+            kind=CriterionKind.VALUE,
+            weight=weight,
+            requirement=requirement,
+            target_deliverable=d.name,
+            expected=expected,
+            expected_value=fact.value_num,
+            tolerance=0.005,
+            computation="copy" if fact.value_num is not None else None,
+            verification=f"Open {d.name} and {how}; the anchored span gives the value.",
+            anchors=[fact.fact_id],
+            check="item",
+            fact_kind=fact.kind,
+            label=label_of(fact),
+        )
+
+    def cites(self, facts: Sequence[GraphFact], d: DeliverableSpec, weight: float = 1.0) -> CriterionSpec:
+        """The deliverable names the files the anchored facts come from."""
+        files = sorted({base_name(f.path) for f in facts})
+        return self._add(
+            polarity=Polarity.POSITIVE,
+            kind=CriterionKind.CITATION,
+            weight=weight,
+            requirement=f"{d.name} names the source file of each item it reports",
+            target_deliverable=d.name,
+            expected="; ".join(files),
+            verification=f"Open {d.name} and look for each anchored fact's file name (score: share found).",
+            anchors=[f.fact_id for f in facts],
+            check="cites",
+        )
+
+    def layout(
+        self, d: DeliverableSpec, part: str, anchors: Sequence[GraphFact], weight: float = 0.5
+    ) -> None:
+        """A section, sheet, slide or column named ``part`` is present."""
+        self._add(
+            polarity=Polarity.POSITIVE,
+            kind=CriterionKind.STRUCTURE,
+            weight=weight,
+            requirement=f"{d.name} has a part titled {part!r}",
+            target_deliverable=d.name,
+            expected=part,
+            verification=f"Open {d.name}; look for a heading, sheet, slide title or column named {part!r}.",
+            anchors=[f.fact_id for f in anchors[:3]],
+            check="layout",
+        )
+
+    def stale(self, old: GraphFact, new: GraphFact, d: DeliverableSpec) -> None:
+        """Negative: the superseded value is reported as the current one."""
+        positive = sum(c.weight for c in self.criteria if c.polarity is Polarity.POSITIVE)
+        self._add(
+            polarity=Polarity.NEGATIVE,
+            kind=CriterionKind.VALUE,
+            weight=round(max(0.5, NEGATIVE_SHARE * positive + 1.0), 3),
+            requirement=(
+                f"{d.name} reports the superseded value from {base_name(old.path)} "
+                f"for {label_of(new)} as current"
+            ),
+            target_deliverable=d.name,
+            expected=old.normalized if old.kind != "quantity" else old.value,
+            expected_value=old.value_num,
+            verification=(
+                f"Violation when a line of {d.name} states the superseded value without the current "
+                f"one and without calling it superseded or earlier."
+            ),
+            anchors=[old.fact_id, new.fact_id],
+            check="stale",
+            fact_kind=old.kind,
+            label=label_of(new),
+        )
+
+    def spec(self, statement: str, reason: str) -> TaskSpec:
+        return TaskSpec(
+            spec_id=self.spec_id,
+            base_id=self.base_id,
+            version=self.version,
+            workspace_id=self.workspace_id,
+            seed_id=self.seed_id,
+            statement=statement,
+            statement_hash=statement_hash(statement),
+            deliverables=self.deliverables,
+            criteria=self.criteria,
+            compiler=COMPILER,
+            family=self.family,
+            family_reason=reason,
+        )
+
+
+def request(
+    *,
+    occupation: str | None,
+    context: str,
+    ask: str,
+    items: Sequence[str],
+    deliverables: Sequence[tuple[DeliverableSpec, str]],
+    constraints: Sequence[str],
+) -> str:
+    """A request as a colleague would write it: goal, audience, what to cover, the files to hand back."""
+    who = f"As our {occupation.lower()}, " if occupation else ""
+    lines = [f"Hi — {context}", "", f"{who}{ask}"]
+    if items:
+        lines += ["", "Please make sure it covers:"] + [f"- {i}" for i in items]
+    lines += ["", "What I need back in the output folder:"]
+    lines += [f"- {d.name}: {purpose}" for d, purpose in deliverables]
+    if constraints:
+        lines += ["", *constraints]
+    return "\n".join(lines)

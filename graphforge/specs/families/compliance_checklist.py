@@ -1,0 +1,76 @@
+"""A compliance checklist of the requirements a policy or solicitation sets (XLSX)."""
+
+from __future__ import annotations
+
+from graphforge.models.spec import TaskSpec
+from graphforge.specs.families import Family, FamilyInput
+from graphforge.specs.families._common import SpecBuilder, base_name, request, short, slug, spread, trusted
+
+MAX_ITEMS = 6
+
+
+def build(inp: FamilyInput) -> TaskSpec | None:
+    facts = {f.fact_id: f for f in inp.graph.facts}
+    for row in inp.rows:
+        reqs = [facts[i] for i in row["requirements"] if i in facts and trusted(facts[i])]
+        reqs = [r for r in reqs if 6 <= len((r.normalized or "").split()) <= 45]
+        chosen = spread(reqs, MAX_ITEMS, per_file=MAX_ITEMS)
+        if len(chosen) < 4:
+            continue
+        source = base_name(chosen[0].path)
+        b = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)
+        book = b.deliverable(
+            f"{slug(inp.graph.name)}_compliance_checklist.xlsx",
+            "xlsx",
+            "compliance checklist",
+            sheets=("Checklist",),
+        )
+        for r in chosen:
+            b.item(
+                r,
+                book,
+                f"{book.name} lists the requirement of {short(r.section or source, 60)} "
+                f"({short(r.value, 50)})",
+                weight=1.5,
+            )
+        b.cites(chosen, book)
+        b.layout(book, "Checklist", chosen)
+        sections = sorted({short(r.section, 70) for r in chosen if r.section})
+        statement = request(
+            occupation=inp.seed.occupation,
+            context=(
+                f"we have to show that our work meets what {source} asks for ({inp.graph.name}), and "
+                f"the reviewer wants a checklist rather than prose."
+            ),
+            ask=(
+                "could you turn its obligations into a compliance checklist: one row per requirement, who it "
+                "applies to, where it is stated, and whether the other files show it is met?"
+            ),
+            items=[f"the requirements under {s}" for s in sections[:6]] or [f"the requirements in {source}"],
+            deliverables=[
+                (
+                    book,
+                    "a workbook with a sheet named Checklist: columns Requirement, Applies to, "
+                    "Section, Source file, Status, Evidence",
+                )
+            ],
+            constraints=["Quote each requirement as the document states it; do not invent requirements."],
+        )
+        return b.spec(statement, "")
+    return None
+
+
+FAMILY = Family(
+    name="compliance_checklist",
+    title="a compliance checklist of a document's requirements",
+    patterns=(
+        "review, audit and compliance checking",
+        "monitoring and quality tracking",
+        "technical specification and design",
+        "policy and procedure writing",
+    ),
+    inputs=("document", "pdf", "web page"),
+    formats=("xlsx",),
+    keywords=("complian", "requirement", "checklist", "audit", "standard", "regulat"),
+    build=build,
+)

@@ -1,0 +1,69 @@
+"""A records-system entry filled in from the source documents: titles, versions and dates (JSON)."""
+
+from __future__ import annotations
+
+from graphforge.models.spec import TaskSpec
+from graphforge.specs.families import Family, FamilyInput
+from graphforge.specs.families._common import SpecBuilder, base_name, request, short, slug
+
+MAX_DOCS = 4
+
+
+def build(inp: FamilyInput) -> TaskSpec | None:
+    facts = {f.fact_id: f for f in inp.graph.facts}
+    docs = [
+        (facts[r["title"]], [facts[d] for d in r["dates"] if d in facts])
+        for r in inp.rows
+        if r["title"] in facts
+    ]
+    docs = [(t, ds) for t, ds in docs if 3 <= len(t.value) <= 120 and sum(c.isalpha() for c in t.value) >= 3]
+    docs = docs[:MAX_DOCS]
+    if len(docs) < 2:
+        return None
+    b = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)
+    form = b.deliverable(
+        f"{slug(inp.graph.name)}_records.json", "json", "records-system entries", sections=("documents",)
+    )
+    anchors = []
+    for title, dates in docs:
+        b.item(title, form, f"{form.name} records the title of {base_name(title.path)}", weight=1.5)
+        anchors.append(title)
+        if dates:
+            b.item(
+                dates[0],
+                form,
+                f"{form.name} records the first date {base_name(title.path)} states",
+                weight=1.0,
+            )
+            anchors.append(dates[0])
+    b.cites(anchors, form)
+    b.layout(form, "documents", anchors)
+    statement = request(
+        occupation=inp.seed.occupation,
+        context=f"the {inp.graph.name} files need to be registered in our records system.",
+        ask=(
+            "could you prepare the entries: for each document its file name, title as printed, and the "
+            "first date it states?"
+        ),
+        items=[short(t.path, 100) for t, _ in docs],
+        deliverables=[
+            (
+                form,
+                'a JSON file {"documents": [{"file": ..., "title": ..., "first_date": ...}]} '
+                "with dates as YYYY-MM-DD",
+            )
+        ],
+        constraints=["Copy titles as the documents print them."],
+    )
+    return b.spec(statement, "")
+
+
+FAMILY = Family(
+    name="data_entry_form",
+    title="records-system entries filled from the documents",
+    patterns=("record keeping and data entry", "inventory and resource management"),
+    inputs=("document", "pdf", "plain text", "structured data"),
+    formats=("json",),
+    keywords=("record", "entry", "register", "catalog", "log"),
+    build=build,
+)

@@ -1,0 +1,40 @@
+"""Reconcile figures that files state differently, with totals recomputed from their parts (XLSX + MD)."""
+
+from __future__ import annotations
+
+from graphforge.models.spec import TaskSpec
+from graphforge.specs.families import Family, FamilyInput
+from graphforge.specs.templates import compile_template
+
+
+def build(inp: FamilyInput) -> TaskSpec | None:
+    # The template reads figures only: quantity facts and the edges between them.
+    facts = [f for f in inp.graph.facts if f.kind == "quantity"]
+    ids = {f.fact_id for f in facts}
+    edges = [
+        e
+        for e in inp.graph.edges
+        if e.src_fact_id in ids
+        and e.dst_fact_id in ids
+        and e.kind in ("compare", "reconcile", "derive", "interpret")
+    ]
+    spec = compile_template(inp.graph.model_copy(update={"facts": facts, "edges": edges}), inp.version)
+    if spec is None:
+        return None
+    return spec.model_copy(update={"family": FAMILY.name, "seed_id": inp.seed.seed_id or spec.seed_id})
+
+
+FAMILY = Family(
+    name="figure_reconciliation",
+    title="a reconciliation workbook of figures that files state differently",
+    patterns=(
+        "data cleaning and reconciliation",
+        "data analysis and reporting",
+        "financial modeling and forecasting",
+        "budgeting and cost estimation",
+    ),
+    inputs=("spreadsheet", "csv", "pdf"),
+    formats=("xlsx", "md"),
+    keywords=("reconcil", "variance", "total", "figure", "discrepanc"),
+    build=build,
+)

@@ -1,0 +1,89 @@
+"""What changed between two versions of a document, stated as current, for a decision maker (DOCX)."""
+
+from __future__ import annotations
+
+from graphforge.models.spec import TaskSpec
+from graphforge.specs.families import Family, FamilyInput
+from graphforge.specs.families._common import SpecBuilder, base_name, label_of, request, slug
+
+MAX_CHANGES = 4
+
+
+def build(inp: FamilyInput) -> TaskSpec | None:
+    facts = {f.fact_id: f for f in inp.graph.facts}
+    for row in inp.rows:
+        newer, older = facts.get(row["newer"]), facts.get(row["older"])
+        if newer is None or older is None:
+            continue
+        new_path, old_path = newer.path, older.path
+        pairs = []
+        for a, b in row["changes"]:
+            fa, fb = facts.get(a), facts.get(b)
+            if fa is None or fb is None or fa.kind != fb.kind:
+                continue
+            current, stale = (fa, fb) if fa.path == new_path else (fb, fa)
+            if current.path == new_path and stale.path == old_path:
+                pairs.append((current, stale))
+        if not pairs:
+            continue
+        pairs = sorted(pairs, key=lambda p: (p[0].ordinal, p[0].fact_id))[:MAX_CHANGES]
+        b = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)
+        memo = b.deliverable(
+            f"{slug(inp.graph.name)}_change_memo.docx",
+            "docx",
+            "change memo between two versions",
+            sections=("Summary", "Changes", "Sources"),
+        )
+        for current, _ in pairs:
+            b.item(
+                current,
+                memo,
+                f"{memo.name} states the current {label_of(current)} from {base_name(new_path)}",
+                weight=2.0,
+            )
+        b.cites([p[0] for p in pairs] + [p[1] for p in pairs], memo)
+        for part in ("Summary", "Changes", "Sources"):
+            b.layout(memo, part, [p[0] for p in pairs])
+        for current, stale in pairs:
+            b.stale(stale, current, memo)
+        items = [f"what {label_of(c)} says now, and what it said before" for c, _ in pairs]
+        statement = request(
+            occupation=inp.seed.occupation,
+            context=(
+                f"{base_name(new_path)} replaces {base_name(old_path)} in the {inp.graph.name} files, and "
+                f"people are still working from the earlier text."
+            ),
+            ask=(
+                "could you write a short change memo for the team lead: what changed between the "
+                "two versions and what now applies?"
+            ),
+            items=items,
+            deliverables=[
+                (
+                    memo,
+                    "a Word memo with the sections Summary, Changes and Sources; for each change "
+                    "give the current wording or value, the earlier one, and the file it comes from",
+                )
+            ],
+            constraints=[
+                "Report the current version as what applies; mention the earlier text only as earlier."
+            ],
+        )
+        return b.spec(statement, "")
+    return None
+
+
+FAMILY = Family(
+    name="version_change_memo",
+    title="a change memo between two versions of a document",
+    patterns=(
+        "document drafting and editing",
+        "communication and correspondence",
+        "policy and procedure writing",
+        "review, audit and compliance checking",
+    ),
+    inputs=("document", "pdf", "web page", "plain text"),
+    formats=("docx",),
+    keywords=("amend", "revis", "change", "version", "update", "draft"),
+    build=build,
+)
