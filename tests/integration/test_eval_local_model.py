@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import socket
 import uuid
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,19 +57,28 @@ def candidates() -> Iterator[ScriptedLLMServer]:
 
 @pytest.fixture(scope="module")
 def local_model(settings: GraphforgeSettings) -> Iterator[LocalModelInfo]:
-    """The managed local model on a free port (the CLI finds it through the same environment)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("GRAPHFORGE_LLM_LOCAL_PORT", str(port))
+    """The managed local model: the one already serving the test home, else started on a free port and
+    stopped afterwards. The CLI finds it through the same environment."""
+    managed = ManagedLocalModel(settings)
+    started = managed.pid() is None
+    if started:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
         managed = ManagedLocalModel(settings.model_copy(update={"llm_local_port": port}))
-        info = managed.start()  # a missing llama-cpp-python or model file fails here, with what to install
+        with warnings.catch_warnings():
+            # start() drops its Popen handle while the server runs on (ResourceWarning on collection).
+            warnings.simplefilter("ignore", ResourceWarning)
+            managed.start()  # a missing llama-cpp-python or model file fails here, naming what to install
+    info = managed.info()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GRAPHFORGE_LLM_LOCAL_PORT", info.base_url.rsplit(":", 1)[1].split("/")[0])
         env.setenv(KEY_ENV, info.api_key)
         try:
             yield info
         finally:
-            managed.stop()
+            if started:
+                managed.stop()
 
 
 def _local_run_args(root: Path, info: LocalModelInfo) -> list[str]:
