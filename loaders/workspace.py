@@ -262,10 +262,10 @@ def scan_workspace(
 
     Roles come from the manifest when it names the file, else from ``assigner`` (default: path rules).
     Nothing in the folder stops the scan: every entry that cannot be taken (a link, pipe or device, an
-    unreadable or unlistable folder, a path over the system's length limit, a file over
-    ``max_file_bytes``, a name that is not UTF-8, a broken manifest found in the folder) is listed in
-    ``refused`` with its reason, and no byte of it is read. A manifest passed explicitly that cannot
-    be read is an error.
+    unreadable or unlistable folder, a path over the system's length limit, a sparse file over
+    ``max_file_bytes`` or any file over 8 times it, a name that is not UTF-8, a broken manifest found
+    in the folder) is listed in ``refused`` with its reason, and no byte of it is read. A manifest
+    passed explicitly that cannot be read is an error.
     """
     if not root.is_dir():
         raise SourceFormatError(_shown(str(root)), "workspace folder does not exist or is not a folder")
@@ -403,7 +403,7 @@ def walk_regular_files(
                     refused.append(
                         (rel, f"path is {len(os.fsencode(entry.path))} bytes, over the system's limit")
                     )
-                elif st.st_size > max_file_bytes:
+                elif _too_big_to_hash(st, max_file_bytes):
                     refused.append(
                         (
                             rel,
@@ -421,6 +421,19 @@ def walk_regular_files(
                     reason = f"cannot be examined: {exc.strerror or exc}"
                 refused.append((rel, reason))
     return found, refused, skipped
+
+
+OVERSIZE_HASH_FACTOR = 8
+
+
+def _too_big_to_hash(st: os.stat_result, max_file_bytes: int) -> bool:
+    """A file over the size limit is normally hashed and recorded invalid ("over the size limit"); one
+    that is sparse (a few blocks claiming gigabytes) or more than OVERSIZE_HASH_FACTOR times the limit
+    is refused unread instead: hashing it would cost minutes of reading for nothing."""
+    if st.st_size <= max_file_bytes:
+        return False
+    sparse = st.st_blocks * 512 < st.st_size // 2
+    return sparse or st.st_size > OVERSIZE_HASH_FACTOR * max_file_bytes
 
 
 def _permits_reading(mode: int) -> bool:
