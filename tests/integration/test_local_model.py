@@ -33,7 +33,6 @@ from graphforge.models.spec import (
 )
 from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.models.workspace import FileRole
-from graphforge.sample.workspace import generate_sample_workspace
 from graphforge.settings import GraphforgeSettings
 from graphforge.specs_store import save_spec
 from graphforge.stages import build_evidence, run_rollouts
@@ -42,7 +41,8 @@ from graphforge.store import get_trajectories
 from loaders.workspace import load_workspace
 from loaders.workspace_roles import make_llm_assigner
 
-pytestmark = [pytest.mark.neo4j, pytest.mark.local_llm]
+# A 135M model on two shared CPU cores answers at a few tokens a second: generous per-test limits.
+pytestmark = [pytest.mark.neo4j, pytest.mark.local_llm, pytest.mark.timeout(2400)]
 
 
 class Capital(BaseModel):
@@ -84,13 +84,18 @@ def test_the_local_model_answers_text_tools_and_structured_output(
 def test_roles_and_evidence_from_the_local_model_are_verified_and_replayed(
     local_llm_settings: GraphforgeSettings, graph: Graph, tmp_path: Path
 ) -> None:
-    sample = generate_sample_workspace(tmp_path / "ws")
-    root = Path(sample.root)
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "ledger.csv").write_text("Segment,Revenue Q2 2024 (EUR)\nNorth,4580\nSouth,2120\nTotal,6700\n",
+                                     encoding="utf-8")
+    (root / "memo_draft.md").write_text("# Draft memo (superseded)\nRevenue was 6,500 in Q2 2024.\n",
+                                        encoding="utf-8")
+    (root / "canteen.txt").write_text("Canteen menu: soup on Monday.\n", encoding="utf-8")
     llm = chat_model(local_llm_settings)
     assert llm is not None
 
     # Roles from the files' opening text: every file gets a role, labelled by who gave it.
-    paths = list(sample.files)
+    paths = ["canteen.txt", "ledger.csv", "memo_draft.md"]
     records: list[object] = []
     roles = make_llm_assigner(llm, root, on_records=records.extend)(paths)
     assert set(roles) == set(paths) and records
@@ -107,7 +112,7 @@ def test_roles_and_evidence_from_the_local_model_are_verified_and_replayed(
     spans = build_evidence.unique_spans([s for w in result.workspaces for s in graph.read(
         GET_WORKSPACE_SPANS, WorkspaceSpan, workspace_id=w.workspace_id)])
     digit_spans = sum(any(c.isdigit() for c in s.text) for s in spans)
-    assert 0 < first.calls < digit_spans  # batched: fewer calls than spans with a figure
+    assert 0 < first.calls <= 2 < digit_spans  # batched: one call (and a repair) for every span with a figure
     extractor = LLMExtractor(llm)
     extraction = extractor.extract(spans)
     text_of = {s.span_id: s.text for s in spans}
@@ -151,7 +156,7 @@ def test_a_teacher_rollout_with_tools_on_the_local_model_finishes_and_replays(
     (workspace / "ledger.csv").write_text(LEDGER_CSV, encoding="utf-8")
     save_spec(graph, _spec())
     ctx = StageContext(settings=local_llm_settings, graph=graph, run_id="local-llm", out_dir=tmp_path / "out")
-    params = run_rollouts.RunRolloutsParams(spec_id="local-ledger@v1", n=1, max_steps=4,
+    params = run_rollouts.RunRolloutsParams(spec_id="local-ledger@v1", n=1, max_steps=3,
                                             workspace_dir=workspace)
     mark = LEDGER.mark()
     result = run_rollouts.run(ctx, params)
@@ -159,7 +164,7 @@ def test_a_teacher_rollout_with_tools_on_the_local_model_finishes_and_replays(
     [summary] = result.rollouts
     assert (summary.stop_reason in ("finished", "max_steps", "no_deliverables")
             or summary.stop_reason.startswith("llm_error"))
-    assert 1 <= summary.steps <= 4 and result.llm_calls == first.calls >= 1
+    assert 1 <= summary.steps <= 3 and result.llm_calls == first.calls >= 1
     assert summary.tool_failures <= summary.tool_calls
     [stored] = get_trajectories(graph, [summary.trajectory_id])
     assert stored.status in (TrajectoryStatus.MATERIALISED, TrajectoryStatus.FAILED)

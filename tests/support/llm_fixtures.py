@@ -88,9 +88,11 @@ def local_llm_settings(settings: GraphforgeSettings) -> Iterator[GraphforgeSetti
     """
     from graphforge.llm.server import ManagedLocalModel
 
+    # One model, one request at a time, on a CPU shared with everything else: long timeouts, no retry
+    # of a timed-out request (it would queue behind the abandoned one), answers capped at 256 tokens.
     local = settings.model_copy(update={"llm_local": True, "llm_base_url": None, "llm_model": None,
-                                        "llm_timeout_s": max(settings.llm_timeout_s, 300.0),
-                                        "llm_max_retries": 1})
+                                        "llm_timeout_s": max(settings.llm_timeout_s, 900.0),
+                                        "llm_max_retries": 0, "llm_local_max_tokens": 256})
     managed = ManagedLocalModel(local)
     started = False
     if managed.pid() is None:
