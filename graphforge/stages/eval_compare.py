@@ -29,6 +29,9 @@ GET_ATTEMPTS_TO_COMPARE = cypher.load("eval/get_attempts_to_compare")
 GET_PAIR_JUDGMENTS = cypher.load("eval/get_pair_judgments")
 GET_TASK_REFERENCES = cypher.load("eval/get_task_references")
 MERGE_PAIR_JUDGMENTS = cypher.load("eval/merge_pair_judgments")
+# A verdict is a short JSON object: a cap keeps a rambling judge from holding the endpoint for minutes
+# (GRAPHFORGE_LLM_MAX_TOKENS overrides it).
+JUDGE_MAX_TOKENS = 512
 
 
 class JudgeSpec(BaseModel):
@@ -241,7 +244,7 @@ def _judge_model(ctx: StageContext, judge: JudgeSpec | None) -> tuple[OpenAIComp
 
     settings = ctx.settings
     if judge is None:
-        llm = chat_model(settings, temperature=0.0)
+        llm = chat_model(settings, temperature=0.0, max_tokens=settings.llm_max_tokens or JUDGE_MAX_TOKENS)
         if llm is None:
             raise ConfigError(
                 "no judge: pass --judge NAME=URL (with --judge-model) or set GRAPHFORGE_LLM_BASE_URL "
@@ -267,6 +270,7 @@ def _judge_model(ctx: StageContext, judge: JudgeSpec | None) -> tuple[OpenAIComp
         cost_per_1k_output=settings.llm_cost_per_1k_output,
         cache_dir=settings.home / "llm-cache",
         temperature=0.0,
+        max_tokens=settings.llm_max_tokens or JUDGE_MAX_TOKENS,
     )
     return llm, check_name(judge.name, "judge")
 
