@@ -38,7 +38,8 @@ from tests.integration.test_eval_chain import (
 )
 from tests.support.llm_server import Reply, ScriptedLLMServer
 
-pytestmark = pytest.mark.neo4j
+# A 135M model on shared CPUs takes minutes per judged pair: long limits, and the local_llm mark.
+pytestmark = [pytest.mark.neo4j, pytest.mark.local_llm, pytest.mark.timeout(1800)]
 
 KEY_ENV = "GRAPHFORGE_TEST_EVAL_LOCAL_KEY"
 
