@@ -26,6 +26,7 @@ class Row:
     value: str
     source: str
     earlier: str = ""  # a superseded value, written as earlier (change memos)
+    earlier_source: str = ""
 
 
 @dataclass
@@ -80,11 +81,12 @@ def rows_for(view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> list[Row]
             value = f"{iso} ({a.value})" if iso != a.value else iso
         old = stale_of.get(a.fact_id)
         earlier = old.value if old is not None else ""
+        earlier_source = _source(old, plan.fake_sources) if old is not None else ""
         if plan.wrong_item == c.criterion_id:
             value = _wrong(a.value, c.fact_kind)
         if plan.stale_item == c.criterion_id and old is not None:
             value, earlier = old.value, ""
-        rows.append(Row(_label(c), value, _source(a, plan.fake_sources), earlier))
+        rows.append(Row(_label(c), value, _source(a, plan.fake_sources), earlier, earlier_source))
     return rows
 
 
@@ -105,7 +107,7 @@ def write(path: Path, view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> 
     parts = [
         p for p in dict.fromkeys([*d.required_sections, *d.required_sheets, *parts]) if p != plan.skip_part
     ]
-    sources = sorted({r.source for r in rows})
+    sources = sorted({r.source for r in rows} | {r.earlier_source for r in rows if r.earlier_source})
     fmt = d.format.lower()
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "csv":
@@ -146,7 +148,7 @@ def write(path: Path, view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> 
             for r in rows:
                 lines.append(f"{r.label}: {r.value} (source: {r.source})")
                 if r.earlier:
-                    lines.append(f"Earlier version stated: {r.earlier}")
+                    lines.append(f"Earlier version stated: {r.earlier} (source: {r.earlier_source})")
         else:
             lines.append("None found beyond the items above.")
         sections.append((part, lines))

@@ -47,7 +47,8 @@ def label_of(fact: GraphFact) -> str:
     if fact.kind == "date":
         what = fact.entity or "date"
         what = f"the {what} date" if len(what.split()) <= 1 else what
-        return what + (f" ({short(fact.section, 70)})" if fact.section else "")
+        where = fact.section.split(" > ")[-1] if fact.section else ""  # the nearest heading, not the title
+        return what + (f" ({short(where, 60)})" if where else "")
     if fact.kind in ("definition", "status"):
         return f"{fact.entity}"
     if fact.kind == "metadata":

@@ -17,7 +17,10 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         if r["title"] in facts
     ]
     docs = [(t, ds) for t, ds in docs if 3 <= len(t.value) <= 120 and sum(c.isalpha() for c in t.value) >= 3]
-    docs = docs[:MAX_DOCS]
+    distinct: dict[str, tuple] = {}  # two versions share a title: one entry per title keeps items checkable
+    for t, ds in docs:
+        distinct.setdefault((t.normalized or t.value).lower(), (t, ds))
+    docs = list(distinct.values())[:MAX_DOCS]
     if len(docs) < 2:
         return None
     b = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)

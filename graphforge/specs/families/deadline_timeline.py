@@ -21,7 +21,9 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             if version_rank(d.path) > version_rank(other.path) and d.normalized != other.normalized:
                 stale_of[d.fact_id] = other
     # A date the documents set (due, deadline, effective, ...), not one they merely mention.
-    cued = [d for d in dates if not d.statement.lower().startswith("date date")]
+    stale_ids = {o.fact_id for o in stale_of.values()}  # a moved date is asked for at its current value only
+    cued = [d for d in dates if not d.statement.lower().startswith("date date")
+            and d.fact_id not in stale_ids]
     chosen = [d for d in cued if d.fact_id in stale_of][:2]
     for d in spread(cued, MAX_DATES):
         if len(chosen) >= MAX_DATES:
