@@ -79,11 +79,28 @@ def test_sample_compiles_to_anchored_leak_free_specs_and_reruns_change_nothing(c
 def test_browser_queries_return_what_they_claim(ctx: StageContext, tmp_path: Path) -> None:
     _, compiled = _pipeline(ctx, tmp_path)
     spec = specs_store.load_spec(ctx.graph, compiled.specs[0].spec_id)
-    lineage = ctx.graph.read_dicts(_browser("lineage"), spec_id=spec.spec_id)
+    # The lineage query returns paths (Browser draws them): read the nodes along each anchored path.
+    records = ctx.graph.driver.execute_query(_browser("lineage").text, spec_id=spec.spec_id,
+                                             database_=ctx.graph.database).records
     anchored = {(c.criterion_id, a) for c in spec.criteria for a in c.anchors}
-    assert {(r["criterion_id"], r["fact_id"]) for r in lineage} == anchored
-    assert all(r["workspace_id"] == spec.workspace_id and r["path"] and r["locator"] for r in lineage)
+    seen = set()
+    for record in records:
+        assert record["compiled"].end_node["workspace_id"] == spec.workspace_id
+        path = record["anchored"]
+        if path is None:
+            continue
+        by_label = {next(iter(n.labels)): n for n in path.nodes}
+        seen.add((by_label["Criterion"]["criterion_id"], by_label["Fact"]["fact_id"]))
+        assert by_label["Span"]["locator"] and by_label["File"]["sha256"]
+    assert seen == anchored
     first = spec.positive[0]
-    rows = ctx.graph.read_dicts(_browser("criterion_anchors"), criterion_id=first.criterion_id)
-    assert sorted(r["fact_id"] for r in rows) == sorted(first.anchors)
-    assert all(r["value"] in r["span_text"] and r["role"] in {"core", "supporting", "confuser"} for r in rows)
+    chains = ctx.graph.driver.execute_query(_browser("criterion_anchors").text, criterion_id=first.criterion_id,
+                                            database_=ctx.graph.database).records
+    facts = {}
+    for record in chains:
+        nodes = {next(iter(n.labels)): n for n in record["chain"].nodes}
+        facts[nodes["Fact"]["fact_id"]] = (nodes["Fact"]["value"], nodes["Span"]["text"])
+        assert record["held"] is not None and record["held"].relationships[0]["role"] in {"core", "supporting",
+                                                                                            "confuser"}
+    assert sorted(facts) == sorted(first.anchors)
+    assert all(value in text for value, text in facts.values())
