@@ -132,7 +132,7 @@ def _cell_grouping(cell: str) -> str:
         body = body[3:].lstrip("-−–—(+ ")
     groups = body.split(" ")
     run = 1 if groups[0].isdigit() and len(groups[0]) <= 3 else 0
-    while run and run < len(groups) and groups[run][:3].isdigit() and (
+    while run and run < len(groups) and len(groups[run]) >= 3 and groups[run][:3].isdigit() and (
             len(groups[run]) == 3 or groups[run][3] in ".,"):
         run += 1
     if run > 1:

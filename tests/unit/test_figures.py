@@ -49,6 +49,12 @@ def test_every_reader_agrees_on_a_printed_figure(text: str, expected: float) -> 
 _CELL_ONLY = {"1 234 567", "12,5", "1 200 €"}
 
 
+def test_cells_that_are_not_one_grouped_figure_are_not_read_as_one() -> None:
+    assert parse_value("12 34") is None
+    assert parse_value("1 23") is None
+    assert parse_value("7 of 12") is None
+
+
 def test_running_text_lists_are_not_decimal_commas() -> None:
     found = [v for v, _, _ in find_numbers("see items 1,2 and 3")]
     assert 1.2 not in found and 3.0 in found
