@@ -18,6 +18,8 @@ GET_WORKSPACE_FACTS = cypher.load("specs/get_workspace_facts")
 GET_WORKSPACE_DEPENDENCIES = cypher.load("specs/get_workspace_dependencies")
 GET_SPEC_WORKSPACES = cypher.load("evidence/get_workspaces")
 GET_SEED_CONTEXT = cypher.load("specs/get_seed_context")
+GET_FACTS_BY_ID = cypher.load("specs/get_facts_by_id")
+GET_DEPENDENCIES_AMONG = cypher.load("specs/get_dependencies_among")
 FAMILIES = load_families()
 # Without a seed, the family that checks the most: figures first, then versions, requirements, dates.
 DEFAULT_ORDER = [
@@ -79,6 +81,30 @@ def gather(ctx: StageContext, workspace_id: str) -> WorkspaceGraph:
         facts=facts,
         edges=edges,
     )
+
+
+def _fact_ids(value: Any, out: set[str]) -> None:
+    if isinstance(value, str) and value.startswith("fact-"):
+        out.add(value)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _fact_ids(v, out)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _fact_ids(v, out)
+
+
+def gather_for(ctx: StageContext, workspace_id: str, head: dict[str, Any],
+               rows: list[list[dict[str, Any]]]) -> WorkspaceGraph:
+    """The workspace graph restricted to the facts the family patterns returned and the edges among them."""
+    wanted: set[str] = set()
+    _fact_ids(rows, wanted)
+    ids = sorted(wanted)
+    facts = ctx.graph.read(GET_FACTS_BY_ID, GraphFact, workspace_id=workspace_id, fact_ids=ids)
+    edges = ctx.graph.read(GET_DEPENDENCIES_AMONG, GraphEdge, fact_ids=ids)
+    files = specs_store.workspace_files(ctx.graph, workspace_id)
+    return WorkspaceGraph(workspace_id=workspace_id, name=str(head["name"]), seed_id=head["seed_id"],
+                          files=files, facts=facts, edges=edges)
 
 
 class StatementDraft(BaseModel):
@@ -177,9 +203,12 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
     skipped: dict[str, str] = {}
     supported_by: dict[str, list[str]] = {}
     for workspace_id in ids:
-        graph = gather(ctx, workspace_id)
-        seed = seed_context(ctx, params.seed_id or graph.seed_id)
+        head = ctx.graph.read_dicts(GET_WORKSPACE, workspace_id=workspace_id)[0]
+        seed = seed_context(ctx, params.seed_id or head["seed_id"])
         supported = supported_families(ctx, workspace_id, families)
+        # Only the facts the patterns returned are read: cost follows the patterns, not the workspace size
+        # (a budget database of a million figures compiles as fast as a memo).
+        graph = gather_for(ctx, workspace_id, head, [rows for _, rows in supported])
         supported_by[workspace_id] = [f.name for f, _ in supported]
         if not supported:
             skipped[workspace_id] = "no task family's Cypher pattern matches this workspace's evidence graph"
