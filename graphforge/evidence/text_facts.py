@@ -42,7 +42,8 @@ _MODAL = re.compile(
 )
 _DEADLINE = re.compile(
     r"\b(due|deadline|no later than|not later than|closing date|submit\w*|received by|"
-    r"expires?|expiration|effective|begin\w*|start\w*|end\w*|complete\w*|deliver\w*|by)\b",
+    r"expires?|expiration|effective|begin\w*|start\w*|end\w*|complete\w*|deliver\w*|releas\w*|award\w*|"
+    r"launch\w*|kick-?off|milestone|by)\b",
     re.I,
 )
 _DEFINES = re.compile(
