@@ -216,6 +216,8 @@ def ask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
     try:
         asked = ask_structured(llm, schema, messages)
     except GraphforgeError as exc:
+        if ledger is not None:  # calls whose answer never validated still cost tokens: they reach the ledger
+            ledger.extend(getattr(exc, "records", []))
         raise VerdictUnavailable([criterion.criterion_id], scrub(str(exc), secrets)[:400]) from exc
     return _verdicts(criterion, len(excerpts), asked, secrets, ledger)
 
@@ -232,6 +234,8 @@ async def aask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec
     try:
         asked = await aask_structured(llm, schema, messages)
     except GraphforgeError as exc:
+        if ledger is not None:  # calls whose answer never validated still cost tokens: they reach the ledger
+            ledger.extend(getattr(exc, "records", []))
         raise VerdictUnavailable([criterion.criterion_id], scrub(str(exc), secrets)[:400]) from exc
     return _verdicts(criterion, len(excerpts), asked, secrets, ledger)
 
