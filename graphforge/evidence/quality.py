@@ -58,7 +58,8 @@ def sample(graph: Graph, workspace_id: str, n: int) -> list[SampledFact]:
     quota = max(5, n // max(1, len(by_kind)))
     for kind in sorted(by_kind):
         out += by_kind[kind][:quota]
-    rest = [f for f in sorted(facts, key=_rank) if f not in out]
+    taken = {f.fact_id for f in out}  # a set: membership on a list of models is quadratic
+    rest = [f for f in sorted(facts, key=_rank) if f.fact_id not in taken]
     return (out + rest)[: max(n, len(out))]
 
 

@@ -176,6 +176,16 @@ def short_row(line: str, value: str) -> str:
     return " ".join(cells)[:80]
 
 
+def _title(out: _Collector, span: WorkspaceSpan, text: str, section: str) -> None:
+    out.add(span, FactKind.METADATA, text, f"Title of the document is {text!r}", entity="title",
+            normalized=normalise_text(text), section=section)
+
+
+def _version(out: _Collector, span: WorkspaceSpan, mark: str, statement: str, section: str) -> None:
+    out.add(span, FactKind.METADATA, mark, statement, entity="version", normalized=mark.lower(),
+            section=section)
+
+
 def _subject(sentence: str, at: int) -> str | None:
     words = re.findall(r"[A-Za-z][\w'-]*", sentence[:at])[-5:]
     text = " ".join(words).strip()
@@ -220,49 +230,19 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                 level, text = heading
                 trail.push(level, text)
                 if not title_done:
-                    out.add(
-                        span,
-                        FactKind.METADATA,
-                        text,
-                        f"Title of the document is {text!r}",
-                        entity="title",
-                        normalized=normalise_text(text),
-                        section=_place(span, trail),
-                    )
+                    _title(out, span, text, _place(span, trail))
                     title_done = True
                 if n < 2 and (v := _VERSION.search(text)):
-                    out.add(
-                        span,
-                        FactKind.METADATA,
-                        v.group("v"),
-                        f"Document version: {v.group('v')}",
-                        entity="version",
-                        normalized=v.group("v").lower(),
-                        section=_place(span, trail),
-                    )
+                    mark = v.group("v")
+                    _version(out, span, mark, f"Document version: {mark}", _place(span, trail))
                 continue
             if not title_done and n == 0 and i < 3 and 3 <= len(line) <= 120 and not line.endswith("."):
-                out.add(
-                    span,
-                    FactKind.METADATA,
-                    line,
-                    f"Title of the document is {line!r}",
-                    entity="title",
-                    normalized=normalise_text(line),
-                    section=_place(span, trail),
-                )
+                _title(out, span, line, _place(span, trail))
                 title_done = True
             section = _place(span, trail)
             if n < 2 and (v := _VERSION.search(line)) and len(line) <= 160:
-                out.add(
-                    span,
-                    FactKind.METADATA,
-                    v.group("v"),
-                    f"Document version: {v.group('v')} ({line[:80]})",
-                    entity="version",
-                    normalized=v.group("v").lower(),
-                    section=section,
-                )
+                mark = v.group("v")
+                _version(out, span, mark, f"Document version: {mark} ({line[:80]})", section)
             bullet = _BULLET.match(raw)
             if bullet and trail.last():
                 item = bullet.group("item").strip()
