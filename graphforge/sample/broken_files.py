@@ -7,6 +7,7 @@ import struct
 import zipfile
 import zlib
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -271,15 +272,18 @@ def _pdf_from_pages(contents: list[bytes], encrypt_with: str | None = None) -> b
             }
         )
     )
+    streams: dict[bytes, Any] = {}  # pages with the same content share one stream object
     for content in contents:
         page = writer.add_blank_page(612, 792)
         page[NameObject("/Resources")] = DictionaryObject(
             {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
         )
-        stream = StreamObject()
-        stream._data = zlib.compress(content, 9)
-        stream[NameObject("/Filter")] = NameObject("/FlateDecode")
-        page[NameObject("/Contents")] = writer._add_object(stream)
+        if content not in streams:
+            stream = StreamObject()
+            stream._data = zlib.compress(content, 9)
+            stream[NameObject("/Filter")] = NameObject("/FlateDecode")
+            streams[content] = writer._add_object(stream)
+        page[NameObject("/Contents")] = streams[content]
     writer.add_metadata({"/Producer": "graphforge sample generator"})
     # pypdf picks a random /ID (and RC4 keys derive from it); pin it so the bytes are stable.
     fixed = ByteStringObject(bytes(16))
@@ -308,7 +312,8 @@ def _encrypted_pdf() -> bytes:
 
 
 def _slow_pdf() -> bytes:
-    # A few KB on disk, ~4 MB of text operators per page after inflation: text extraction grinds for
-    # minutes (it interprets every operator) while memory stays modest. It stands in for a parser hang.
+    # ~60 KB on disk: 400 pages share one stream of ~4 MB of text operators after inflation, so text
+    # extraction grinds for minutes with any extractor (each page interprets every operator; the fastest
+    # takes ~0.3 s a page) while memory stays modest. It stands in for a parser hang.
     page = b"BT /F1 1 Tf " + b"(x) Tj 0 0 Td " * 300_000 + b"ET"
-    return _pdf_from_pages([page] * 6)
+    return _pdf_from_pages([page] * 400)
