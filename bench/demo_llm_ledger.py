@@ -25,7 +25,7 @@ T = TypeVar("T")
 
 
 def main(argv: list[str]) -> int:
-    import loaders.demo as demo
+    import graphforge.demo.run as demo
 
     parser = argparse.ArgumentParser(prog="demo_llm_ledger")
     parser.add_argument("--out", type=Path, default=Path("out/demo-llm"))

@@ -25,7 +25,7 @@ import numpy as np
 
 from graphforge.eval import elo
 from graphforge.eval.comparisons import WIN, PairCells, comparisons_from_rows
-from graphforge.sample.comparisons import TruePlayer, generate_comparisons
+from graphforge.demo.sample.comparisons import TruePlayer, generate_comparisons
 
 
 def make_parser() -> argparse.ArgumentParser:

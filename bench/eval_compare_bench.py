@@ -21,7 +21,7 @@ from pathlib import Path
 
 from graphforge.context import StageContext, open_context
 from graphforge.eval.players import build_players
-from graphforge.sample.benchmark import write_eval_benchmark
+from graphforge.demo.sample.benchmark import write_eval_benchmark
 from graphforge.stages import eval_compare, eval_run
 from loaders.benchmark import load_benchmark
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer, slow, text

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from graphforge.context import open_context
 from graphforge.parsers import ParsedFile, parse_file
-from graphforge.sample.workspace import generate_sample_workspace
+from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.stages import load_workspace as stage
 
 

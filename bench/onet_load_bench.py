@@ -17,7 +17,7 @@ from pathlib import Path
 from graphforge import db
 from graphforge.context import open_context
 from graphforge.graph import Graph
-from graphforge.sample.taxonomy import write_synthetic_release
+from graphforge.demo.sample.taxonomy import write_synthetic_release
 from graphforge.stages import load_onet
 from loaders.onet import read_release
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from graphforge.parsers import parse_file
-from graphforge.sample.workspace import PATHS, generate_sample_workspace
+from graphforge.demo.sample.workspace import PATHS, generate_sample_workspace
 
 FORMATS = {
     "pdf": "report",

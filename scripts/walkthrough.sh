@@ -13,7 +13,7 @@ if [ $# -ge 1 ]; then
   export MY_FOLDER="$1"
 else
   export MY_FOLDER="$work/my-case"
-  "$repo/.venv/bin/python" -c "import sys; from pathlib import Path; from graphforge.sample.workspace import generate_sample_workspace; generate_sample_workspace(Path(sys.argv[1]))" "$MY_FOLDER" >/dev/null
+  "$repo/.venv/bin/python" -c "import sys; from pathlib import Path; from graphforge.demo.sample.workspace import generate_sample_workspace; generate_sample_workspace(Path(sys.argv[1]))" "$MY_FOLDER" >/dev/null
 fi
 ln -s "$repo/.venv" .venv
 # The README block, line by line (comments and blank lines dropped).

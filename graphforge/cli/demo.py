@@ -15,7 +15,7 @@ def demo_cmd(out: Annotated[Path, typer.Option("--out", help="Where sample data,
              = Path("out/demo"),
              as_json: JsonOption = False) -> None:
     """Run every stage on the bundled sample (starting a local Neo4j if none is configured)."""
-    from loaders.demo import DemoResult, run_demo
+    from graphforge.demo.run import DemoResult, run_demo
 
     result = run_demo(out_dir=out)
 

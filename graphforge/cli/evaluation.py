@@ -413,7 +413,7 @@ def sample_benchmark_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Write a small benchmark with checkable answers and expert deliverables (for trying `eval run`)."""
-    from graphforge.sample.benchmark import write_eval_benchmark
+    from graphforge.demo.sample.benchmark import write_eval_benchmark
 
     sample = write_eval_benchmark(path)
     emit(
@@ -437,7 +437,7 @@ def sample_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Write the bundled synthetic comparison sample (fictional players with known strengths)."""
-    from graphforge.sample import comparisons
+    from graphforge.demo.sample import comparisons
 
     written = comparisons.write_sample(path, seed=seed)
     emit(

@@ -95,7 +95,7 @@ def taxonomy_sample_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Write the bundled taxonomy sample: an O*NET-format extract, DIGITAL labels and a sector mapping."""
-    from graphforge.sample import taxonomy
+    from graphforge.demo.sample import taxonomy
 
     paths = taxonomy.write_sample(out)
     if xlsx:

@@ -12,7 +12,7 @@ from graphforge.context import StageContext
 from graphforge.errors import ConfigError
 from graphforge.graph import Graph
 from graphforge.parsers import parse_file
-from graphforge.sample.benchmark import SAMPLE_NAME, plant_near_duplicate, write_benchmark_sample
+from graphforge.demo.sample.benchmark import SAMPLE_NAME, plant_near_duplicate, write_benchmark_sample
 from graphforge.stages import audit_contamination
 from graphforge.stages.audit_contamination import AuditContaminationParams
 from loaders.benchmark import load_benchmark

@@ -11,7 +11,7 @@ from rich.console import Console
 from graphforge import db
 from graphforge.graph import Graph
 from graphforge.settings import GraphforgeSettings
-from loaders.demo import run_demo
+from graphforge.demo.run import run_demo
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 
@@ -41,7 +41,7 @@ def test_demo_runs_end_to_end_and_rerun_changes_no_counts(graph: Graph, settings
     rows = [json.loads(line) for line in Path(first.exports["sft"]).read_text().splitlines()]
     assert len(rows) == int(first.exports["sft_rows"]) and all(r["messages"] for r in rows)
     # Broken files are recorded as invalid, never lost (the over-size one is refused by the scan unread).
-    from graphforge.sample.broken_files import EXPECTED_REASONS
+    from graphforge.demo.sample.broken_files import EXPECTED_REASONS
 
     assert counts_after_first.nodes["File"] >= 9 + len(EXPECTED_REASONS) - 1
     assert "anchor-model (openhands): 1667.0 [1667.0, 1667.0]" in first.elo_top

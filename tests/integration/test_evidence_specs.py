@@ -10,7 +10,7 @@ from graphforge import cypher, db, specs_store
 from graphforge.context import StageContext
 from graphforge.figures.numbers import parse_value
 from graphforge.models.spec import CriterionKind, Polarity
-from graphforge.sample.workspace import generate_sample_workspace
+from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.specs.checks import leaks, recompute
 from graphforge.stages import build_evidence, compile_specs
 from loaders.workspace import load_workspace

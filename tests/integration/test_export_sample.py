@@ -14,8 +14,8 @@ from graphforge.export import rubrics
 from graphforge.export.reward import load_rubric_reward
 from graphforge.models.judge import JudgeArm
 from graphforge.oracle import InjectKind
-from graphforge.sample.benchmark import SAMPLE_NAME, plant_near_duplicate, write_benchmark_sample
-from graphforge.sample.workspace import generate_sample_workspace
+from graphforge.demo.sample.benchmark import SAMPLE_NAME, plant_near_duplicate, write_benchmark_sample
+from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.stages import (
     admit_trajectories,
     audit_contamination,

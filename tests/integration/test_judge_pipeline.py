@@ -19,7 +19,7 @@ from graphforge.judge.perturb import PerturbationKind
 from graphforge.models.judge import JudgeArm
 from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.oracle import ORACLE_MODEL, InjectKind
-from graphforge.sample.workspace import generate_sample_workspace
+from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages import (
     admit_trajectories,

@@ -15,7 +15,7 @@ import pytest
 
 from graphforge.context import StageContext
 from graphforge.graph import Graph
-from graphforge.sample.workspace import PATHS, WORKSPACE_ID, generate_broken_files, generate_sample_workspace
+from graphforge.demo.sample.workspace import PATHS, WORKSPACE_ID, generate_broken_files, generate_sample_workspace
 from graphforge.settings import GraphforgeSettings
 from loaders.workspace import load_workspace
 

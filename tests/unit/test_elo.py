@@ -14,7 +14,7 @@ from scipy.stats import spearmanr
 from graphforge.errors import SourceFormatError
 from graphforge.eval import elo
 from graphforge.eval.comparisons import comparisons_from_rows, pair_cells, read_comparisons
-from graphforge.sample.comparisons import (
+from graphforge.demo.sample.comparisons import (
     SAMPLE_ANCHOR,
     SAMPLE_PLAYERS,
     TruePlayer,

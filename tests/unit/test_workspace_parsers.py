@@ -12,8 +12,8 @@ import pytest
 
 from graphforge.models.workspace import FileFormat, SpanKind
 from graphforge.parsers import ParseLimits, ParseTask, detect_format, file_digest, parse_file, parse_files
-from graphforge.sample.broken_files import EXPECTED_REASONS, small_sheet_with_lying_dimension
-from graphforge.sample.workspace import (
+from graphforge.demo.sample.broken_files import EXPECTED_REASONS, small_sheet_with_lying_dimension
+from graphforge.demo.sample.workspace import (
     PATHS,
     SampleWorkspace,
     generate_broken_files,

@@ -57,10 +57,10 @@ def run_demo(settings: GraphforgeSettings | None = None, out_dir: Path = Path("o
     from graphforge.export import rubrics
     from graphforge.models.judge import JudgeArm
     from graphforge.oracle import InjectKind
-    from graphforge.sample import benchmark as sample_benchmark
-    from graphforge.sample import comparisons as sample_comparisons
-    from graphforge.sample import taxonomy as sample_taxonomy
-    from graphforge.sample.workspace import generate_broken_files, generate_sample_workspace
+    from graphforge.demo.sample import benchmark as sample_benchmark
+    from graphforge.demo.sample import comparisons as sample_comparisons
+    from graphforge.demo.sample import taxonomy as sample_taxonomy
+    from graphforge.demo.sample.workspace import generate_broken_files, generate_sample_workspace
     from graphforge.stages import (
         admit_trajectories,
         audit_contamination,
