@@ -113,11 +113,20 @@ def emit(result: BaseModel | dict[str, Any], as_json: bool, title: str = "",
     stdout.print(table)
 
 
+class _Progress(Progress):
+    """A progress bar that leaves nothing behind when the command fails (the error is the one line)."""
+
+    def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
+        if exc_type is not None:
+            self.live.transient = True
+        super().__exit__(exc_type, exc_val, exc_tb)
+
+
 def progress(transient: bool = False) -> Progress:
     """A rich progress bar on stderr, so --json output on stdout stays clean."""
-    return Progress(SpinnerColumn(), TextColumn("[progress.description]{task.description}"), BarColumn(),
-                    MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console,
-                    transient=transient)
+    return _Progress(SpinnerColumn(), TextColumn("[progress.description]{task.description}"), BarColumn(),
+                     MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console,
+                     transient=transient)
 
 
 @contextmanager

@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from graphforge.cli.common import JsonOption, emit, eval_app, report_app, stdout
+from graphforge.models.trajectory import TrajectoryStatus
 
 ComparisonsArg = Annotated[
     Path,
@@ -152,14 +153,20 @@ def winrate_cmd(
     from graphforge.errors import ConfigError
     from graphforge.eval import winrate
 
+    # Every option value is checked before the comparisons file is read.
     if coverage_from not in ("graph", "file"):
         raise ConfigError(f"--coverage-from is graph or file, got {coverage_from!r}")
-    if by == "covered" and coverage_from == "graph":
+    if coverage_level not in ("occupation", "sector", "dwa"):
+        raise ConfigError(f"--coverage-level is occupation, sector or dwa, got {coverage_level!r}")
+    graph_coverage = by == "covered" and coverage_from == "graph"
+    if benchmark is not None and not graph_coverage:
+        raise ConfigError(f"--benchmark {benchmark!r} is used only with --by covered --coverage-from graph "
+                          "(it names the benchmark of a comparisons file without a benchmark column)")
+    if graph_coverage:
+        from graphforge.cli.listing import require_known
         from graphforge.context import open_context
         from graphforge.stages import eval_winrate
 
-        if coverage_level not in ("occupation", "sector", "dwa"):
-            raise ConfigError(f"--coverage-level is occupation, sector or dwa, got {coverage_level!r}")
         params = eval_winrate.GraphWinRateParams(
             comparisons=comparisons,
             a=a,
@@ -172,6 +179,7 @@ def winrate_cmd(
             out_dir=out,
         )
         with open_context() as ctx:
+            require_known(ctx.graph, "benchmark", benchmark, "--benchmark")
             graph_result = eval_winrate.run(ctx, params)
         if as_json:
             emit(graph_result, as_json)
@@ -273,12 +281,14 @@ def run_cmd(
     ] = None,
     benchmark_dir: Annotated[
         Path | None,
-        typer.Option("--benchmark-dir", help="The benchmark folder, when not where it was loaded from."),
+        typer.Option("--benchmark-dir", exists=True, file_okay=False,
+                     help="The benchmark folder, when not where it was loaded from."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Run completed attempts again.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run players on a benchmark's tasks; each result is an Attempt in Neo4j (resumable, concurrent)."""
+    from graphforge.cli.listing import require_known
     from graphforge.context import open_context
     from graphforge.eval.players import build_players
     from graphforge.stages import eval_run
@@ -296,6 +306,7 @@ def run_cmd(
         force=force,
     )
     with open_context() as ctx:
+        require_known(ctx.graph, "benchmark", benchmark, "--benchmark")
         result = eval_run.run(ctx, params)
     emit(result, as_json, summary=_run_summary)
 
@@ -351,6 +362,7 @@ def compare_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Judge attempts pairwise (both orders, ties allowed); store each judgment; write the comparisons."""
+    from graphforge.cli.listing import require_known
     from graphforge.context import open_context
     from graphforge.stages import eval_compare
 
@@ -364,6 +376,7 @@ def compare_cmd(
         min_consistency=min_consistency,
     )
     with open_context() as ctx:
+        require_known(ctx.graph, "benchmark", benchmark, "--benchmark")  # before the judge is set up
         try:
             result = eval_compare.run(ctx, params)
         except eval_compare.PositionBiasError as exc:
@@ -457,7 +470,7 @@ def report_corpus_cmd(
         Path, typer.Option("--out", help="Directory for corpus_report.html, corpus_report.json and plots.")
     ] = Path("out/reports"),
     status: Annotated[
-        list[str] | None,
+        list[TrajectoryStatus] | None,
         typer.Option(
             "--status", help="Trajectory statuses that form the corpus (repeatable); default: admitted."
         ),
@@ -472,7 +485,7 @@ def report_corpus_cmd(
     from graphforge.context import open_context
     from graphforge.stages import report_corpus
 
-    statuses = None if all_trajectories else (status or ["admitted"])
+    statuses = None if all_trajectories else ([s.value for s in status] if status else ["admitted"])
     with open_context() as ctx:
         result = report_corpus.run(
             ctx, report_corpus.ReportCorpusParams(out_dir=out, statuses=statuses, admit_q=admit_q)

@@ -1,4 +1,4 @@
-"""`graphforge list specs|seeds|workspaces|trajectories|exports`, and the unknown-id checks commands share.
+"""`graphforge list specs|seeds|workspaces|trajectories|exports|benchmarks` and the unknown-id checks.
 
 Each listing is one query under cypher/list/ with optional filters. Human output is a table whose
 cells wrap (ids and reasons are never cut); --json prints one object with the rows.
@@ -24,9 +24,11 @@ LIST_SEEDS = cypher.load("list/list_seeds")
 LIST_WORKSPACES = cypher.load("list/list_workspaces")
 LIST_TRAJECTORIES = cypher.load("list/list_trajectories")
 LIST_EXPORTS = cypher.load("list/list_exports")
+LIST_BENCHMARKS = cypher.load("list/list_benchmarks")
 
 list_app = typer.Typer(no_args_is_help=True, help="List what the graph holds: specs, seeds, workspaces, "
-                                                  "trajectories, exports (ids to pass to other commands).")
+                                                  "trajectories, exports, benchmarks (ids to pass to other "
+                                                  "commands).")
 
 
 class ExportKind(StrEnum):
@@ -66,12 +68,16 @@ def exports(graph: Graph, *, ids: Sequence[str] | None = None,
     return graph.read_dicts(LIST_EXPORTS, ids=list(ids) if ids else None, kind=kind)
 
 
+def benchmarks(graph: Graph, *, ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    return graph.read_dicts(LIST_BENCHMARKS, ids=list(ids) if ids else None)
+
+
 # -- unknown ids ----------------------------------------------------------------------------------------
 
 _ID_FIELD = {"spec": "spec_id", "seed": "seed_id", "workspace": "workspace_id",
-             "trajectory": "trajectory_id", "export": "export_id"}
+             "trajectory": "trajectory_id", "export": "export_id", "benchmark": "name"}
 _PLURAL = {"spec": "specs", "seed": "seeds", "workspace": "workspaces", "trajectory": "trajectories",
-           "export": "exports"}
+           "export": "exports", "benchmark": "benchmarks"}
 
 
 def require_known(graph: Graph, kind: str, ids: str | Sequence[str] | None, option: str) -> None:
@@ -80,7 +86,8 @@ def require_known(graph: Graph, kind: str, ids: str | Sequence[str] | None, opti
         return
     wanted = [ids] if isinstance(ids, str) else list(ids)
     readers: dict[str, Callable[..., list[dict[str, Any]]]] = {
-        "spec": specs, "seed": seeds, "workspace": workspaces, "trajectory": trajectories, "export": exports}
+        "spec": specs, "seed": seeds, "workspace": workspaces, "trajectory": trajectories, "export": exports,
+        "benchmark": benchmarks}
     reader = readers[kind]
     found = {row[_ID_FIELD[kind]] for row in reader(graph, ids=wanted)}
     missing = [i for i in wanted if i not in found]
@@ -109,7 +116,7 @@ def _print(rows: list[dict[str, Any]], columns: Sequence[str], title: str, as_js
     for i, column in enumerate(columns):
         # Ids keep their full width; other text wraps at words. Nothing ends in an ellipsis.
         longest = max([len(column)] + [len(r[i]) for r in cells])
-        is_id = column.endswith("_id") or column in ("root", "out_dir")
+        is_id = column.endswith("_id") or column in ("root", "out_dir", "name", "source_dir")
         table.add_column(column, overflow="fold", min_width=longest if is_id else None, no_wrap=wide)
     for row_cells in cells:
         table.add_row(*row_cells)
@@ -231,3 +238,14 @@ def list_exports_cmd(
         rows = exports(ctx.graph, kind=kind.value if kind else None)
     _print(rows, ("export_id", "kind", "arm", "rows", "audit_id", "override", "out_dir", "last_exported_at"),
            "Exports", as_json, "exports", wide)
+
+
+@list_app.command("benchmarks")
+def list_benchmarks_cmd(wide: WideOption = False, as_json: JsonOption = False) -> None:
+    """Benchmarks loaded with `load benchmark`: tasks, reference files, source folder."""
+    from graphforge.context import open_context
+
+    with open_context() as ctx:
+        rows = benchmarks(ctx.graph)
+    _print(rows, ("name", "task_count", "file_count", "source_dir"), "Benchmarks", as_json, "benchmarks",
+           wide)

@@ -110,7 +110,7 @@ def load_workspace_cmd(
     manifest: Annotated[
         Path | None,
         typer.Option(
-            "--manifest",
+            "--manifest", exists=True, dir_okay=False,
             help="Manifest (JSON/YAML) with per-file role, source URL, license; default: manifest.* in DIR.",
         ),
     ] = None,
@@ -142,10 +142,12 @@ def load_workspace_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Hash, deduplicate, parse (in parallel, with timeouts) and store a workspace's files and spans."""
+    from graphforge.cli.listing import require_known
     from graphforge.context import open_context
     from loaders.workspace import load_workspace
 
     with open_context() as ctx, progress() as bar:
+        require_known(ctx.graph, "seed", seed, "--seed")
         task = bar.add_task("parsing", total=None)
 
         def tick(done: int, total: int, path: str) -> None:
@@ -188,6 +190,7 @@ def load_trajectories_cmd(
     """
     from rich.text import Text
 
+    from graphforge.cli.listing import require_known
     from graphforge.context import open_context
     from graphforge.errors import SourceFormatError
     from graphforge.stages import import_trajectories as stage
@@ -203,6 +206,7 @@ def load_trajectories_cmd(
     params = stage.ImportTrajectoriesParams(path=path, format=kind, spec_id=spec,
                                             deliverables_dir=deliverables)
     with open_context() as ctx:
+        require_known(ctx.graph, "spec", spec, "--spec")  # before the folder is read
         result = stage.run(ctx, params)
     for outcome in result.files:
         style = "yellow" if outcome.skipped is not None else "green" if not outcome.warnings else ""
