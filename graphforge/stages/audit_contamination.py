@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher
+from graphforge.audit.occupations import link_occupations
 from graphforge.audit.overlap import (
     BenchmarkDoc,
     Method,
@@ -22,7 +23,6 @@ from graphforge.audit.summary import AuditRow, fingerprint_of, record_audit
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError
 from graphforge.models.base import Row, stable_hash
-from graphforge.stages.load_benchmark import link_occupations
 
 GET_BENCHMARK_NAMES = cypher.load("audit/get_benchmark_names")
 GET_BENCHMARK_FILES = cypher.load("audit/get_benchmark_files")
@@ -105,7 +105,7 @@ def run(ctx: StageContext, params: AuditContaminationParams) -> AuditContaminati
     if missing := [n for n in names if n not in loaded]:
         raise ConfigError(f"benchmark(s) not loaded: {', '.join(missing)} "
                           "(run `graphforge load benchmark DIR --name NAME` first)")
-    link_occupations(ctx, names)  # the taxonomy may have been loaded after the benchmark
+    link_occupations(graph, names)  # the taxonomy may have been loaded after the benchmark
 
     files = graph.read_dicts(GET_BENCHMARK_FILES, benchmarks=names)
     docs = [BenchmarkDoc(key=f["sha256"], kind="file", label=", ".join(f["labels"]), text=f["text"],

@@ -23,8 +23,7 @@ from graphforge.errors import ConfigError
 from graphforge.llm.records import StructuredOutputError
 from graphforge.models.base import stable_hash
 from graphforge.models.seeds import EvidenceRow, SeedRow, TaskContext, Vocabulary
-from graphforge.stages import load_vocab
-from graphforge.vocab import load_vocabulary
+from graphforge.vocab import load_vocabulary, write_vocabulary
 
 if TYPE_CHECKING:
     from graphforge.llm import LLMCallRecord, OpenAICompatibleChatModel
@@ -231,7 +230,7 @@ def seed_rows(task: TaskContext, proposals: Sequence[Proposal], evidence: Eviden
 def run(ctx: StageContext, params: BuildSeedsParams) -> BuildSeedsResult:
     """Propose demands for every DIGITAL task, keep the supported ones, MERGE seeds and evidence."""
     vocab = load_vocabulary(params.vocab)
-    load_vocab.write_vocabulary(ctx, vocab)
+    write_vocabulary(ctx.graph, vocab)
     tasks = ctx.graph.read(GET_DIGITAL_TASKS, TaskContext)
     llm = _chat_model(ctx, params.backend)
     source = "llm" if llm is not None else "rule-based"

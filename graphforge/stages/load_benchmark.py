@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from graphforge import cypher
+from graphforge.audit.occupations import link_occupations
 from graphforge.context import StageContext
 from graphforge.models.benchmark import BenchmarkSource
 
@@ -13,7 +14,6 @@ MERGE_BENCHMARK_TASKS = cypher.load("benchmark/merge_benchmark_tasks")
 MERGE_BENCHMARK_FILES = cypher.load("benchmark/merge_benchmark_files")
 LINK_BENCHMARK_FILES = cypher.load("benchmark/link_benchmark_files")
 LINK_BENCHMARK_REFERENCES = cypher.load("benchmark/link_benchmark_references")
-LINK_BENCHMARK_OCCUPATIONS = cypher.load("benchmark/link_benchmark_occupations")
 LINK_BENCHMARK_GOLD = cypher.load("benchmark/link_benchmark_gold")
 
 
@@ -48,7 +48,7 @@ def run(ctx: StageContext, params: LoadBenchmarkParams) -> LoadBenchmarkResult:
     graph.write(LINK_BENCHMARK_FILES, src.file_links)
     references = graph.write(LINK_BENCHMARK_REFERENCES, src.references)
     gold = graph.write(LINK_BENCHMARK_GOLD, src.gold)
-    links = link_occupations(ctx, [src.benchmark.name])
+    links = link_occupations(graph, [src.benchmark.name])
     paths = {link.sha256: link.path for link in src.file_links}
     invalid = sorted(f"{paths.get(f.sha256, f.sha256)}: {f.invalid_reason}" for f in src.files if not f.valid)
     occupations = {t.soc_code or (t.occupation or "").strip().lower() for t in src.tasks
@@ -60,8 +60,3 @@ def run(ctx: StageContext, params: LoadBenchmarkParams) -> LoadBenchmarkResult:
                                occupations=len(occupations),
                                occupation_links=links, chars=sum(f.chars for f in src.files))
 
-
-def link_occupations(ctx: StageContext, benchmarks: list[str]) -> int:
-    """(Re)link benchmark tasks to taxonomy occupations; the audit calls it too, as taxonomies load later."""
-    rows = ctx.graph.execute(LINK_BENCHMARK_OCCUPATIONS, benchmarks=benchmarks)
-    return int(rows[0]["written"]) if rows else 0
