@@ -20,6 +20,7 @@ from graphforge.evidence.text_facts import normalise_text
 from graphforge.figures.dates import find_dates, parse_date
 from graphforge.figures.numbers import find_numbers, matches_value, parse_number
 from graphforge.judge.documents import Document, Report, Workbook, _norm
+from graphforge.judge.regions import strip_file_names
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.judge import JudgeArm
 from graphforge.models.spec import CriterionSpec
@@ -130,6 +131,8 @@ def verify_check(
         return len(named) / len(files), f"names {len(named)} of {len(files)} source files: {named}"
     text, number, source = _expected_text(criterion, anchors)
     kind, scales = criterion.fact_kind, _scales(anchors)
+    # A cited file name is not content, whatever its characters ("Q3 results, 2024.xlsx" states no figure).
+    lines = [kept for kept in (strip_file_names(line, view.paths) for line in lines) if kept.strip()]
     if criterion.check == "item":
         # Long text may wrap over two lines in a deliverable; a title, date, figure or status sits on one.
         wraps = kind in ("requirement", "definition", "list_item")

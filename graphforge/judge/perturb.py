@@ -12,7 +12,7 @@ from pathlib import Path
 from graphforge.figures.numbers import find_numbers
 from graphforge.judge.documents import Document, Report, Workbook, normalise_format
 from graphforge.judge.locations import parse_location
-from graphforge.judge.regions import FILE_TOKEN_RE, Footprint, resolve_file
+from graphforge.judge.regions import Footprint, find_file_names
 from graphforge.judge.verifiers import Verdict
 from graphforge.judge.view import JudgeView
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
@@ -160,11 +160,10 @@ def _perturb_workbook(
 
 
 def _break(text: str, anchor_paths: set[str], paths: list[str]) -> str:
-    for m in FILE_TOKEN_RE.finditer(text):
-        token = m.group(1).strip()
-        if resolve_file(token, paths) in anchor_paths:
-            stem, _, ext = token.rpartition(".")
-            return text[:m.start(1)] + f"{stem}_final_v2.{ext}" + text[m.start(1) + len(token):]
+    for f in find_file_names(text, paths):
+        if f.path in anchor_paths:
+            stem, _, ext = f.token.rpartition(".")
+            return text[:f.start] + f"{stem}_final_v2.{ext}" + text[f.end:]
     return text
 
 

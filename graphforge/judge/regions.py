@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from graphforge.figures.numbers import find_numbers
@@ -170,8 +171,10 @@ def section_exists(doc: Report, heading: str) -> bool:
 
 # ---- citations -------------------------------------------------------------------------------------------
 
+# A file name the workspace does not hold (a fabricated citation): no spaces or commas, which separate names
+# in prose (real names with any characters are found first, literally, by ``find_file_names``).
 FILE_TOKEN_RE = re.compile(
-    r"(?<![\w/.-])([\w][\w ./\\-]*?\."
+    r"(?<![\w/.-])([\w][\w./\\()'&-]*\."
     r"(?:pdf|xlsx|xlsm|xls|docx|doc|pptx|ppt|csv|tsv|html?|md|txt|json))(?![\w])",
     re.IGNORECASE,
 )
@@ -203,17 +206,73 @@ def resolve_file(token: str, paths: list[str]) -> str | None:
     return base[0] if len(base) == 1 else None
 
 
+@dataclass(frozen=True)
+class FileName:
+    """A file name in a text: where, as written, and the workspace path it denotes (None: no such file)."""
+
+    start: int
+    end: int
+    token: str
+    path: str | None
+
+
+_EXTENSION_END_RE = re.compile(r"\.[A-Za-z0-9]{1,5}(?![\w])")
+
+
+@lru_cache(maxsize=64)
+def _known_names(paths: tuple[str, ...]) -> tuple[frozenset[str], tuple[int, ...]]:
+    """The workspace's names (full paths and basenames, lower-cased) and their lengths, longest first."""
+    names = frozenset(n.lower() for p in paths for n in (p, PurePosixPath(p).name) if n)
+    return names, tuple(sorted({len(n) for n in names}, reverse=True))
+
+
+def find_file_names(text: str, paths: list[str]) -> list[FileName]:
+    """Every file name in a text, in order.
+
+    The workspace's real names are found first, literally and with any characters (``Plan-(v2).docx``,
+    ``Q3 results, final.xlsx``, ``O'Brien memo.docx``); then other file-like tokens (fabricated names).
+    """
+    slashed = text.replace("\\", "/")
+    lowered = slashed.lower()
+    names, lengths = _known_names(tuple(sorted(paths)))
+    found: list[FileName] = []
+    taken = 0  # names do not overlap: one ends before the next starts
+    for m in _EXTENSION_END_RE.finditer(lowered):
+        end = m.end()
+        # The longest real name ending here that is not read out of a longer word or path.
+        for size in lengths:
+            start = end - size
+            if start < taken or start < 0:
+                continue
+            if lowered[start:end] in names and (start == 0 or not re.match(r"[\w/.-]", lowered[start - 1])):
+                found.append(FileName(start, end, text[start:end], resolve_file(slashed[start:end], paths)))
+                taken = end
+                break
+    masked = list(slashed)
+    for f in found:
+        masked[f.start:f.end] = " " * (f.end - f.start)
+    for m in FILE_TOKEN_RE.finditer("".join(masked)):
+        found.append(FileName(m.start(1), m.end(1), m.group(1), resolve_file(m.group(1), paths)))
+    return sorted(found, key=lambda f: f.start)
+
+
+def strip_file_names(text: str, paths: list[str]) -> str:
+    """The text with every file name blanked (a cited file name is not content)."""
+    for f in reversed(find_file_names(text, paths)):
+        text = text[:f.start] + " " + text[f.end:]
+    return text
+
+
 def citations(region: list[Line], paths: list[str], ignore: set[str]) -> list[Citation]:
     """File citations in some lines, each with the locators written between it and the next citation."""
     out: list[Citation] = []
     ignore_lower = {PurePosixPath(i).name.lower() for i in ignore}
     for line in region:
-        matches = [m for m in FILE_TOKEN_RE.finditer(line.text)
-                   if PurePosixPath(m.group(1).strip().replace("\\", "/")).name.lower() not in ignore_lower]
-        for i, m in enumerate(matches):
-            tail = line.text[m.end(): matches[i + 1].start() if i + 1 < len(matches) else len(line.text)]
-            token = m.group(1).strip()
-            out.append(Citation(token, resolve_file(token, paths), locators_in(tail), line))
+        names = [f for f in find_file_names(line.text, paths)
+                 if PurePosixPath(f.token.replace("\\", "/")).name.lower() not in ignore_lower]
+        for i, f in enumerate(names):
+            tail = line.text[f.end: names[i + 1].start if i + 1 < len(names) else len(line.text)]
+            out.append(Citation(f.token.strip(), f.path, locators_in(tail), line))
     return out
 
 
