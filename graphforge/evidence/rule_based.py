@@ -112,6 +112,14 @@ _ID_HEADER_RE = re.compile(
     r"fips|uei|account|acct|symbol|item|serial|version|question|clin|sprint|issue)\b|#",
     re.I,
 )
+# Columns whose header names who or what a row is about (beside the first label column).
+_IDENTITY_HEADER_RE = re.compile(
+    r"\b(name|entity|agency|bureau|office|department|program|programme|project|region|state|country|"
+    r"segment|division|organi[sz]ation|component|description|title)s?\b",
+    re.I,
+)
+# Questionnaire item codes as survey exports head their columns: "Q7", "Q21B_3", "Q78B#1_2_1".
+_CODE_HEADER_RE = re.compile(r"^Q\d+[A-Z]?(?:[_#]\S*)?$")
 _PERIOD_HEADER_RE = re.compile(r"\b(year|fy|period|quarter|month|calendar|cy|date)\b", re.I)
 _TOC_RE = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$|…{2,}")  # table-of-contents leaders
 _PLACE_RE = re.compile(r"\b(?:[A-Z]{2}|d\.?\s?c\.?|street|st\.|avenue|ave\.?|suite|room|box)\s*$", re.I)
@@ -133,6 +141,7 @@ class Cell:
     text: str
     col: int
     address: str | None = None  # "B4" for spreadsheet cells
+    span: WorkspaceSpan | None = None  # the span holding the cell when not the row's (a long row's part)
 
 
 @dataclass
@@ -198,6 +207,7 @@ def _is_value(text: str) -> bool:
 def _sheet_grids(spans: Sequence[WorkspaceSpan]) -> list[Grid]:
     """XLSX row spans grouped per sheet; cells keep their spreadsheet addresses."""
     by_sheet: dict[str, Grid] = {}
+    row_of: dict[int, int] = {}  # grid -> the sheet row number of its last row
     for span in spans:
         ref = span.locator.removeprefix("sheet=")
         sheet, _, rng = ref.rpartition("!")
@@ -207,15 +217,41 @@ def _sheet_grids(spans: Sequence[WorkspaceSpan]) -> list[Grid]:
         start, row_no = _col_index(m.group(1)), int(m.group(2))
         grid = by_sheet.setdefault(sheet.strip("'"), Grid(context=[sheet.strip("'")]))
         cells = [
-            Cell(t, start + i, f"{_col_letters(start + i)}{row_no}")
+            Cell(t, start + i, f"{_col_letters(start + i)}{row_no}", span=span)
             for i, t in enumerate(span.text.split("\t"))
         ]
         try:
             formulas = {k: str(v) for k, v in json.loads(span.formulas_json or "{}").items()}
         except (ValueError, AttributeError):
             formulas = {}
+        if start > 0 and grid.rows and row_of.get(id(grid)) == row_no:
+            grid.rows[-1].cells.extend(cells)  # the next part of a long row: the cells after the last part's
+            grid.rows[-1].formulas |= formulas
+            continue
+        row_of[id(grid)] = row_no
         grid.rows.append(GridRow(span, cells, formulas))
     return list(by_sheet.values())
+
+
+_COLS_RE = re.compile(r";cols=(\d+)-\d+")
+
+
+def _csv_rows(spans: Sequence[WorkspaceSpan]) -> list[GridRow]:
+    """CSV row spans as grid rows; a long row stored as ``row=N;cols=A-B`` parts is one row again, each
+    cell keeping its column and the part span that holds it."""
+    rows: list[GridRow] = []
+    current = ""
+    for span in spans:
+        m = _COLS_RE.search(span.locator)
+        first = int(m.group(1)) - 1 if m else 0
+        cells = [Cell(t, first + i, span=span) for i, t in enumerate(_split_cells(span.text))]
+        row_key = span.locator.split(";", 1)[0]
+        if m and rows and row_key == current and first > 0:
+            rows[-1].cells.extend(cells)
+        else:
+            rows.append(GridRow(span, cells))
+        current = row_key
+    return rows
 
 
 def _line_kind(line: str) -> str:
@@ -411,18 +447,28 @@ def _make_fact(
     )
 
 
+def _code_columns(header: dict[int, str]) -> set[int]:
+    """Columns headed by questionnaire codes, when the header is a questionnaire's: some code goes past
+    Q4 or carries a sub-item suffix, so "Q1".."Q4" there are questions, not quarters."""
+    coded = {col: h for col, h in header.items() if _CODE_HEADER_RE.match(h)}
+    questionnaire = any(not h[1:].isdigit() or int(h[1:]) > 4 for h in coded.values())
+    return set(coded) if questionnaire else set()
+
+
 def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[DependsOnRow]]:
     header: dict[int, str] = {}
     context = list(grid.context)
     placed: list[_Placed] = []
     formulas: dict[str, str] = {}
     data_index = 0
+    codes: set[int] = set()
     for row in grid.rows:
         texts = [c for c in row.cells if c.text.strip()]
         values = [c for c in texts if _is_value(c.text)]
         if not values:
             if len(texts) >= 2:
                 header = {c.col: c.text.strip() for c in row.cells}
+                codes = _code_columns(header)
             elif texts:
                 context.append(texts[0].text.strip())
                 header = {}
@@ -439,9 +485,15 @@ def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[Depe
             ),
             None,
         )
-        names = [c.text.strip() for c in label_cells if not is_period_label(c.text)]
-        label = names[0] if names else ""
-        extra = " ".join(names[1:])
+        names = [c for c in label_cells if not is_period_label(c.text)]
+        label = names[0].text.strip() if names else ""
+        # Further label cells name the entity only when their column does (a name, an office, a region);
+        # under a header such as "Maturity Bracket" they are the row's attributes, not part of its name.
+        extra = " ".join(
+            c.text.strip()
+            for c in names[1:]
+            if not header.get(c.col) or _IDENTITY_HEADER_RE.search(header.get(c.col, ""))
+        )
         total_row = is_total_label(label)
         data_index += 1
         for cell in values:
@@ -451,10 +503,14 @@ def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[Depe
             head = header.get(cell.col, "")
             if head and _ID_HEADER_RE.search(head) and not _MEASURE_RE.search(head.replace("_", " ")):
                 continue
-            headed = bool(head) and (is_period_label(head) or bool(_MEASURE_RE.search(head.replace("_", " "))))
+            if cell.col in codes:
+                continue  # a column headed by a questionnaire code ("Q21B_3") names no measure
+            headed = bool(head) and (
+                is_period_label(head) or bool(_MEASURE_RE.search(head.replace("_", " ")))
+            )
             if grid.from_text and (
                 (not _formatted(figure) and not headed)
-                or _TOC_RE.search(row.span.text)
+                or _TOC_RE.search((cell.span or row.span).text)
                 or _PLACE_RE.search(label)
                 or not label
             ):
@@ -471,6 +527,9 @@ def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[Depe
             found = None if head_period else _measure(head)
             if found is not None:  # the column names the measure: the row label names the entity
                 metric, subject = found[0], f"{label} {extra}".strip()
+            elif not grid.from_text and not head_period and metric_key(head) not in _GENERIC_HEADERS:
+                # A real table's column header names what its cells measure, whatever the words.
+                metric, subject = metric_key(head), f"{label} {extra}".strip()
             elif (in_label := _measure(label)) is not None:
                 metric, subject = in_label[0], f"{in_label[1]} {extra}".strip()
             elif (in_ctx := _measure(ctx_text)) is not None:
@@ -483,7 +542,7 @@ def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[Depe
             if scale == 1.0:
                 scale = scale_of(file_context)
             unit = unit_of(head) or unit_of(ctx_text) or unit_of(file_context)
-            fact = _make_fact(row.span, figure, metric, entity, period, unit, scale)
+            fact = _make_fact(cell.span or row.span, figure, metric, entity, period, unit, scale)
             placed.append(_Placed(fact, figure, data_index, cell.col, period, total_row, cell.address))
         formulas |= row.formulas
     return [p.fact for p in placed], _derive_edges(placed, formulas)
@@ -685,14 +744,7 @@ class RuleBasedExtractor:
             grids: list[Grid] = _sheet_grids([s for s in file_spans if s.locator.startswith("sheet=")])
             csv_rows = [s for s in file_spans if s.locator.startswith("row=")]
             if csv_rows:
-                grids.append(
-                    Grid(
-                        rows=[
-                            GridRow(s, [Cell(t, i) for i, t in enumerate(_split_cells(s.text))])
-                            for s in csv_rows
-                        ]
-                    )
-                )
+                grids.append(Grid(rows=_csv_rows(csv_rows)))
             facts.extend(prose_facts([s for s in file_spans if not s.locator.startswith(("sheet=", "row="))]))
             for span in file_spans:
                 if span.locator.startswith(("sheet=", "row=")):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -180,6 +181,41 @@ def make_spans(
         ParsedSpan(locator=f"{locator};part={i}", kind=kind, text=piece, formulas_json=formulas_json)
         for i, piece in enumerate(pieces, start=1)
     ]
+
+
+def row_spans(
+    locator: Callable[[int, int], str],
+    kind: SpanKind,
+    cells: Sequence[str],
+    limits: ParseLimits,
+    formulas_json: str = "",
+) -> list[ParsedSpan]:
+    """A table row as spans cut at cell boundaries, so every part keeps its columns.
+
+    ``locator(first, last)`` names the part holding cells ``first..last`` (0-based, inclusive): a row
+    within the cap is one span over all its cells; a longer row becomes several spans, each a run of whole
+    cells whose locator says which columns it holds. A single cell over the cap is split further
+    (``;part=N``), never cut.
+    """
+    cells = [clean(c) for c in cells]
+    if len("\t".join(cells)) <= limits.max_span_chars:
+        return make_spans(locator(0, max(0, len(cells) - 1)), kind, "\t".join(cells), limits, formulas_json)
+    out: list[ParsedSpan] = []
+
+    def emit(first: int, last: int) -> None:
+        run = cells[first : last + 1]
+        if any(run):
+            out.extend(make_spans(locator(first, last), kind, "\t".join(run), limits, formulas_json))
+
+    first, size = 0, 0
+    for i, cell in enumerate(cells):
+        if i > first and size + 1 + len(cell) > limits.max_span_chars:
+            emit(first, i - 1)
+            first, size = i, len(cell)
+        else:
+            size += len(cell) + (1 if i > first else 0)
+    emit(first, len(cells) - 1)
+    return out
 
 
 def file_digest(path: Path) -> tuple[str, int]:

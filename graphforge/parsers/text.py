@@ -10,10 +10,19 @@ import csv
 import io
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from graphforge.models.workspace import SpanKind
-from graphforge.parsers.base import Extracted, ParsedSpan, ParseLimits, Refused, make_spans, split_text
+from graphforge.parsers.base import (
+    Extracted,
+    ParsedSpan,
+    ParseLimits,
+    Refused,
+    make_spans,
+    row_spans,
+    split_text,
+)
 from graphforge.parsers.detect import delimiter_of
 
 _HEADING_RE = re.compile(r"^#{1,6}\s")
@@ -100,7 +109,7 @@ def parse_csv(path: Path, limits: ParseLimits) -> Extracted:
                 out.dropped_rows += 1
                 out.dropped_chars += sum(len(c) for c in cells)
                 continue
-            out.spans.extend(make_spans(f"row={number}", SpanKind.ROW, "\t".join(cells), limits))
+            out.spans.extend(row_spans(_row_locator(number, len(cells)), SpanKind.ROW, cells, limits))
     except csv.Error as exc:
         raise Refused(f"malformed CSV: {exc}") from exc
     if out.dropped_rows:
@@ -108,6 +117,17 @@ def parse_csv(path: Path, limits: ParseLimits) -> Extracted:
             f"{out.dropped_rows} rows after the first {limits.max_rows} not stored (row cap max_rows)"
         )
     return out
+
+
+def _row_locator(number: int, width: int) -> Callable[[int, int], str]:
+    """``row=N`` for a whole row; ``row=N;cols=A-B`` (1-based, inclusive) for a part of a long one."""
+
+    def locator(first: int, last: int) -> str:
+        if first == 0 and last >= width - 1:
+            return f"row={number}"
+        return f"row={number};cols={first + 1}-{last + 1}"
+
+    return locator
 
 
 def parse_markdown(path: Path, limits: ParseLimits) -> Extracted:

@@ -13,13 +13,14 @@ import re
 import warnings
 from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from openpyxl.utils import get_column_letter
 
 from graphforge.models.workspace import SpanKind
-from graphforge.parsers.base import Extracted, ParseLimits, Refused, make_spans
+from graphforge.parsers.base import Extracted, ParseLimits, Refused, row_spans
 from graphforge.parsers.safety import check_package
 
 NAME = "openpyxl"
@@ -51,7 +52,7 @@ def parse(path: Path, limits: ParseLimits) -> Extracted:
                     raise Refused(
                         f"workbook has more than {limits.max_cells} cells (cap); stopped in sheet {name!r}"
                     )
-                text, last, formulas, has_value = _row(row_index, row)
+                text, _, formulas, has_value = _row(row_index, row)
                 if not has_value:
                     if formulas:
                         template_rows += 1
@@ -67,10 +68,10 @@ def parse(path: Path, limits: ParseLimits) -> Extracted:
                     out.dropped_chars += len(text)
                     continue
                 out.spans.extend(
-                    make_spans(
-                        f"sheet={sheet_ref(name)}!A{row_index}:{get_column_letter(last)}{row_index}",
+                    row_spans(
+                        partial(_range_locator, sheet_ref(name), row_index),
                         SpanKind.CELL_RANGE,
-                        text,
+                        text.split("\t"),
                         limits,
                         json.dumps(formulas, sort_keys=True) if formulas else "",
                     )
@@ -179,6 +180,11 @@ def _row(row_index: int, row: list[dict[str, Any]]) -> tuple[str, int, dict[str,
         return "", 0, formulas, False
     last = max(shown)
     return "\t".join(shown.get(col, "") for col in range(1, last + 1)), last, formulas, has_value
+
+
+def _range_locator(sheet: str, row_index: int, first: int, last: int) -> str:
+    """``sheet=Name!B7:K7``: the cells ``first..last`` (0-based columns) of one row."""
+    return f"sheet={sheet}!{get_column_letter(first + 1)}{row_index}:{get_column_letter(last + 1)}{row_index}"
 
 
 def sheet_ref(name: str) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import json
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +13,8 @@ from graphforge.evidence.links import agree, cross_file_edges
 from graphforge.evidence.rule_based import RuleBasedExtractor
 from graphforge.figures.numbers import find_periods, parse_figure, period_contains, scale_of
 from graphforge.models.evidence import DependencyKind, FactRow
+from graphforge.parsers import parse_file
+from graphforge.parsers.base import ParseLimits
 from graphforge.stages.build_evidence import build
 
 
@@ -192,3 +196,46 @@ def test_csv_row_span_holding_a_line_break_does_not_stop_extraction() -> None:
     ]
     extraction, _ = build(spans, RuleBasedExtractor())
     assert any(f.value == "100" for f in extraction.facts)
+
+
+def _parsed_spans(path: Path, max_span_chars: int) -> list[WorkspaceSpan]:
+    parsed = parse_file(path, ParseLimits(max_span_chars=max_span_chars))
+    assert parsed.valid, parsed.invalid_reason
+    return [
+        span(parsed.sha256, s.locator, s.text, path.name, i, json.loads(s.formulas_json or "null"))
+        for i, s in enumerate(parsed.spans)
+    ]
+
+
+def test_a_survey_export_gives_scores_under_their_headers_not_codes_or_attributes(tmp_path: Path) -> None:
+    # A wide survey export: long rows are stored in parts; questionnaire codes (Q1..Q21B_3) head answer
+    # columns; bracket columns are attributes of the row, not part of its name.
+    notes = "free text answer " * 30
+    header = ["Reporting Entity Name", "Maturity Bracket", "Program Office Calculation", "Total FTEs",
+              "Q1", "Q2", "Q5", "Q21B_3", "Notes", "Training Calculation"]
+    rows = [["Defense Health Agency (DHA)", "Low", "2.5", "19", "1", "18", "3", "7", notes, "1.5625"],
+            ["Women's Bureau (WB)", "Moderate", "3.75", "4", "2", "31", "1", "0", notes, "2.25"]]
+    path = tmp_path / "survey.csv"
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([header, *rows])
+    spans = _parsed_spans(path, max_span_chars=300)
+    assert any(";cols=" in s.locator for s in spans)  # the rows really were split
+    facts = RuleBasedExtractor().extract(spans).facts
+    got = {(f.metric, f.entity, f.value) for f in facts}
+    assert ("program office calculation", "Defense Health Agency DHA", "2.5") in got
+    assert ("ftes", "Women s Bureau WB", "4") in got  # metric keys drop "total"
+    # The score after the long notes cell sits in a later part: its fact is anchored there, in column J.
+    late = next(f for f in facts if f.value == "1.5625")
+    assert late.metric == "training calculation" and late.entity == "Defense Health Agency DHA"
+    by_id = {s.span_id: s for s in spans}
+    assert ";cols=" in by_id[late.span_id].locator and "1.5625" in by_id[late.span_id].text
+    # Answers under questionnaire codes are not quantities; brackets never join the entity.
+    assert not {f.value for f in facts} & {"18", "31", "7"}
+    assert not any("Low" in (f.entity or "") or "Moderate" in (f.entity or "") for f in facts)
+
+
+def test_quarter_headers_are_not_questionnaire_codes() -> None:
+    rows = ["Segment\tQ1\tQ2\tQ3\tQ4", "North\t100\t120\t130\t150"]
+    spans = [span("qq", f"row={i + 1}", t, "q.csv", i) for i, t in enumerate(rows)]
+    facts = RuleBasedExtractor().extract(spans).facts
+    assert {(f.entity, f.value) for f in facts} >= {("North", "100"), ("North", "150")}

@@ -350,9 +350,11 @@ def test_csv_with_a_field_over_the_csv_module_default_limit(tmp_path: Path) -> N
     parsed = parse_file(path)
     spans = {s.locator: s.text for s in parsed.spans}
     assert spans["row=3"] == "2\t415\tshort"
-    # Over the span cap: split into parts, nothing cut.
-    parts = [spans[k] for k in spans if k.startswith("row=2;part=")]
-    assert parts[0].startswith("1\t1340\txxx") and sum(len(p) for p in parts) == len(notes) + len("1\t1340\t")
+    # Over the span cap: split at cell boundaries, each part naming its columns; the one cell over the
+    # cap is split further into parts of its own. Nothing is cut.
+    assert spans["row=2;cols=1-2"] == "1\t1340"
+    parts = [spans[k] for k in spans if k.startswith("row=2;cols=3-3;part=")]
+    assert len(parts) > 1 and "".join(parts) == notes
     assert parsed.dropped_chars == 0
 
 
