@@ -43,6 +43,7 @@ class CleaningRules(BaseModel):
 class CleaningRule(StrEnum):
     """Why tool use is degenerate."""
 
+    NO_TOOL_CALLS = "no_tool_calls"  # the task needs the workspace files and not one tool was called
     EXCESSIVE_TOOL_CALLS = "excessive_tool_calls"
     REPEATED_CALL = "repeated_call"
     TOOL_FAILURE_RATE = "tool_failure_rate"
@@ -60,6 +61,8 @@ class Degenerate(BaseModel):
     detail: str = ""  # the repeated call, "failures/results", ...
 
     def text(self) -> str:
+        if self.rule is CleaningRule.NO_TOOL_CALLS:
+            return f"no tool calls: the task needs the workspace files ({self.detail})"
         if self.rule is CleaningRule.EXCESSIVE_TOOL_CALLS:
             return f"excessive tool calls: {self.observed:g} > {self.limit:g}"
         if self.rule is CleaningRule.REPEATED_CALL:
@@ -110,8 +113,14 @@ class AdmitTrajectoriesResult(BaseModel):
     discard_reasons: dict[CleaningRule, int]  # discarded trajectories per broken cleaning rule
 
 
-def degenerate_use(t: Trajectory, rules: CleaningRules | None = None) -> list[Degenerate]:
-    """The cleaning rules a trajectory's tool use breaks (none: fine); rules default to the settings."""
+def degenerate_use(t: Trajectory, rules: CleaningRules | None = None, *, workspace_files: int = 1
+                   ) -> list[Degenerate]:
+    """The cleaning rules a trajectory's tool use breaks (none: fine); rules default to the settings.
+
+    Args:
+        workspace_files: how many files the task's workspace holds; with any, a trajectory that never called a
+            tool cannot have read them, so its deliverables are guesses however well they score.
+    """
     rules = rules or CleaningRules.from_settings(GraphforgeSettings())
     calls = [
         (c.function.name, c.function.arguments)
@@ -121,6 +130,9 @@ def degenerate_use(t: Trajectory, rules: CleaningRules | None = None) -> list[De
     ]
     results = [m.content or "" for m in t.messages if m.role == "tool"]
     out: list[Degenerate] = []
+    if not calls and workspace_files > 0:
+        files = f"{workspace_files} workspace file{'s' if workspace_files != 1 else ''}"
+        out.append(Degenerate(rule=CleaningRule.NO_TOOL_CALLS, observed=0, limit=1, detail=files))
     if len(calls) > rules.max_tool_calls:
         out.append(Degenerate(rule=CleaningRule.EXCESSIVE_TOOL_CALLS, observed=len(calls),
                               limit=rules.max_tool_calls))
@@ -143,9 +155,10 @@ def degenerate_use(t: Trajectory, rules: CleaningRules | None = None) -> list[De
     return out
 
 
-def degenerate_reasons(t: Trajectory, rules: CleaningRules | None = None) -> list[str]:
+def degenerate_reasons(t: Trajectory, rules: CleaningRules | None = None, *, workspace_files: int = 1
+                       ) -> list[str]:
     """The broken cleaning rules in words."""
-    return [d.text() for d in degenerate_use(t, rules)]
+    return [d.text() for d in degenerate_use(t, rules, workspace_files=workspace_files)]
 
 
 def _is_failure(result: str, markers: list[str]) -> bool:
@@ -198,7 +211,8 @@ def run(ctx: StageContext, params: AdmitTrajectoriesParams) -> AdmitTrajectories
     decisions: list[Decision] = []
     for row in rows:
         t = trajectories.get(row["trajectory_id"])
-        degenerate = degenerate_use(t, rules) if t is not None else []
+        files = int(row["workspace_files"] or 0)
+        degenerate = degenerate_use(t, rules, workspace_files=files) if t is not None else []
         decided = decide(row["q"], row["deliverables_ok"], row["judgment_reason"], degenerate, threshold)
         if decided is None:
             continue

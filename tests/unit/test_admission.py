@@ -90,3 +90,21 @@ def test_decisions_carry_a_reason_code_and_words() -> None:
     status, code, words = decide(1.0, True, "", [repeated], 0.9)  # type: ignore[misc]
     assert (status, code) == (TrajectoryStatus.DISCARDED, AdmissionReason.DEGENERATE)
     assert words.endswith("discarded by cleaning: repeated non-polling call: f(x) x4 > 3")
+
+
+def test_zero_tool_calls_on_a_task_over_files_is_degenerate_use(tmp_path: Path) -> None:
+    # The deliverables are there (a perfect Q is possible), but not one file was read to make them.
+    t = _trajectory(tmp_path)
+    kept = [m for m in t.messages if m.role != "tool" and not (m.role == "assistant" and m.tool_calls)]
+    silent = t.model_copy(update={"messages": kept})
+    assert silent.messages and silent.deliverables
+    found = degenerate_use(silent, _rules(), workspace_files=4)
+    assert [d.rule for d in found] == [CleaningRule.NO_TOOL_CALLS]
+    assert degenerate_reasons(silent, _rules(), workspace_files=4) == [
+        "no tool calls: the task needs the workspace files (4 workspace files)"]
+    status, code, reason = decide(1.0, True, None, found, 0.9) or (None, None, "")
+    assert status is TrajectoryStatus.DISCARDED and code is AdmissionReason.DEGENERATE
+    assert "tool use clean" not in reason and "no tool calls" in reason
+    # A task over no files may be done without tools; the oracle's own run reads files and stays clean.
+    assert degenerate_use(silent, _rules(), workspace_files=0) == []
+    assert degenerate_use(t, _rules(), workspace_files=4) == []
