@@ -51,8 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from graphforge.context import open_context
     from graphforge.evidence import quality
     from graphforge.specs.checks import leaks
-    from graphforge.stages import build_evidence, compile_specs
-    from loaders.workspace import load_workspace
+    from graphforge.stages import build_evidence, compile_specs, load_workspace
 
     corpus = args.corpus.resolve()
     folders = sorted(p for p in corpus.iterdir() if p.is_dir() and (not args.only or p.name in args.only))
@@ -74,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         for folder in folders:
             wid = f"corpus-{folder.name}"
             t0 = time.perf_counter()
-            loaded = load_workspace(ctx, folder, workspace_id=wid, use_llm_roles=False)
+            loaded = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+                root=folder, workspace_id=wid, use_llm_roles=False))
             t1 = time.perf_counter()
             evidence = build_evidence.run(
                 ctx, build_evidence.BuildEvidenceParams(workspace_id=wid, extractor="rule-based")

@@ -20,10 +20,9 @@ import uuid
 from pathlib import Path
 
 from graphforge.context import StageContext, open_context
-from graphforge.eval.players import build_players
 from graphforge.demo.sample.benchmark import write_eval_benchmark
-from graphforge.stages import eval_compare, eval_run
-from loaders.benchmark import load_benchmark
+from graphforge.eval.players import build_players
+from graphforge.stages import eval_compare, eval_run, load_benchmark
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer, slow, text
 
 
@@ -54,7 +53,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp, open_context() as base, ScriptedLLMServer() as server:
         root = Path(tmp) / "bench"
         write_eval_benchmark(root, name=name)
-        load_benchmark(base, root, name)
+        load_benchmark.run(base, load_benchmark.LoadBenchmarkParams(root=root, name=name))
         # A fresh cache; HTTP calls in flight capped at two per pair (both orders are asked at once).
         settings = base.settings.model_copy(update={"home": Path(tmp) / "home",
                                                     "llm_concurrency": 2 * args.concurrency})

@@ -23,8 +23,8 @@ import zipfile
 from pathlib import Path
 
 from graphforge.context import open_context
-from graphforge.parsers import ParsedFile, parse_file
 from graphforge.demo.sample.workspace import generate_sample_workspace
+from graphforge.parsers import ParsedFile, parse_file
 from graphforge.stages import load_workspace as stage
 
 
@@ -72,7 +72,7 @@ def build_corpus(dest: Path, variants: int) -> Path:
 
 def main(argv: list[str]) -> None:
     args = make_parser().parse_args(argv)
-    from loaders.workspace import load_workspace
+    from graphforge.stages import load_workspace
 
     with tempfile.TemporaryDirectory() as tmp, open_context() as ctx:
         root = build_corpus(Path(tmp), args.variants)
@@ -83,7 +83,8 @@ def main(argv: list[str]) -> None:
 
         # 1. Whole ingestion: the stage (parallel parsing, batched writes) vs the naive loop.
         started = time.perf_counter()
-        ours = load_workspace(ctx, root, workspace_id=ours_id, jobs=args.jobs, use_llm_roles=False)
+        ours = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+            root=root, workspace_id=ours_id, jobs=args.jobs, use_llm_roles=False))
         ours_s = time.perf_counter() - started
         stage.delete_workspace(ctx.graph, ours_id)
         print(
@@ -135,14 +136,13 @@ def _peers(ctx: object, root: Path, naive_id: str, ours_s: float, n_files: int) 
 def _real(ctx: object, folder: Path, workspace_id: str, jobs: int | None, generated_rate: float) -> None:
     """Ingest a folder of real files with the stage; report rate, parse/write split and warnings."""
     from graphforge.context import StageContext
-    from loaders.workspace import load_workspace
+    from graphforge.stages import load_workspace
 
     assert isinstance(ctx, StageContext)
     stage.delete_workspace(ctx.graph, workspace_id)
     started = time.perf_counter()
-    result = load_workspace(
-        ctx, folder, workspace_id=workspace_id, jobs=jobs, use_llm_roles=False, retry_invalid=True
-    )
+    result = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=folder, workspace_id=workspace_id, jobs=jobs, use_llm_roles=False, retry_invalid=True))
     elapsed = time.perf_counter() - started
     stage.delete_workspace(ctx.graph, workspace_id)
     rate = result.parsed / elapsed if elapsed else 0.0

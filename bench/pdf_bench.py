@@ -1,8 +1,8 @@
 """PDF text extractors compared: word accuracy against known text, and pages/s.
 
 Peers, on the same files in the same run: pypdf plain mode, pypdf layout mode, pdfminer.six, pypdfium2.
-Known text: PDFs generated with reportlab (graphforge.demo.sample.pdf_layouts) in six layouts: justified prose,
-two columns, a ruled table, small dense type, text drawn rotated 90°, a page with /Rotate 90.
+Known text: PDFs generated with reportlab (graphforge.demo.sample.pdf_layouts) in six layouts:
+justified prose, two columns, a ruled table, small dense type, text drawn rotated 90°, a page with /Rotate 90.
 Word accuracy = F1 of the page's words (case-folded, edge punctuation stripped) against the words drawn;
 glued words ("willserve") and lost pages both lower it. Order = share of the drawn words found in
 reading order (difflib). Speed: pages/s over the generated PDFs and, with --corpus DIR, over the real PDFs
@@ -20,8 +20,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from graphforge.parsers import pdf
 from graphforge.demo.sample.pdf_layouts import LAYOUTS
+from graphforge.parsers import pdf
 
 _EDGE = re.compile(r"^[^\w]+|[^\w]+$")
 

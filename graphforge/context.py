@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +12,9 @@ from graphforge import migrations, server
 from graphforge.graph import Graph
 from graphforge.settings import GraphforgeSettings
 
+Progress = Callable[[int, int, str], None]  # (done, total, current item): a stage's long loop reports here
+
+
 
 @dataclass(frozen=True)
 class StageContext:
@@ -19,6 +22,7 @@ class StageContext:
     graph: Graph
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     out_dir: Path = Path("out")
+    progress: Progress | None = None  # set by the CLI for a progress bar; stages never require it
 
 
 @contextmanager

@@ -4,8 +4,8 @@ Each file is shown to the model as its path plus the opening of its text (``head
 its parsed spans: the first page, sheet rows or paragraphs), read by the same parsers as ingestion, in
 worker processes with a per-file timeout (a hostile file costs its head, never the run). Files go in
 batches up to a token budget; each file is named by a short id (F1, F2, ...) so the model need not copy
-paths. Files the model skips or garbles get the path rules, labelled so. Roles are labelled
-``llm:<model>``.
+paths. Files the model skips or garbles get the ``fallback`` role (the loader's path rules), labelled
+``rules``. Roles are labelled ``llm:<model>``.
 """
 
 from __future__ import annotations
@@ -104,15 +104,16 @@ def make_llm_assigner(
     head_chars: int = 600,
     max_batch_tokens: int = 2500,
     max_batch_files: int = 40,
+    fallback: Callable[[str], FileRole],
     on_records: Callable[[list[Any]], None] | None = None,
 ) -> Callable[[Sequence[str]], dict[str, tuple[FileRole, str]]]:
     """An assigner calling ``model``; with ``root`` it also reads each file's opening text.
 
-    ``on_records`` receives the call records of each batch (for a cost ledger). A batch whose answer
-    does not validate, or that the server refuses for good, leaves its files to the path rules.
+    ``fallback`` gives the role of a file the model left out (``loaders.workspace.rule_role``: the path
+    rules). ``on_records`` receives the call records of each batch (for a cost ledger). A batch whose
+    answer does not validate, or that the server refuses for good, leaves its files to ``fallback``.
     """
     from graphforge.llm import LLMHTTPError, StructuredOutputError, ask_structured
-    from loaders.workspace import rule_role
 
     label = f"llm:{getattr(model, 'model', 'chat-model')}"
 
@@ -139,6 +140,6 @@ def make_llm_assigner(
                     rel = choice.path
                 if rel is not None:
                     out.setdefault(rel, (choice.role, label))
-        return {p: out.get(p, (rule_role(p), "rules")) for p in paths}
+        return {p: out.get(p, (fallback(p), "rules")) for p in paths}
 
     return assign

@@ -9,6 +9,8 @@ Layout, GDPVal-like::
 
 A task record needs an id (``task_id`` | ``id``) and a prompt (``prompt`` | ``instruction`` |
 ``question``); ``occupation``, ``soc_code``, ``sector`` and ``reference_files`` are optional.
+
+A pure reader: the ``load_benchmark`` stage writes what ``read_benchmark`` returns.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from graphforge.context import StageContext
 from graphforge.errors import SourceFormatError
 from graphforge.models.benchmark import (
     BenchmarkFileLinkRow,
@@ -32,8 +33,6 @@ from graphforge.models.benchmark import (
 )
 from graphforge.models.workspace import FileFormat
 from graphforge.parsers import ParseLimits
-from graphforge.stages import load_benchmark as load_benchmark_stage
-from graphforge.stages.load_benchmark import LoadBenchmarkParams, LoadBenchmarkResult
 from loaders.workspace import walk_regular_files
 
 _ID_KEYS = ("task_id", "id", "uid")
@@ -273,7 +272,3 @@ def _fallback_parse(path: Path) -> BenchmarkFileRow:
     return BenchmarkFileRow(sha256=sha, size=len(data), format=fmt, valid=True, parser="benchmark-text",
                             text=text, chars=len(text))
 
-
-def load_benchmark(ctx: StageContext, root: Path, name: str) -> LoadBenchmarkResult:
-    """Read the folder and run the load_benchmark stage on it (what the CLI and the demo call)."""
-    return load_benchmark_stage.run(ctx, LoadBenchmarkParams(source=read_benchmark(root, name)))

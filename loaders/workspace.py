@@ -1,6 +1,7 @@
 """Workspace folders → candidate files with hidden roles: walk, manifest (JSON/YAML), role assignment.
 
-Nothing here touches Neo4j; ``load_workspace`` hands the scan to the ``load_workspace`` stage.
+A pure reader: nothing here touches Neo4j; the ``load_workspace`` stage ingests what ``scan_workspace``
+returns.
 
 Manifest (optional; ``manifest.json|yaml|yml`` or ``graphforge-manifest.*`` at the root, or ``--manifest``):
 
@@ -21,12 +22,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graphforge.context import StageContext
 from graphforge.errors import SourceFormatError
 from graphforge.models.base import stable_hash
 from graphforge.models.workspace import CandidateFile, FileRole
 from graphforge.parsers import ParseLimits
-from graphforge.stages import load_workspace as stage
 
 MANIFEST_NAMES = (
     "manifest.json",
@@ -268,14 +267,14 @@ def scan_workspace(
     passed explicitly that cannot be read is an error.
     """
     if not root.is_dir():
-        raise SourceFormatError(_shown(str(root)), "workspace folder does not exist or is not a folder")
+        raise SourceFormatError(shown_path(str(root)), "workspace folder does not exist or is not a folder")
     try:
         root = Path(os.path.realpath(root, strict=True))
         with os.scandir(root):
             pass
     except OSError as exc:
         raise SourceFormatError(
-            _shown(str(root)), f"workspace folder cannot be read: {exc.strerror or exc}"
+            shown_path(str(root)), f"workspace folder cannot be read: {exc.strerror or exc}"
         ) from exc
     limit = max_file_bytes if max_file_bytes is not None else ParseLimits().max_file_bytes
     refused: list[tuple[str, str]] = []
@@ -298,7 +297,7 @@ def scan_workspace(
     # Bolt driver cannot send: one such name failed the whole write. Such a file is refused with its
     # reason, not ingested under a substitute name: the agent's working copy is made from the recorded
     # paths, so a spec would cite a file the agent cannot open.
-    bad_names = {rel for rel in found if _shown(rel) != rel}
+    bad_names = {rel for rel in found if shown_path(rel) != rel}
     refused += [(rel, "file name is not valid UTF-8; rename the file to ingest it") for rel in bad_names]
     found = [rel for rel in found if rel not in bad_names]
     found_set = set(found)
@@ -329,7 +328,7 @@ def scan_workspace(
                 license=entry.license if entry else None,
             )
         )
-    name = spec.workspace.name or _shown(root.name)
+    name = spec.workspace.name or shown_path(root.name)
     wid = workspace_id or spec.workspace.id or default_workspace_id(root)
     return WorkspaceScan(
         root=root,
@@ -451,14 +450,14 @@ def _path_max(root: Path) -> int:
 
 def default_workspace_id(root: Path) -> str:
     """ws-<folder name>-<hash of the absolute path>: stable across runs on the same folder."""
-    slug = re.sub(r"[^a-z0-9]+", "-", _shown(root.name).lower()).strip("-")[:40] or "workspace"
+    slug = re.sub(r"[^a-z0-9]+", "-", shown_path(root.name).lower()).strip("-")[:40] or "workspace"
     where = os.path.realpath(root)
-    if _shown(where) != where:  # undecodable bytes: hash them escaped, so two such folders still differ
+    if shown_path(where) != where:  # undecodable bytes: hash them escaped, so two such folders still differ
         where = os.fsencode(where).decode("utf-8", "backslashreplace")
     return f"ws-{slug}-{stable_hash(where, length=8)}"
 
 
-def _shown(path: str) -> str:
+def shown_path(path: str) -> str:
     """``path`` as valid Unicode: undecodable file-name bytes become U+FFFD."""
     try:
         path.encode("utf-8")
@@ -469,7 +468,7 @@ def _shown(path: str) -> str:
 
 def _display(path: str) -> str:
     """A refused path as it is reported and stored: valid Unicode, and cut when enormous."""
-    shown = _shown(path) or "."
+    shown = shown_path(path) or "."
     if len(shown) > _SHOWN_PATH_CHARS:
         return f"{shown[:_SHOWN_PATH_CHARS]}... ({len(shown)} characters)"
     return shown
@@ -495,60 +494,3 @@ def _symlink_reason(root: Path, link: Path, what: str) -> str:
     except ValueError:
         return f"symlinked {kind} pointing outside the workspace (refused)"
     return f"symlinked {kind} (refused; symlinks are never followed)"
-
-
-# ---- ingest -------------------------------------------------------------------------------------
-
-
-def llm_assigner(ctx: StageContext, root: Path | None = None) -> RoleAssigner | None:
-    """The chat-model role assigner (reading each file's opening under ``root``), or None: rules are used."""
-    from graphforge.llm import chat_model
-
-    model = chat_model(ctx.settings)
-    if model is None:
-        return None
-    from loaders.workspace_roles import make_llm_assigner
-
-    return make_llm_assigner(model, root)
-
-
-def load_workspace(
-    ctx: StageContext,
-    root: Path,
-    *,
-    manifest: Path | None = None,
-    workspace_id: str | None = None,
-    seed_id: str | None = None,
-    jobs: int | None = None,
-    timeout_s: float = 60.0,
-    max_file_bytes: int | None = None,
-    retry_invalid: bool = False,
-    use_llm_roles: bool = True,
-    progress: stage.Progress | None = None,
-) -> stage.LoadWorkspaceResult:
-    """Scan ``root`` and ingest it: the one call the CLI and the demo make."""
-    assigner = llm_assigner(ctx, root) if use_llm_roles else None
-    limits = ParseLimits(max_file_bytes=max_file_bytes) if max_file_bytes else ParseLimits()
-    scan = scan_workspace(
-        root,
-        manifest=manifest,
-        workspace_id=workspace_id,
-        seed_id=seed_id,
-        assigner=assigner,
-        max_file_bytes=limits.max_file_bytes,
-    )
-    params = stage.LoadWorkspaceParams(
-        workspace_id=scan.workspace_id,
-        name=scan.name,
-        # Shown, never opened (each file carries its own path): a root whose name is not UTF-8 is stored
-        # with U+FFFD in place of the bad bytes, which the Bolt driver could not send.
-        root=Path(_shown(str(scan.root))),
-        files=scan.candidates,
-        seed_id=scan.seed_id,
-        jobs=jobs,
-        timeout_s=timeout_s,
-        limits=limits,
-        retry_invalid=retry_invalid,
-        refused=scan.refused,
-    )
-    return stage.run(ctx, params, progress)

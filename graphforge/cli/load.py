@@ -5,6 +5,7 @@ onet, digital and taxonomy-sample (the taxonomy), workspace, trajectories and be
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -144,8 +145,19 @@ def load_workspace_cmd(
     """Hash, deduplicate, parse (in parallel, with timeouts) and store a workspace's files and spans."""
     from graphforge.cli.listing import require_known
     from graphforge.context import open_context
-    from loaders.workspace import load_workspace
+    from graphforge.stages import load_workspace as stage
 
+    params = stage.LoadWorkspaceParams(
+        root=root,
+        manifest=manifest,
+        workspace_id=workspace_id,
+        seed_id=seed,
+        jobs=jobs,
+        timeout_s=timeout_s,
+        max_file_bytes=int(max_file_mb * 1024 * 1024) if max_file_mb else None,
+        retry_invalid=retry_invalid,
+        use_llm_roles=not rule_roles,
+    )
     with open_context() as ctx, progress() as bar:
         require_known(ctx.graph, "seed", seed, "--seed")
         task = bar.add_task("parsing", total=None)
@@ -153,19 +165,7 @@ def load_workspace_cmd(
         def tick(done: int, total: int, path: str) -> None:
             bar.update(task, completed=done, total=total, description=f"parsing {path[-40:]}")
 
-        result = load_workspace(
-            ctx,
-            root,
-            manifest=manifest,
-            workspace_id=workspace_id,
-            seed_id=seed,
-            jobs=jobs,
-            timeout_s=timeout_s,
-            max_file_bytes=int(max_file_mb * 1024 * 1024) if max_file_mb else None,
-            retry_invalid=retry_invalid,
-            use_llm_roles=not rule_roles,
-            progress=tick,
-        )
+        result = stage.run(dataclasses.replace(ctx, progress=tick), params)
     emit(result, as_json, "Workspace loaded")
 
 
@@ -231,8 +231,9 @@ def load_benchmark_cmd(
 ) -> None:
     """Load a benchmark's tasks (prompt, occupation) and reference files (sha256, parsed text)."""
     from graphforge.context import open_context
-    from loaders.benchmark import load_benchmark
+    from graphforge.stages import load_benchmark as stage
 
+    params = stage.LoadBenchmarkParams(root=directory, name=name)
     with open_context() as ctx:
-        result = load_benchmark(ctx, directory, name)
+        result = stage.run(ctx, params)
     emit(result, as_json, f"benchmark {name}")

@@ -53,14 +53,14 @@ class DemoResult(BaseModel):
 def run_demo(settings: GraphforgeSettings | None = None, out_dir: Path = Path("out/demo"),
              console: Console | None = None) -> DemoResult:
     """Run the whole pipeline on generated sample data. Re-running MERGEs onto the same keys."""
-    from graphforge.eval import elo, winrate
-    from graphforge.export import rubrics
-    from graphforge.models.judge import JudgeArm
-    from graphforge.oracle import InjectKind
     from graphforge.demo.sample import benchmark as sample_benchmark
     from graphforge.demo.sample import comparisons as sample_comparisons
     from graphforge.demo.sample import taxonomy as sample_taxonomy
     from graphforge.demo.sample.workspace import generate_broken_files, generate_sample_workspace
+    from graphforge.eval import elo, winrate
+    from graphforge.export import rubrics
+    from graphforge.models.judge import JudgeArm
+    from graphforge.oracle import InjectKind
     from graphforge.stages import (
         admit_trajectories,
         audit_contamination,
@@ -71,17 +71,17 @@ def run_demo(settings: GraphforgeSettings | None = None, out_dir: Path = Path("o
         export_sft,
         judge_sensitivity,
         judge_trajectories,
+        load_benchmark,
         load_digital,
         load_onet,
         load_vocab,
+        load_workspace,
         report_corpus,
         report_coverage,
         revise_specs,
         rollout_oracle,
         select_seeds,
     )
-    from loaders.benchmark import load_benchmark
-    from loaders.workspace import load_workspace
 
     settings = settings or GraphforgeSettings()
     say = (console or Console(stderr=True)).print
@@ -111,12 +111,12 @@ def run_demo(settings: GraphforgeSettings | None = None, out_dir: Path = Path("o
         # 3. Workspaces: the sample case for the best-fitting seed, and a folder of broken files.
         seed = _workspace_seed(ctx)
         sample = stage("generate sample workspace", lambda: generate_sample_workspace(data / "workspace"))
-        stage("ingest sample workspace", lambda: load_workspace(ctx, Path(sample.root), seed_id=seed,
-                                                                use_llm_roles=False))
+        stage("ingest sample workspace", lambda: load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+            root=Path(sample.root), seed_id=seed, use_llm_roles=False)))
         broken = stage("generate broken files", lambda: generate_broken_files(data / "broken"))
-        broken_load = stage("ingest broken files", lambda: load_workspace(
-            ctx, Path(broken.root), workspace_id="ws-sample-broken", max_file_bytes=broken.max_file_bytes,
-            timeout_s=broken.timeout_s, use_llm_roles=False))
+        broken_load = stage("ingest broken files", lambda: load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+            root=Path(broken.root), workspace_id="ws-sample-broken", max_file_bytes=broken.max_file_bytes,
+            timeout_s=broken.timeout_s, use_llm_roles=False)))
         say(f"  {len(broken_load.invalid)} broken files recorded as invalid with their reasons")
 
         # 4-5. Evidence graph and spec.
@@ -144,7 +144,8 @@ def run_demo(settings: GraphforgeSettings | None = None, out_dir: Path = Path("o
 
         # 9. Contamination audit against the bundled benchmark sample.
         bench = stage("benchmark sample", lambda: sample_benchmark.write_benchmark_sample(data / "benchmark"))
-        stage("load benchmark", lambda: load_benchmark(ctx, Path(bench.root), BENCHMARK))
+        stage("load benchmark", lambda: load_benchmark.run(ctx, load_benchmark.LoadBenchmarkParams(
+            root=Path(bench.root), name=BENCHMARK)))
         audit = stage("contamination audit", lambda: audit_contamination.run(
             ctx, audit_contamination.AuditContaminationParams(benchmarks=[BENCHMARK],
                                                               out_dir=out_dir / "reports" / "audit")))

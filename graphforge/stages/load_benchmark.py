@@ -1,13 +1,15 @@
-"""Write a benchmark (tasks, reference files with parsed text, occupation links) into the graph."""
+"""Load a benchmark folder (tasks, reference files with parsed text, occupation links) into the graph."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher
 from graphforge.audit.occupations import link_occupations
 from graphforge.context import StageContext
-from graphforge.models.benchmark import BenchmarkSource
+from loaders.benchmark import read_benchmark
 
 MERGE_BENCHMARKS = cypher.load("benchmark/merge_benchmarks")
 MERGE_BENCHMARK_TASKS = cypher.load("benchmark/merge_benchmark_tasks")
@@ -18,10 +20,10 @@ LINK_BENCHMARK_GOLD = cypher.load("benchmark/link_benchmark_gold")
 
 
 class LoadBenchmarkParams(BaseModel):
-    """The benchmark as read by ``loaders.benchmark.read_benchmark`` (graphforge itself reads no folders)."""
-
     model_config = ConfigDict(frozen=True, extra="forbid")
-    source: BenchmarkSource
+
+    root: Path  # task records (*.jsonl / *.json) at the top, reference files below (see loaders.benchmark)
+    name: str = Field(min_length=1)  # the audit and the export refer to the benchmark by it
 
 
 class LoadBenchmarkResult(BaseModel):
@@ -40,7 +42,7 @@ class LoadBenchmarkResult(BaseModel):
 
 
 def run(ctx: StageContext, params: LoadBenchmarkParams) -> LoadBenchmarkResult:
-    src = params.source
+    src = read_benchmark(params.root, params.name)
     graph = ctx.graph
     graph.write(MERGE_BENCHMARKS, [src.benchmark])
     graph.write(MERGE_BENCHMARK_TASKS, src.tasks)

@@ -1,16 +1,17 @@
 """Stage 3: ingest a workspace's files into Workspace / File / Span nodes, resumably and in parallel.
 
-Order of writes is what makes a killed run safe to repeat: a file's node, all its spans and its
-``ingested`` flag go in one transaction, so a file is either complete or absent; the next run skips
-complete files and parses the rest. Identical bytes are one File node (keyed by sha256); the extra
-paths are reported and kept on the CONTAINS link.
+The folder is read by ``loaders.workspace.scan_workspace`` (files, manifest, hidden roles); this stage
+hashes, parses and writes. Order of writes is what makes a killed run safe to repeat: a file's node, all
+its spans and its ``ingested`` flag go in one transaction, so a file is either complete or absent; the
+next run skips complete files and parses the rest. Identical bytes are one File node (keyed by sha256);
+the extra paths are reported and kept on the CONTAINS link.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,6 +22,7 @@ from graphforge.errors import StageError
 from graphforge.graph import Graph
 from graphforge.models.workspace import CandidateFile, ContainsRow, FileIngestRow, WorkspaceRow
 from graphforge.parsers import ParsedFile, ParseLimits, ParseTask, file_digest, parse_files
+from loaders.workspace import RoleAssigner, WorkspaceScan, rule_role, scan_workspace, shown_path
 
 MERGE_WORKSPACES = cypher.load("workspace/merge_workspaces")
 MERGE_FILES = cypher.load("workspace/merge_files")
@@ -29,7 +31,6 @@ GET_INGESTED_FILES = cypher.load("workspace/get_ingested_files")
 DELETE_STALE_CONTAINS = cypher.load("workspace/delete_stale_contains")
 COUNT_SEEDS = cypher.load("workspace/count_seeds")
 
-Progress = Callable[[int, int, str], None]  # (done, total, current path)
 # A write batch closes at whichever comes first; spans dominate transaction size, and span text
 # dominates its memory and time (profiled on real files: full text vs 80-char text, 3.4x the write time).
 FLUSH_FILES = 64
@@ -40,16 +41,15 @@ FLUSH_CHARS = 8_000_000
 class LoadWorkspaceParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    workspace_id: str
-    name: str
     root: Path
-    files: list[CandidateFile]
+    manifest: Path | None = None  # None: a manifest.* / graphforge-manifest.* found at the root, if any
+    workspace_id: str | None = None  # None: the manifest's, else derived from the folder path
     seed_id: str | None = None
     jobs: int | None = Field(None, ge=1)  # parser processes; None: CPU count
     timeout_s: float = Field(60.0, gt=0)  # per file
-    limits: ParseLimits = ParseLimits()
+    max_file_bytes: int | None = Field(None, ge=1)  # None: ParseLimits' default
     retry_invalid: bool = False  # re-parse files recorded invalid by an earlier run (e.g. after a timeout)
-    refused: list[tuple[str, str]] = []  # (path, reason) the loader refused before this stage (symlinks, ...)
+    use_llm_roles: bool = True  # roles the manifest leaves open come from the chat model, when one is set
 
 
 class InvalidFile(BaseModel):
@@ -82,13 +82,40 @@ class LoadWorkspaceResult(BaseModel):
     parse_seconds: dict[str, float] = {}  # summed parser time per format (in the worker processes)
 
 
-def run(
-    ctx: StageContext, params: LoadWorkspaceParams, progress: Progress | None = None
+def run(ctx: StageContext, params: LoadWorkspaceParams) -> LoadWorkspaceResult:
+    """Scan the folder (roles from the manifest, the chat model or the path rules), then ingest it."""
+    assigner = _llm_assigner(ctx, params.root) if params.use_llm_roles else None
+    limits = ParseLimits(max_file_bytes=params.max_file_bytes) if params.max_file_bytes else ParseLimits()
+    scan = scan_workspace(
+        params.root,
+        manifest=params.manifest,
+        workspace_id=params.workspace_id,
+        seed_id=params.seed_id,
+        assigner=assigner,
+        max_file_bytes=limits.max_file_bytes,
+    )
+    return _ingest(ctx, scan, params, limits)
+
+
+def _llm_assigner(ctx: StageContext, root: Path) -> RoleAssigner | None:
+    """The chat-model role assigner (reading each file's opening under ``root``), or None: rules are used."""
+    from graphforge.llm import chat_model
+
+    model = chat_model(ctx.settings)
+    if model is None:
+        return None
+    from graphforge.workspace_roles import make_llm_assigner
+
+    return make_llm_assigner(model, root, fallback=rule_role)
+
+
+def _ingest(
+    ctx: StageContext, scan: WorkspaceScan, params: LoadWorkspaceParams, limits: ParseLimits
 ) -> LoadWorkspaceResult:
     started = time.perf_counter()
-    refused = [list(r) for r in params.refused]
+    refused = [list(r) for r in scan.refused]
     hashed: list[tuple[CandidateFile, str, int]] = []
-    for cand in params.files:
+    for cand in scan.candidates:
         try:
             sha, size = file_digest(Path(cand.abs_path))
         except OSError as exc:
@@ -96,26 +123,28 @@ def run(
             continue
         hashed.append((cand, sha, size))
     groups = group_duplicates(hashed)
-    seed_linked = bool(params.seed_id) and bool(ctx.graph.scalar(COUNT_SEEDS, seed_id=params.seed_id))
+    seed_linked = bool(scan.seed_id) and bool(ctx.graph.scalar(COUNT_SEEDS, seed_id=scan.seed_id))
     ctx.graph.write(
         MERGE_WORKSPACES,
         [
             WorkspaceRow(
-                workspace_id=params.workspace_id,
-                name=params.name,
-                root=str(params.root),
-                seed_id=params.seed_id,
+                workspace_id=scan.workspace_id,
+                name=scan.name,
+                # Shown, never opened (each file carries its own path): a root whose name is not UTF-8 is
+                # stored with U+FFFD in place of the bad bytes, which the Bolt driver could not send.
+                root=shown_path(str(scan.root)),
+                seed_id=scan.seed_id,
             )
         ],
     )
     ctx.graph.execute(
         DELETE_STALE_CONTAINS,
-        workspace_id=params.workspace_id,
+        workspace_id=scan.workspace_id,
         current=[f"{c.path}|{sha}" for c, sha, _ in hashed],
     )
     done = {r["sha256"]: r["valid"] for r in ctx.graph.read_dicts(GET_INGESTED_FILES, sha256s=sorted(groups))}
     skip = {sha for sha, valid in done.items() if valid or not params.retry_invalid}
-    contains = {sha: contains_row(params.workspace_id, sha, group) for sha, group in groups.items()}
+    contains = {sha: contains_row(scan.workspace_id, sha, group) for sha, group in groups.items()}
     # Files already complete only need their (idempotent) links; do it first so a later crash loses nothing.
     ctx.graph.write(LINK_WORKSPACE_FILES, [contains[sha] for sha in sorted(skip)])
 
@@ -145,7 +174,6 @@ def run(
         spans_written += sum(len(p.spans) for p in buffer)
         buffer.clear()
 
-    limits = params.limits
     if "max_span_chars" not in limits.model_fields_set:  # the setting, unless the caller chose a cap
         limits = limits.model_copy(update={"max_span_chars": ctx.settings.max_span_chars})
     results = parse_files(tasks, limits=limits, timeout_s=params.timeout_s, jobs=params.jobs, on_idle=flush)
@@ -157,8 +185,8 @@ def run(
             buffer.append(result)
             buffered_spans += len(result.spans)
             buffered_chars += sum(len(s.text) for s in result.spans)
-            if progress is not None:
-                progress(count, len(tasks), cand.path)
+            if ctx.progress is not None:
+                ctx.progress(count, len(tasks), cand.path)
             # Also flushed by the pool whenever it waits on busy parsers (on_idle): batches grow while
             # results pour in and shrink to one file when parsing is the bottleneck.
             if len(buffer) >= FLUSH_FILES or buffered_spans >= FLUSH_SPANS or buffered_chars >= FLUSH_CHARS:
@@ -174,9 +202,9 @@ def run(
         if not p.valid
     ]
     return LoadWorkspaceResult(
-        workspace_id=params.workspace_id,
+        workspace_id=scan.workspace_id,
         seed_linked=seed_linked,
-        files_found=len(params.files) + len(params.refused),
+        files_found=len(scan.candidates) + len(scan.refused),
         unique_files=len(groups),
         duplicates=[[c.path for c, _ in g] for _, g in sorted(groups.items()) if len(g) > 1],
         skipped_already_ingested=len(skip),

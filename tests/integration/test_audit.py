@@ -9,13 +9,12 @@ import pytest
 
 from graphforge.audit import latest_audit, training_fingerprint
 from graphforge.context import StageContext
+from graphforge.demo.sample.benchmark import SAMPLE_NAME, plant_near_duplicate, write_benchmark_sample
 from graphforge.errors import ConfigError
 from graphforge.graph import Graph
 from graphforge.parsers import parse_file
-from graphforge.demo.sample.benchmark import SAMPLE_NAME, plant_near_duplicate, write_benchmark_sample
-from graphforge.stages import audit_contamination
+from graphforge.stages import audit_contamination, load_benchmark
 from graphforge.stages.audit_contamination import AuditContaminationParams
-from loaders.benchmark import load_benchmark
 
 pytestmark = pytest.mark.neo4j
 
@@ -54,7 +53,7 @@ def loaded(ctx: StageContext, tmp_path: Path) -> Path:
     """The bundled benchmark sample loaded, one clean training file, one seed for a benchmark occupation."""
     root = tmp_path / "bench"
     write_benchmark_sample(root)
-    load_benchmark(ctx, root, SAMPLE_NAME)
+    load_benchmark.run(ctx, load_benchmark.LoadBenchmarkParams(root=root, name=SAMPLE_NAME))
     clean = tmp_path / "ws" / "ledger-notes.md"
     clean.parent.mkdir(parents=True)
     clean.write_text(
@@ -72,14 +71,14 @@ def loaded(ctx: StageContext, tmp_path: Path) -> Path:
 def test_load_benchmark_writes_tasks_files_and_references(ctx: StageContext, tmp_path: Path) -> None:
     root = tmp_path / "bench"
     sample = write_benchmark_sample(root)
-    result = load_benchmark(ctx, root, SAMPLE_NAME)
+    result = load_benchmark.run(ctx, load_benchmark.LoadBenchmarkParams(root=root, name=SAMPLE_NAME))
     assert result.tasks == sample.tasks and result.files == sample.files
     assert result.references == sample.files and result.missing_references == []
     assert (
         _count(ctx.graph, "MATCH (:Benchmark)-[:HAS_TASK]->(t:BenchmarkTask) RETURN count(t)") == sample.tasks
     )
     assert _count(ctx.graph, "MATCH (f:BenchmarkFile) WHERE size(f.text) > 0 RETURN count(f)") == sample.files
-    again = load_benchmark(ctx, root, SAMPLE_NAME)
+    again = load_benchmark.run(ctx, load_benchmark.LoadBenchmarkParams(root=root, name=SAMPLE_NAME))
     assert again.references == result.references
     assert _count(ctx.graph, "MATCH ()-[r:REFERENCES]->() RETURN count(r)") == sample.files
 

@@ -20,10 +20,9 @@ import pytest
 
 from graphforge.cli.main import main
 from graphforge.context import StageContext
-from graphforge.graph import Graph
 from graphforge.demo.sample.benchmark import write_eval_benchmark
-from graphforge.stages import eval_compare
-from loaders.benchmark import load_benchmark
+from graphforge.graph import Graph
+from graphforge.stages import eval_compare, load_benchmark
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer, text, tool_call
 
 pytestmark = pytest.mark.neo4j
@@ -86,7 +85,7 @@ def make_benchmark(tmp_path: Path, ctx: StageContext) -> Path:
     root = tmp_path / "bench"
     write_eval_benchmark(root)
     _training_graph(ctx.graph)  # before the benchmark, so its tasks link to these occupations
-    result = load_benchmark(ctx, root, "eval-sample")
+    result = load_benchmark.run(ctx, load_benchmark.LoadBenchmarkParams(root=root, name="eval-sample"))
     assert (result.tasks, result.gold, result.occupation_links) == (4, 4, 4)
     return root
 

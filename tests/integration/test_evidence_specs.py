@@ -8,12 +8,11 @@ import pytest
 
 from graphforge import cypher, db, specs_store
 from graphforge.context import StageContext
+from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.figures.numbers import parse_value
 from graphforge.models.spec import CriterionKind, Polarity
-from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.specs.checks import leaks, recompute
-from graphforge.stages import build_evidence, compile_specs
-from loaders.workspace import load_workspace
+from graphforge.stages import build_evidence, compile_specs, load_workspace
 
 pytestmark = pytest.mark.neo4j
 REPO = Path(__file__).resolve().parents[2]
@@ -28,7 +27,8 @@ def _browser(name: str) -> cypher.CypherQuery:
 def _pipeline(ctx: StageContext, tmp_path: Path) -> tuple[build_evidence.BuildEvidenceResult,
                                                            compile_specs.CompileSpecsResult]:
     sample = generate_sample_workspace(tmp_path / "sample")
-    load_workspace(ctx, sample.root, manifest=sample.manifest, jobs=1, use_llm_roles=False)
+    load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=sample.root, manifest=sample.manifest, jobs=1, use_llm_roles=False))
     evidence = build_evidence.run(ctx, build_evidence.BuildEvidenceParams(extractor="rule-based"))
     specs = compile_specs.run(ctx, compile_specs.CompileSpecsParams(compiler="template"))
     return evidence, specs

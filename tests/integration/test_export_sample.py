@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from graphforge.context import StageContext
+from graphforge.demo.sample.benchmark import SAMPLE_NAME, plant_near_duplicate, write_benchmark_sample
+from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.errors import ExportError
 from graphforge.export import rubrics
 from graphforge.export.reward import load_rubric_reward
 from graphforge.models.judge import JudgeArm
 from graphforge.oracle import InjectKind
-from graphforge.demo.sample.benchmark import SAMPLE_NAME, plant_near_duplicate, write_benchmark_sample
-from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.stages import (
     admit_trajectories,
     audit_contamination,
@@ -25,10 +25,9 @@ from graphforge.stages import (
     export_sft,
     judge_trajectories,
     load_benchmark,
+    load_workspace,
     rollout_oracle,
 )
-from loaders.benchmark import read_benchmark
-from loaders.workspace import load_workspace
 
 pytestmark = pytest.mark.neo4j
 
@@ -43,7 +42,8 @@ CANDIDATES: list[list[InjectKind]] = [
 
 def test_sample_audits_then_exports_and_a_planted_copy_blocks_it(ctx: StageContext, tmp_path: Path) -> None:
     sample = generate_sample_workspace(tmp_path / "sample")
-    load_workspace(ctx, sample.root, manifest=sample.manifest, jobs=1, use_llm_roles=False)
+    load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=sample.root, manifest=sample.manifest, jobs=1, use_llm_roles=False))
     build_evidence.run(ctx, build_evidence.BuildEvidenceParams(extractor="rule-based"))
     specs = compile_specs.run(ctx, compile_specs.CompileSpecsParams(compiler="template")).specs
     for spec in specs:
@@ -57,7 +57,7 @@ def test_sample_audits_then_exports_and_a_planted_copy_blocks_it(ctx: StageConte
 
     bench = write_benchmark_sample(tmp_path / "bench")
     load_benchmark.run(
-        ctx, load_benchmark.LoadBenchmarkParams(source=read_benchmark(bench.root, SAMPLE_NAME))
+        ctx, load_benchmark.LoadBenchmarkParams(root=bench.root, name=SAMPLE_NAME)
     )
     audit = audit_contamination.run(
         ctx, audit_contamination.AuditContaminationParams(benchmarks=[SAMPLE_NAME])
@@ -83,7 +83,7 @@ def test_sample_audits_then_exports_and_a_planted_copy_blocks_it(ctx: StageConte
     # A training file that copies a benchmark passage: the re-audit finds it and the export is refused.
     planted = tmp_path / "planted"
     plant_near_duplicate(bench.root, planted / "minutes.txt")
-    load_workspace(ctx, planted, jobs=1, use_llm_roles=False)
+    load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(root=planted, jobs=1, use_llm_roles=False))
     dirty = audit_contamination.run(
         ctx, audit_contamination.AuditContaminationParams(benchmarks=[SAMPLE_NAME])
     )

@@ -14,12 +14,12 @@ import pytest
 
 from graphforge import cypher, specs_store, store
 from graphforge.context import StageContext
+from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.judge import judge_attempt, load_view
 from graphforge.judge.perturb import PerturbationKind
 from graphforge.models.judge import JudgeArm
 from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.oracle import ORACLE_MODEL, InjectKind
-from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages import (
     admit_trajectories,
@@ -29,10 +29,10 @@ from graphforge.stages import (
     export_sft,
     judge_sensitivity,
     judge_trajectories,
+    load_workspace,
     revise_specs,
     rollout_oracle,
 )
-from loaders.workspace import load_workspace
 from tests.support.llm_server import (
     RecordedRequest,
     Reply,
@@ -60,7 +60,8 @@ GET_RATINGS = cypher.CypherQuery(
 
 def _sample(ctx: StageContext, tmp_path: Path) -> tuple[str, Path]:
     sample = generate_sample_workspace(tmp_path / "sample")
-    load_workspace(ctx, sample.root, manifest=sample.manifest, jobs=1, use_llm_roles=False)
+    load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=sample.root, manifest=sample.manifest, jobs=1, use_llm_roles=False))
     build_evidence.run(ctx, build_evidence.BuildEvidenceParams(extractor="rule-based"))
     compiled = compile_specs.run(ctx, compile_specs.CompileSpecsParams(compiler="template"))
     return compiled.specs[0].spec_id, sample.root

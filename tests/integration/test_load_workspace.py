@@ -14,10 +14,15 @@ from typing import Any
 import pytest
 
 from graphforge.context import StageContext
+from graphforge.demo.sample.workspace import (
+    PATHS,
+    WORKSPACE_ID,
+    generate_broken_files,
+    generate_sample_workspace,
+)
 from graphforge.graph import Graph
-from graphforge.demo.sample.workspace import PATHS, WORKSPACE_ID, generate_broken_files, generate_sample_workspace
 from graphforge.settings import GraphforgeSettings
-from loaders.workspace import load_workspace
+from graphforge.stages import load_workspace
 
 pytestmark = pytest.mark.neo4j
 
@@ -64,9 +69,8 @@ def test_sample_plus_broken_files_ingest_records_every_reason_and_reruns_change_
     ctx: StageContext, tmp_path: Path
 ) -> None:
     root, expected, max_bytes, timeout_s = _make_workspace(tmp_path)
-    first = load_workspace(
-        ctx, root, jobs=2, timeout_s=timeout_s, max_file_bytes=max_bytes, use_llm_roles=False
-    )
+    first = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=root, jobs=2, timeout_s=timeout_s, max_file_bytes=max_bytes, use_llm_roles=False))
     assert first.workspace_id == WORKSPACE_ID
     assert first.duplicates == [[PATHS["csv"], PATHS["csv_copy"]]]
     # The scan refuses an over-size file before it is read (never hashed); the rest are parsed.
@@ -100,9 +104,8 @@ def test_sample_plus_broken_files_ingest_records_every_reason_and_reruns_change_
     assert check == {"bad": 0, "spans": first.spans_written}
 
     before = _snapshot(ctx.graph)
-    second = load_workspace(
-        ctx, root, jobs=2, timeout_s=timeout_s, max_file_bytes=max_bytes, use_llm_roles=False
-    )
+    second = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=root, jobs=2, timeout_s=timeout_s, max_file_bytes=max_bytes, use_llm_roles=False))
     assert second.parsed == 0 and second.skipped_already_ingested == first.unique_files
     assert _snapshot(ctx.graph) == before
 
@@ -114,10 +117,12 @@ def test_changed_file_replaces_its_link_and_seed_is_linked_when_it_exists(
     root.mkdir()
     (root / "notes.md").write_text("# Q2\n\nRevenue 9,115\n")
     ctx.graph.driver.execute_query("CREATE (:Seed {seed_id: 'seed-1'})", database_=ctx.graph.database)
-    result = load_workspace(ctx, root, seed_id="seed-1", workspace_id="ws-t", jobs=1, use_llm_roles=False)
+    result = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=root, seed_id="seed-1", workspace_id="ws-t", jobs=1, use_llm_roles=False))
     assert result.seed_linked
     (root / "notes.md").write_text("# Q2\n\nRevenue 9,116\n")
-    load_workspace(ctx, root, seed_id="seed-1", workspace_id="ws-t", jobs=1, use_llm_roles=False)
+    load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=root, seed_id="seed-1", workspace_id="ws-t", jobs=1, use_llm_roles=False))
     rows = _query(
         ctx.graph,
         "MATCH (w:Workspace {workspace_id: 'ws-t'})-[c:CONTAINS]->(f)-[:HAS_SPAN]->(s) "
@@ -132,7 +137,8 @@ def test_non_utf8_file_name_is_refused_not_a_crash(ctx: StageContext, tmp_path: 
     with open(os.path.join(os.fsencode(root), b"Umsatz_M\xe4rz.csv"), "wb") as fh:
         fh.write(b"Segment,Q1\nServices,1340\n")
     (root / "ok.csv").write_text("Segment,Q1\nGoods,99\n")
-    result = load_workspace(ctx, root, workspace_id="ws-bytes", jobs=1, use_llm_roles=False)
+    result = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=root, workspace_id="ws-bytes", jobs=1, use_llm_roles=False))
     assert result.valid == 1
     assert result.refused == [
         ["Umsatz_M\ufffdrz.csv", "file name is not valid UTF-8; rename the file to ingest it"]
@@ -192,12 +198,14 @@ def test_kill_9_mid_run_then_rerun_equals_a_clean_run(
     total = _query(ctx.graph, "MATCH (f:File) RETURN count(f) AS n")[0]["n"]
     assert written >= 5 and total < len(PATHS) - 1 + 12  # killed mid-run: some files are missing
 
-    resumed = load_workspace(ctx, root, jobs=1, timeout_s=2.0, max_file_bytes=max_bytes, use_llm_roles=False)
+    resumed = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=root, jobs=1, timeout_s=2.0, max_file_bytes=max_bytes, use_llm_roles=False))
     assert resumed.skipped_already_ingested >= 5 and resumed.parsed > 0
     after_resume = _snapshot(ctx.graph)
 
     _query(ctx.graph, "MATCH (n) WHERE NOT n:__GraphforgeMigration DETACH DELETE n")
-    load_workspace(ctx, root, jobs=1, timeout_s=2.0, max_file_bytes=max_bytes, use_llm_roles=False)
+    load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=root, jobs=1, timeout_s=2.0, max_file_bytes=max_bytes, use_llm_roles=False))
     assert _snapshot(ctx.graph) == after_resume
 
 

@@ -35,11 +35,11 @@ from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.models.workspace import FileRole
 from graphforge.settings import GraphforgeSettings
 from graphforge.specs_store import save_spec
-from graphforge.stages import build_evidence, run_rollouts
+from graphforge.stages import build_evidence, load_workspace, run_rollouts
 from graphforge.stages.build_evidence import GET_WORKSPACE_SPANS
 from graphforge.store import get_trajectories
-from loaders.workspace import load_workspace
-from loaders.workspace_roles import make_llm_assigner
+from graphforge.workspace_roles import make_llm_assigner
+from loaders.workspace import rule_role
 
 # A 135M model on two shared CPU cores answers at a few tokens a second: generous per-test limits.
 pytestmark = [pytest.mark.neo4j, pytest.mark.local_llm, pytest.mark.timeout(2400)]
@@ -97,14 +97,14 @@ def test_roles_and_evidence_from_the_local_model_are_verified_and_replayed(
     # Roles from the files' opening text: every file gets a role, labelled by who gave it.
     paths = ["canteen.txt", "ledger.csv", "memo_draft.md"]
     records: list[object] = []
-    roles = make_llm_assigner(llm, root, on_records=records.extend)(paths)
+    roles = make_llm_assigner(llm, root, fallback=rule_role, on_records=records.extend)(paths)
     assert set(roles) == set(paths) and records
     assert all(isinstance(role, FileRole) and source in ("rules", f"llm:{llm.model}")
                for role, source in roles.values())
 
     # Evidence: batched calls; every kept fact is recoverable from its span; every rejection has a reason.
     ctx = StageContext(settings=local_llm_settings, graph=graph, run_id="local-llm", out_dir=tmp_path / "out")
-    load_workspace(ctx, root, jobs=1, use_llm_roles=False)
+    load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(root=root, jobs=1, use_llm_roles=False))
     mark = LEDGER.mark()
     result = build_evidence.run(ctx, build_evidence.BuildEvidenceParams(extractor="llm"))
     first = LEDGER.since(mark)

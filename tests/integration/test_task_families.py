@@ -12,8 +12,13 @@ from graphforge import cypher, specs_store
 from graphforge.context import StageContext
 from graphforge.oracle.agent import InjectKind
 from graphforge.specs.families import load_families
-from graphforge.stages import build_evidence, compile_specs, judge_trajectories, rollout_oracle
-from loaders.workspace import load_workspace
+from graphforge.stages import (
+    build_evidence,
+    compile_specs,
+    judge_trajectories,
+    load_workspace,
+    rollout_oracle,
+)
 
 pytestmark = pytest.mark.neo4j
 
@@ -104,7 +109,8 @@ def _versions(root: Path) -> Path:
 
 
 def _load(ctx: StageContext, root: Path, wid: str) -> None:
-    load_workspace(ctx, root, workspace_id=wid, jobs=1, use_llm_roles=False)
+    load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=root, workspace_id=wid, jobs=1, use_llm_roles=False))
     build_evidence.run(ctx, build_evidence.BuildEvidenceParams(workspace_id=wid, extractor="rule-based"))
 
 
@@ -160,9 +166,11 @@ def test_the_seed_drives_the_family_and_the_deliverables(ctx: StageContext, tmp_
     _load(ctx, root, "ws-both")
     _seed(ctx, "seed-plan", "planning and scheduling", "Project Management Specialists")
     _seed(ctx, "seed-audit", "review, audit and compliance checking", "Compliance Officers")
-    plan = compile_specs.run(ctx, compile_specs.CompileSpecsParams(workspace_id="ws-both", compiler="template",
+    plan = compile_specs.run(ctx, compile_specs.CompileSpecsParams(
+        workspace_id="ws-both", compiler="template",
                                                                    seed_id="seed-plan"))
-    audit = compile_specs.run(ctx, compile_specs.CompileSpecsParams(workspace_id="ws-both", compiler="template",
+    audit = compile_specs.run(ctx, compile_specs.CompileSpecsParams(
+        workspace_id="ws-both", compiler="template",
                                                                     seed_id="seed-audit"))
     assert [s.family for s in plan.specs] == ["deadline_timeline"]
     assert [s.family for s in audit.specs] == ["compliance_checklist"]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from graphforge.llm import OpenAICompatibleChatModel
 from graphforge.models.workspace import FileRole
-from loaders.workspace_roles import make_llm_assigner
+from graphforge.workspace_roles import make_llm_assigner
+from loaders.workspace import rule_role
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer, text
 
 
@@ -37,7 +38,8 @@ def test_roles_come_from_the_opening_text(
     paths = _workspace(tmp_path / "ws")
     scripted_llm.responder = _by_content
     records: list[object] = []
-    roles = make_llm_assigner(scripted_chat_model, tmp_path / "ws", on_records=records.extend)(paths)
+    roles = make_llm_assigner(scripted_chat_model, tmp_path / "ws", fallback=rule_role,
+                              on_records=records.extend)(paths)
     label = f"llm:{scripted_chat_model.model}"
     assert roles == {"notes.txt": (FileRole.CONFUSER, label), "q2.csv": (FileRole.CORE, label),
                      "canteen.md": (FileRole.AMBIENT, label)}
@@ -57,7 +59,8 @@ def test_batches_follow_the_budget_and_skipped_files_get_the_path_rules(
         (root / rel).write_text(f"Annual report {rel}\n" + "Revenue grew. " * 40, encoding="utf-8")
     # Every batch answers for its first file only; the others fall back to the path rules.
     scripted_llm.responder = lambda request: json_answer({"assignments": [{"file": "F1", "role": "ambient"}]})
-    roles = make_llm_assigner(scripted_chat_model, root, head_chars=400, max_batch_tokens=500)(paths)
+    roles = make_llm_assigner(scripted_chat_model, root, head_chars=400, max_batch_tokens=500,
+                              fallback=rule_role)(paths)
     calls = len(scripted_llm.chat_requests)
     assert 3 <= calls <= 12  # about 120 tokens a file, 500 a batch
     llm_labelled = [p for p, (_, source) in roles.items() if source.startswith("llm:")]
@@ -71,5 +74,6 @@ def test_an_answer_that_never_validates_leaves_the_batch_to_the_rules(
     paths = _workspace(tmp_path / "ws")
     scripted_llm.push(text("core, core, core"), text("I think they are all core."))
     records: list[object] = []
-    roles = make_llm_assigner(scripted_chat_model, tmp_path / "ws", on_records=records.extend)(paths)
+    roles = make_llm_assigner(scripted_chat_model, tmp_path / "ws", fallback=rule_role,
+                              on_records=records.extend)(paths)
     assert {source for _, source in roles.values()} == {"rules"} and len(records) == 2
