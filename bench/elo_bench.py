@@ -23,9 +23,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from graphforge.demo.sample.comparisons import TruePlayer, generate_comparisons
 from graphforge.eval import elo
 from graphforge.eval.comparisons import WIN, PairCells, comparisons_from_rows
-from graphforge.demo.sample.comparisons import TruePlayer, generate_comparisons
 
 
 def make_parser() -> argparse.ArgumentParser:

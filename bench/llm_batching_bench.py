@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.evidence.base import WorkspaceSpan
 from graphforge.evidence.llm import LLMExtractor
 from graphforge.llm import CallTotals, OpenAICompatibleChatModel, chat_model
 from graphforge.parsers import parse_file, span_id
-from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.settings import GraphforgeSettings
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from graphforge import db
 from graphforge.context import open_context
-from graphforge.graph import Graph
 from graphforge.demo.sample.taxonomy import write_synthetic_release
+from graphforge.graph import Graph
 from graphforge.stages import load_onet
 from loaders.onet import read_release
 

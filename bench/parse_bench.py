@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from graphforge.parsers import parse_file
 from graphforge.demo.sample.workspace import PATHS, generate_sample_workspace
+from graphforge.parsers import parse_file
 
 FORMATS = {
     "pdf": "report",

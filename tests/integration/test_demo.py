@@ -9,9 +9,9 @@ import pytest
 from rich.console import Console
 
 from graphforge import db
+from graphforge.demo.run import run_demo
 from graphforge.graph import Graph
 from graphforge.settings import GraphforgeSettings
-from graphforge.demo.run import run_demo
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 

@@ -11,8 +11,8 @@ import pytest
 from graphforge import db
 from graphforge.cli.main import main
 from graphforge.context import StageContext
-from graphforge.errors import ConfigError, SourceFormatError
 from graphforge.demo.sample import taxonomy
+from graphforge.errors import ConfigError, SourceFormatError
 from graphforge.sectors import SOC_MAJOR_GROUPS
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages import load_digital, load_onet

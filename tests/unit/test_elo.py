@@ -11,9 +11,6 @@ import pytest
 from scipy.optimize import minimize
 from scipy.stats import spearmanr
 
-from graphforge.errors import SourceFormatError
-from graphforge.eval import elo
-from graphforge.eval.comparisons import comparisons_from_rows, pair_cells, read_comparisons
 from graphforge.demo.sample.comparisons import (
     SAMPLE_ANCHOR,
     SAMPLE_PLAYERS,
@@ -23,6 +20,9 @@ from graphforge.demo.sample.comparisons import (
     write_comparisons,
     write_sample,
 )
+from graphforge.errors import SourceFormatError
+from graphforge.eval import elo
+from graphforge.eval.comparisons import comparisons_from_rows, pair_cells, read_comparisons
 
 PLAYERS = [TruePlayer(f"m{k}", None, 1200.0 + 90.0 * k) for k in range(8)]
 

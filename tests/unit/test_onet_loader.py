@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from graphforge.demo.sample import taxonomy
 from graphforge.errors import SourceFormatError
 from graphforge.models.onet import Occupation, SectorAssignment, SectorMapping
-from graphforge.demo.sample import taxonomy
 from graphforge.sectors import SOC_MAJOR_GROUPS, assign_sectors
 from graphforge.stages.load_onet import release_rows
 from loaders import onet

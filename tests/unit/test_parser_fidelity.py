@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from graphforge.models.workspace import FileFormat, SpanKind
-from graphforge.parsers import ParseLimits, ParseTask, detect_format, parse_file, parse_files
 from graphforge.demo.sample.broken_files import far_cell_sheet
 from graphforge.demo.sample.pdf_layouts import kerned_runs, positioned_words, rotated_text
+from graphforge.models.workspace import FileFormat, SpanKind
+from graphforge.parsers import ParseLimits, ParseTask, detect_format, parse_file, parse_files
 
 
 def _spans(path: Path, limits: ParseLimits | None = None) -> dict[str, str]:

@@ -8,10 +8,10 @@ import polars as pl
 import pytest
 
 from graphforge.cli.main import main
+from graphforge.demo.sample.comparisons import sample_rows, write_sample
 from graphforge.errors import SourceFormatError
 from graphforge.eval import winrate
 from graphforge.eval.comparisons import comparisons_from_rows, read_comparisons
-from graphforge.demo.sample.comparisons import sample_rows, write_sample
 
 SFT, BASE = "sft-27b (openhands)", "base-27b (openhands)"
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from graphforge.demo.sample.workspace import PATHS, WORKSPACE_ID, generate_sample_workspace
 from graphforge.errors import SourceFormatError
 from graphforge.models.workspace import CandidateFile, FileRole
-from graphforge.demo.sample.workspace import PATHS, WORKSPACE_ID, generate_sample_workspace
 from graphforge.stages.load_workspace import contains_row, group_duplicates
 from loaders.workspace import read_manifest, rule_role, scan_workspace
 

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from graphforge.demo.sample.broken_files import generate_broken_files
 from graphforge.models.workspace import FileRole
 from graphforge.office_zip import normalize_package
-from graphforge.demo.sample.broken_files import generate_broken_files
 
 __all__ = ["SampleWorkspace", "generate_sample_workspace", "generate_broken_files", "ground_truth"]
 
