@@ -15,6 +15,7 @@ from graphforge.evidence.doc_links import document_edges
 from graphforge.evidence.links import cross_file_edges
 from graphforge.evidence.rule_based import RuleBasedExtractor
 from graphforge.models.evidence import DependencyKind, DependsOnRow, FactRow
+from graphforge.sharding import Shard
 
 GET_WORKSPACES = cypher.load("evidence/get_workspaces")
 GET_WORKSPACE_SPANS = cypher.load("evidence/get_workspace_spans")
@@ -31,6 +32,7 @@ class BuildEvidenceParams(BaseModel):
     # "auto": the chat model when GRAPHFORGE_LLM_BASE_URL is set, else the rule-based extractor.
     extractor: Literal["auto", "rule-based", "llm"] = "auto"
     prune_stale: bool = True  # drop this extractor's facts that a rebuild no longer finds
+    shard: Shard | None = None  # only the workspaces whose id hashes into this shard (see graphforge.sharding)
 
 
 class WorkspaceEvidence(BaseModel):
@@ -99,6 +101,8 @@ def run(ctx: StageContext, params: BuildEvidenceParams) -> BuildEvidenceResult:
     ids = [
         str(r["workspace_id"]) for r in ctx.graph.read_dicts(GET_WORKSPACES, workspace_id=params.workspace_id)
     ]
+    if params.shard is not None:
+        ids = params.shard.select(ids)
     results: list[WorkspaceEvidence] = []
     facts_written = edges_written = stale = 0
     reasons: Counter[str] = Counter()

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphforge import cypher, specs_store
 from graphforge.context import StageContext
 from graphforge.models.spec import TaskSpec, statement_hash
+from graphforge.sharding import Shard
 from graphforge.specs.checks import leaks, spec_problems
 from graphforge.specs.families import Family, FamilyInput, SeedContext, choose, load_families
 from graphforge.specs.templates import GraphEdge, GraphFact, WorkspaceGraph
@@ -45,6 +46,7 @@ class CompileSpecsParams(BaseModel):
     seed_id: str | None = None  # compile for this seed instead of the workspace's own
     family: str | None = None  # force one task family (graphforge/specs/families/)
     all_families: bool = False  # one spec per family the evidence supports (else one per workspace)
+    shard: Shard | None = None  # only the workspaces whose id hashes into this shard (see graphforge.sharding)
 
 
 class CompiledSpec(BaseModel):
@@ -199,6 +201,8 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
         raise ConfigError(
             f"unknown workspace {params.workspace_id!r}: load it first (graphforge load workspace)"
         )
+    if params.shard is not None:
+        ids = params.shard.select(ids)
     out: list[CompiledSpec] = []
     skipped: dict[str, str] = {}
     supported_by: dict[str, list[str]] = {}

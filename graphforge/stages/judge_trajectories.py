@@ -16,6 +16,7 @@ from graphforge.judge.llm_verifier import VerdictUnavailable
 from graphforge.llm.records import CallTotals, LLMCallRecord
 from graphforge.models.judge import JudgeArm, Judgment
 from graphforge.models.trajectory import Trajectory, TrajectoryStatus
+from graphforge.sharding import Shard
 
 GET_TRAJECTORIES_TO_JUDGE = cypher.load("judge/get_trajectories_to_judge")
 
@@ -30,6 +31,9 @@ class JudgeTrajectoriesParams(BaseModel):
     seed: int = 0  # the random arm's seed
     use_llm: bool = True  # every criterion goes to the chat model when one is configured
     k: int = Field(4, ge=1)  # candidates of one spec graded jointly per chat-model call (1: one at a time)
+    # Only the trajectories whose spec id hashes into this shard: a spec's K candidates stay in one process,
+    # because they are graded jointly.
+    shard: Shard | None = None
 
 
 class JudgedRow(BaseModel):
@@ -57,6 +61,8 @@ class JudgeTrajectoriesResult(BaseModel):
 def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectoriesResult:
     rows = ctx.graph.read_dicts(GET_TRAJECTORIES_TO_JUDGE, statuses=params.statuses, spec_ids=params.spec_ids,
                                 trajectory_ids=params.trajectory_ids)
+    if params.shard is not None:
+        rows = [r for r in rows if params.shard.owns(str(r["spec_id"]))]
     llm = None
     if params.use_llm and params.arm is not JudgeArm.RANDOM:
         from graphforge.llm import chat_model
