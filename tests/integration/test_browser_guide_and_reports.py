@@ -44,8 +44,12 @@ def _run(graph: Graph, name: str, **params: Any) -> list[dict[str, Any]]:
     return graph.read_dicts(query, **params)
 
 
-def test_guide_reports_and_rendering_on_the_demo_graph(demo: dict[str, Any], graph: Graph,
-                                                        tmp_path: Path) -> None:
+def test_guide_reports_and_rendering_on_the_demo_graph(demo: dict[str, Any], graph: Graph, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    # 0. `list specs --json` gives the ids of the specs the demo compiled, all of them and only those.
+    assert main(["list", "specs", "--json"]) == 0
+    listed = [row["spec_id"] for row in json.loads(capsys.readouterr().out)["specs"]]
+    assert demo["spec_ids"] and sorted(listed) == sorted(demo["spec_ids"])
     # 1. The guide's ids are real ids of this graph, and every slide's query returns something with them.
     examples = guide_examples(graph)
     for key in ("seed_id", "soc_code", "spec_id", "criterion_id", "trajectory_id"):
