@@ -8,6 +8,7 @@ import typer
 
 from graphforge.cli.common import JsonOption, emit, evidence_app, specs_app, stdout, working
 from graphforge.cli.listing import require_known
+from graphforge.cli.sharding import ShardOption
 
 WorkspaceOption = Annotated[str | None, typer.Option("--workspace", help="One workspace id (default: all).")]
 
@@ -15,12 +16,15 @@ WorkspaceOption = Annotated[str | None, typer.Option("--workspace", help="One wo
 @evidence_app.command("build")
 def evidence_build_cmd(workspace: WorkspaceOption = None,
                        extractor: Annotated[str, typer.Option(help="auto | rule-based | llm")] = "auto",
+                       shard: ShardOption = None,
                        as_json: JsonOption = False) -> None:
     """Extract facts from workspace spans and link them (compare, reconcile, derive, interpret)."""
     from graphforge.context import open_context
+    from graphforge.sharding import parse_shard
     from graphforge.stages import build_evidence
 
-    params = build_evidence.BuildEvidenceParams(workspace_id=workspace, extractor=extractor)
+    params = build_evidence.BuildEvidenceParams(workspace_id=workspace, extractor=extractor,
+                                                shard=parse_shard(shard))
     with open_context() as ctx, working("extracting facts"):
         require_known(ctx.graph, "workspace", workspace, "--workspace")
         result = build_evidence.run(ctx, params)
@@ -30,12 +34,15 @@ def evidence_build_cmd(workspace: WorkspaceOption = None,
 @specs_app.command("compile")
 def specs_compile_cmd(workspace: WorkspaceOption = None,
                       compiler: Annotated[str, typer.Option(help="auto | template | llm")] = "auto",
+                      shard: ShardOption = None,
                       as_json: JsonOption = False) -> None:
     """Compile each workspace's evidence graph into an anchored task spec."""
     from graphforge.context import open_context
+    from graphforge.sharding import parse_shard
     from graphforge.stages import compile_specs
 
-    params = compile_specs.CompileSpecsParams(workspace_id=workspace, compiler=compiler)
+    params = compile_specs.CompileSpecsParams(workspace_id=workspace, compiler=compiler,
+                                              shard=parse_shard(shard))
     with open_context() as ctx, working("compiling specs"):
         require_known(ctx.graph, "workspace", workspace, "--workspace")
         result = compile_specs.run(ctx, params)

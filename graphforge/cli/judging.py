@@ -9,6 +9,7 @@ import typer
 
 from graphforge.cli.common import JsonOption, app, choice, emit, eval_app, judge_app, rollout_app, working
 from graphforge.cli.listing import require_known
+from graphforge.cli.sharding import ShardOption
 
 # `graphforge judge` with no arguments judges (the group would otherwise print its help).
 judge_app.info.no_args_is_help = False
@@ -18,7 +19,8 @@ OutOption = Annotated[Path, typer.Option("--out", help="Folder for deliverables 
 
 @rollout_app.command("oracle")
 def rollout_oracle_cmd(
-    spec: Annotated[str, typer.Option("--spec", help="Spec id to solve, e.g. 'recon-q3@v1'.")],
+    spec: Annotated[str | None, typer.Option(
+        "--spec", help="Spec id to solve, e.g. 'recon-q3@v1' (default: every current spec).")] = None,
     inject: Annotated[
         list[str] | None,
         typer.Option(
@@ -29,6 +31,7 @@ def rollout_oracle_cmd(
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed (part of the trajectory id).")] = 0,
     out: OutOption = Path("out"),
+    shard: ShardOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Solve a compiled spec with the rule-based graph ORACLE (not a model): real XLSX/DOCX/MD outputs."""
@@ -37,6 +40,15 @@ def rollout_oracle_cmd(
     from graphforge.stages import rollout_oracle
 
     kinds = [choice(InjectKind, k, "--inject") for k in inject or []]
+    if spec is None or shard is not None:
+        from graphforge.sharding import parse_shard
+
+        params = rollout_oracle.RolloutOracleAllParams(spec_ids=[spec] if spec else None, inject=kinds,
+                                                       seed=seed, shard=parse_shard(shard))
+        with open_context(out_dir=out) as ctx, working(f"oracle solving every spec (shard {shard or 'all'})"):
+            require_known(ctx.graph, "spec", spec, "--spec")
+            emit(rollout_oracle.run_all(ctx, params), as_json, title="oracle rollouts")
+        return
     with open_context(out_dir=out) as ctx, working(f"oracle solving {spec}"):
         require_known(ctx.graph, "spec", spec, "--spec")
         result = rollout_oracle.run(
@@ -88,6 +100,7 @@ def judge_cmd(
     ] = False,
     seed: Annotated[int, typer.Option(help="Seed of the random arm.")] = 0,
     no_llm: Annotated[bool, typer.Option("--no-llm", help="Deterministic verifiers only.")] = False,
+    shard: ShardOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Judge trajectories: deliverable checks (a loss skips the judge), anchored verifiers, Q each."""
@@ -95,13 +108,14 @@ def judge_cmd(
         return
     from graphforge.context import open_context
     from graphforge.models.judge import JudgeArm
+    from graphforge.sharding import parse_shard
     from graphforge.stages import judge_trajectories
 
     statuses = ["materialised", "judged"] + (["admitted", "rejected", "discarded"] if rejudge else [])
     chosen = choice(JudgeArm, arm, "--arm")
     params = judge_trajectories.JudgeTrajectoriesParams(arm=chosen, spec_ids=spec or None,
                                                         trajectory_ids=trajectory or None, statuses=statuses,
-                                                        seed=seed, use_llm=not no_llm)
+                                                        seed=seed, use_llm=not no_llm, shard=parse_shard(shard))
     with open_context() as ctx, working(f"judging ({arm})"):
         require_known(ctx.graph, "spec", spec, "--spec")
         require_known(ctx.graph, "trajectory", trajectory, "--trajectory")
