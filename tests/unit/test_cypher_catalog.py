@@ -111,19 +111,5 @@ def test_no_cypher_is_built_with_fstrings_or_format(path: Path) -> None:
             assert not CYPHER_WORDS.search(node.func.value.value), f"{path}:{node.lineno}: .format() Cypher"
 
 
-def test_graphforge_never_imports_loaders_or_training() -> None:
-    # stages call the readers in loaders/; the CLI and the demo sit on top of both.
-    on_top = {"stages", "cli", "demo"}
-    for path in (REPO / "graphforge").rglob("*.py"):
-        if path.relative_to(REPO / "graphforge").parts[0] in on_top:
-            continue
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                assert node.module.split(".")[0] not in {"loaders", "training"}, f"{path}:{node.lineno}"
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    assert alias.name.split(".")[0] not in {"loaders", "training"}, f"{path}:{node.lineno}"
-
-
 def test_package_version() -> None:
     assert graphforge.__version__

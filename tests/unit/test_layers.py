@@ -1,0 +1,170 @@
+"""The layers of DESIGN.md hold: each module imports only from the layers below it.
+
+1. core ``graphforge/*`` never imports ``loaders``, ``graphforge.stages``, ``graphforge.cli``,
+   ``graphforge.demo`` or ``training``;
+2. ``loaders/`` imports only ``graphforge.models``, ``.parsers``, ``.figures``, ``.errors`` (and
+   ``loaders.*``), never the graph: no ``neo4j``, no ``graphforge.graph`` / ``.context`` / ``.cypher``;
+3. ``graphforge/stages/`` never imports another stage (so no stage calls another's ``run``), the CLI or
+   the demo;
+4. ``graphforge/cli/`` and ``graphforge/demo/`` sit on top; the demo does not import the CLI;
+``training/`` reads exported files and imports no graph code.
+
+Every import counts, including those inside functions and under ``TYPE_CHECKING``, and
+``importlib.import_module("...")`` with a literal name.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+CORE_FORBIDDEN = ("loaders", "training", "graphforge.stages", "graphforge.cli", "graphforge.demo")
+LOADER_ALLOWED = ("graphforge.models", "graphforge.parsers", "graphforge.figures", "graphforge.errors",
+                  "loaders")
+LOADER_FORBIDDEN = ("neo4j", "training")
+STAGE_FORBIDDEN = ("graphforge.cli", "graphforge.demo", "training")
+DEMO_FORBIDDEN = ("graphforge.cli", "training")
+TRAINING_FORBIDDEN = ("neo4j", "loaders", "graphforge.graph", "graphforge.context", "graphforge.stages",
+                      "graphforge.cli", "graphforge.demo")
+# The package's `python -m graphforge` entry point is the CLI's, on top like it.
+ON_TOP = {"stages", "cli", "demo", "__main__.py"}
+
+
+def _within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _module_of(rel: str) -> str:
+    parts = Path(rel).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_names(rel: str, source: str) -> Iterator[tuple[int, str]]:
+    """(line, dotted name) for everything ``source`` (the file at ``rel``) imports.
+
+    ``from a.b import c`` gives ``a.b.c``: c may be a submodule, and a name inside a.b is judged by a.b.
+    Relative imports are resolved against the file's package.
+    """
+    package = _module_of(rel) if rel.endswith("__init__.py") else _module_of(rel).rpartition(".")[0]
+    for node in ast.walk(ast.parse(source, rel)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                yield node.lineno, f"{base}.{alias.name}" if alias.name != "*" else base
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "import_module" and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            yield node.lineno, node.args[0].value
+
+
+def layer_violations(rel: str, source: str) -> list[str]:
+    """Each import in ``source`` that its layer forbids, as "path:line: imports name (rule)"."""
+    parts = Path(rel).parts
+    out: list[str] = []
+    for line, name in imported_names(rel, source):
+        where = f"{rel}:{line}: imports {name}"
+        if parts[0] == "graphforge" and parts[1] not in ON_TOP:
+            if _within(name, CORE_FORBIDDEN):
+                out.append(f"{where} (core never imports loaders, stages, cli, demo or training)")
+        elif parts[0] == "graphforge" and parts[1] == "stages":
+            this = _module_of(rel)
+            if _within(name, STAGE_FORBIDDEN):
+                out.append(f"{where} (a stage never imports the cli, the demo or training)")
+            elif _within(name, ("graphforge.stages",)) and name != "graphforge.stages":
+                other = ".".join(name.split(".")[:3])
+                if other != this:
+                    out.append(f"{where} (a stage never imports another stage)")
+        elif parts[0] == "graphforge" and parts[1] == "demo":
+            if _within(name, DEMO_FORBIDDEN):
+                out.append(f"{where} (the demo runs stages, never the cli)")
+        elif parts[0] == "loaders":
+            if _within(name, LOADER_FORBIDDEN) or (_within(name, ("graphforge",))
+                                                   and not _within(name, LOADER_ALLOWED)):
+                out.append(f"{where} (loaders import only graphforge.models, parsers, figures, errors)")
+        elif parts[0] == "training":
+            if _within(name, TRAINING_FORBIDDEN):
+                out.append(f"{where} (training reads exported files, no graph code)")
+    return out
+
+
+def _sources() -> list[Path]:
+    return sorted(p for top in ("graphforge", "loaders", "training") for p in (REPO / top).rglob("*.py"))
+
+
+def test_every_module_imports_only_from_the_layers_below_it() -> None:
+    files = _sources()
+    assert len(files) > 100 and any(p.parts[-2] == "loaders" for p in files)  # the walk found the tree
+    problems = [v for p in files
+                for v in layer_violations(p.relative_to(REPO).as_posix(), p.read_text(encoding="utf-8"))]
+    assert not problems, "\n".join(problems)
+
+
+# The check itself: each violation below must be caught, each allowed import must pass.
+VIOLATIONS = [
+    ("graphforge/specs/fake.py", "from graphforge.stages import compile_specs\n", "core never imports"),
+    ("graphforge/specs/fake.py", "from graphforge.stages.compile_specs import run\n", "core never imports"),
+    ("graphforge/judge/fake.py", "def f():\n    from loaders.workspace import scan_workspace\n",
+     "core never imports"),
+    ("graphforge/evidence/fake.py", "import graphforge.cli.main\n", "core never imports"),
+    ("graphforge/figures/fake.py", "from graphforge import demo\n", "core never imports"),
+    ("graphforge/fake.py", "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import training.sft\n",
+     "core never imports"),
+    ("graphforge/export/fake.py", "import importlib\n\nimportlib.import_module('graphforge.stages.x')\n",
+     "core never imports"),
+    ("graphforge/specs/families/fake.py", "from ...stages import load_onet\n", "core never imports"),
+    ("loaders/fake.py", "import neo4j\n", "loaders import only"),
+    ("loaders/fake.py", "from neo4j import GraphDatabase\n", "loaders import only"),
+    ("loaders/fake.py", "from graphforge.context import StageContext\n", "loaders import only"),
+    ("loaders/fake.py", "from graphforge.graph import Graph\n", "loaders import only"),
+    ("loaders/fake.py", "from graphforge import cypher\n", "loaders import only"),
+    ("loaders/fake.py", "from graphforge.stages import load_workspace\n", "loaders import only"),
+    ("loaders/trajectories/fake.py", "def f():\n    from graphforge.llm import chat_model\n",
+     "loaders import only"),
+    ("loaders/fake.py", "from graphforge.cli.common import app\n", "loaders import only"),
+    ("graphforge/stages/load_fake.py", "from graphforge.stages import load_vocab\n", "another stage"),
+    ("graphforge/stages/load_fake.py", "from graphforge.stages.load_benchmark import run\n", "another stage"),
+    ("graphforge/stages/load_fake.py", "from .load_vocab import run\n", "another stage"),
+    ("graphforge/stages/load_fake.py", "from graphforge.demo.run import STEPS\n", "never imports the cli"),
+    ("graphforge/demo/fake.py", "from graphforge.cli.common import app\n", "never the cli"),
+    ("training/fake.py", "from graphforge.graph import Graph\n", "no graph code"),
+]
+ALLOWED = [
+    ("graphforge/specs/fake.py", ["from graphforge import cypher",
+                                  "from graphforge.figures import parse_value"]),
+    ("graphforge/stages/load_fake.py", ["from loaders.workspace import scan_workspace",
+                                        "from graphforge.stages.load_fake import X",
+                                        "import graphforge.stages"]),
+    ("loaders/fake.py", ["from graphforge.models.workspace import FileRole",
+                         "from graphforge.parsers import ParseLimits",
+                         "from graphforge.errors import SourceFormatError",
+                         "from graphforge.figures import parse_value",
+                         "from loaders.workspace import walk_regular_files", "import yaml"]),
+    ("graphforge/demo/fake.py", ["from graphforge.stages import load_onet",
+                                 "from loaders.onet import read_release"]),
+    ("graphforge/cli/fake.py", ["from graphforge.demo.run import run_demo",
+                                "from graphforge.stages import load_onet"]),
+    ("graphforge/__main__.py", ["from graphforge.cli.main import main"]),
+]
+
+
+@pytest.mark.parametrize(("rel", "source", "rule"), VIOLATIONS,
+                         ids=[f"{r}:{s.splitlines()[-1].strip()}" for r, s, _ in VIOLATIONS])
+def test_a_forbidden_import_is_caught(rel: str, source: str, rule: str) -> None:
+    found = layer_violations(rel, source)
+    assert len(found) == 1 and rule in found[0], found
+
+
+@pytest.mark.parametrize(("rel", "lines"), ALLOWED, ids=[r for r, _ in ALLOWED])
+def test_an_import_the_layers_allow_passes(rel: str, lines: list[str]) -> None:
+    assert layer_violations(rel, "\n".join(lines) + "\n") == []
