@@ -5,9 +5,11 @@ Known text: PDFs generated with reportlab (graphforge.demo.sample.pdf_layouts) i
 justified prose, two columns, a ruled table, small dense type, text drawn rotated 90°, a page with /Rotate 90.
 Word accuracy = F1 of the page's words (case-folded, edge punctuation stripped) against the words drawn;
 glued words ("willserve") and lost pages both lower it. Order = share of the drawn words found in
-reading order (difflib). Speed: pages/s over the generated PDFs and, with --corpus DIR, over the real PDFs
-under DIR (read-only; nothing is copied). The rule printed last is the one graphforge.parsers.pdf.DEFAULT
-follows: the best mean accuracy among extractors within 2x of the fastest.
+reading order (difflib). Table rows = share of the ruled table's rows read back as one line of
+tab-separated cells (after graphforge.parsers.pdf.table_lines), so a row is kept, not merely its
+words. Speed: pages/s over the generated PDFs and, with --corpus DIR, over the real PDFs under DIR
+(read-only; nothing is copied). The rule printed last is the one graphforge.parsers.pdf.DEFAULT follows:
+the best mean accuracy among extractors within 2x of the fastest.
 """
 
 from __future__ import annotations
@@ -73,13 +75,20 @@ def main(argv: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         known: dict[str, list[list[str]]] = {}
         paths: dict[str, Path] = {}
+        table_rows: list[str] = []
         for layout, make in LAYOUTS.items():
             paths[layout] = Path(tmp) / f"{layout}.pdf"
-            known[layout] = [[w for w in words(" ".join(page))] for page in make(paths[layout])]
+            drawn = make(paths[layout])
+            known[layout] = [[w for w in words(" ".join(page))] for page in drawn]
+            if layout == "table":  # four cells a row (pdf_layouts.table)
+                table_rows = ["\t".join(page[i:i + 4]) for page in drawn for i in range(0, len(page), 4)]
         acc: dict[str, dict[str, float]] = {n: {} for n in names}
         order: dict[str, dict[str, float]] = {n: {} for n in names}
         gen_speed: dict[str, float] = {}
+        rows_kept: dict[str, float] = {}
         for name in names:
+            lines = {ln for t in extract(name, paths["table"]) for ln in pdf.table_lines(t).splitlines()}
+            rows_kept[name] = sum(row in lines for row in table_rows) / len(table_rows)
             pages = 0
             started = time.perf_counter()
             for _ in range(args.repeats):
@@ -94,15 +103,16 @@ def main(argv: list[str]) -> None:
                         in_order(k, g) for k, g in zip(known[layout], got, strict=False)
                     ) / len(known[layout])
             gen_speed[name] = pages / (time.perf_counter() - started)
-    print("PDF extractors, word accuracy (F1 vs known text) per layout; order = known words in reading order")
+    print("PDF extractors, word accuracy (F1 vs known text) per layout; order = known words in reading "
+          "order; rows = table rows kept as tab-separated cells")
     header = f"{'extractor':<14}" + "".join(f"{layout:>17}" for layout in LAYOUTS)
-    header += f"{'mean':>8}{'order':>8}{'pages/s':>9}"
+    header += f"{'mean':>8}{'order':>8}{'rows':>7}{'pages/s':>9}"
     print(header)
     mean = {n: sum(acc[n].values()) / len(acc[n]) for n in names}
     for name in names:
         row = f"{name:<14}" + "".join(f"{acc[name][layout]:>17.3f}" for layout in LAYOUTS)
         in_reading_order = sum(order[name].values()) / len(order[name])
-        row += f"{mean[name]:>8.3f}{in_reading_order:>8.3f}{gen_speed[name]:>9.1f}"
+        row += f"{mean[name]:>8.3f}{in_reading_order:>8.3f}{rows_kept[name]:>7.2f}{gen_speed[name]:>9.1f}"
         print(row)
     speed = gen_speed
     if args.corpus is not None:

@@ -2,19 +2,21 @@
 
 Measured (bench/pdf_bench.py, this machine, loaded): word F1 1.0 for all four extractors on prose, two
 columns, a ruled table, small type and kerned runs; rotated text: pypdf layout and pdfminer 0.0; a
-/Rotate 90 page: pdfminer 0.0; word gaps narrower than ~1.5 pt ("tight_kerning"): only pdfminer keeps
-them (0.99; pypdf plain 0.12, pypdfium2 and pypdf layout 0.02). Speed on the corpus's 414 real pages:
-pypdfium2 90 pages/s, pypdf plain 5.8, pypdf layout 5.5, pdfminer 2.9. Only pypdfium2 is within 2x of
-the fastest, so it is the default; pypdf plain (best mean accuracy, 0.90 vs 0.89) is the first fallback.
+/Rotate 90 page: pdfminer 0.0; word gaps narrower than ~1.5 pt ("tight_kerning"): pypdfium2 (with the
+character-box gaps of ``pdfium_text``) 1.0, pdfminer 0.99, pypdf plain 0.12, pypdf layout 0.02. Table rows
+kept as tab-separated cells: pypdfium2 and pypdf layout all, pypdf plain and pdfminer none. Speed on the
+corpus's 414 real pages: pypdfium2 27.7 pages/s, pypdf layout 8.3, pypdf plain 5.7, pdfminer 2.2; the box
+reads cost pdfium about half its speed (47 against 96 pages/s on the same pages in one run). pypdfium2 is
+the fastest and the most accurate, so it is the default; pypdf plain is the first fallback.
 
 ``bench/pdf_bench.py`` measures word accuracy against known text (PDFs generated with reportlab in
 several layouts: prose, two columns, a table, rotated text, a rotated page) and pages/s for pypdf
 (plain and layout modes), pdfminer.six and pypdfium2; the default is the most accurate extractor within
 2x of the fastest (``DEFAULT``). A page the default returns nothing for is read again by the
 ``FALLBACKS`` in turn (layout mode returns nothing for rotated text that plain mode reads), and the
-file's warnings say how many pages needed one. Lines of a table keep their cells apart with runs of
-spaces; ``table_lines`` turns such runs into tab-separated rows (the header row first), as DOCX/XLSX
-tables read.
+file's warnings say how many pages needed one. Lines of a table keep their cells apart with a tab
+(pdfium, from the gap between character boxes) or runs of spaces (pypdf layout); ``table_lines`` turns
+aligned runs of such lines into tab-separated rows (the header row first), as DOCX/XLSX tables read.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from graphforge.parsers.base import Extracted, ParsedSpan, ParseLimits, Refused,
 
 NAME = "pypdf"
 _EOF_WINDOW = 64 * 1024
-_GAP_RE = re.compile(r" {2,}")
+_GAP_RE = re.compile(r" {2,}|\t")
 
 Pages = Sequence[int] | None  # 0-based page indices to read; None: all
 Extractor = Callable[[Path, Pages], Iterator[str | BaseException]]
@@ -70,7 +72,7 @@ def pdfium_pages(path: Path, pages: Pages = None) -> Iterator[str | BaseExceptio
             try:
                 page = doc[index]
                 textpage = page.get_textpage()
-                text = textpage.get_text_range()
+                text = pdfium_text(textpage)
                 textpage.close()
                 page.close()
                 yield _tidy(text.replace("\r\n", "\n").replace("\r", "\n"))
@@ -80,6 +82,66 @@ def pdfium_pages(path: Path, pages: Pages = None) -> Iterator[str | BaseExceptio
                 yield exc
     finally:
         doc.close()
+
+
+# Gaps measured between pdfium's loose character boxes (origin to advance, font ascent to descent), in
+# units of the box height (about 1.15 em for Helvetica), on the reportlab layouts of bench/pdf_bench.py:
+# letters of a word abut (gap 0), word spaces are 0.2-1.2 heights, ruled-table cells 5-10 heights apart,
+# and condensed lines whose word gaps are TJ offsets of 1.0-1.4 pt at 10 pt leave 0.085-0.12 heights
+# with no space character at all.
+_CELL_GAP = 2.0   # a space wider than this separates two cells of a table row
+_KERN_GAP = 0.06  # a gap inside a "word" wider than this (and unlike its other gaps) is a word space
+_SPACE_BETWEEN_RE = re.compile(r"(?<=\S) (?=\S)")
+# Glued words are long and hold no digits: short tokens and figures (a table's "1,234,567") cost no box
+# reads, which are most of this function's time.
+_LONG_TOKEN_RE = re.compile(r"(?<!\S)[^\s\d]{8,}(?!\S)")
+_WORD_END = frozenset(".,;:!?)\u201d\u2019'\"")
+
+
+def pdfium_text(textpage: Any) -> str:
+    """pdfium's text of a page, with table cells kept apart by tabs and tightly kerned words split.
+
+    pdfium writes one space however wide the gap it stands for, so a table row reads like prose
+    ("Segment Budget Actual"); it also writes no space where a word gap is narrower than its own
+    threshold ("willservefacilitatethe"). Both are told from the character boxes.
+    """
+    text: str = textpage.get_text_range()
+    if len(text) != textpage.count_chars():
+        return text  # characters outside the BMP: string and box indices no longer line up
+    chars = list(text)
+    import pypdfium2.raw as pdfium_raw  # type: ignore[import-untyped]
+
+    rect, handle, loose_box = pdfium_raw.FS_RECTF(), textpage.raw, pdfium_raw.FPDFText_GetLooseCharBox
+
+    def box(i: int) -> tuple[float, float, float, float]:
+        loose_box(handle, i, rect)
+        return rect.left, rect.bottom, rect.right, rect.top
+
+    def gap(a: tuple[float, ...], b: tuple[float, ...]) -> float | None:
+        """Horizontal gap from box a to box b in heights of a, or None when b is not on a's line."""
+        height = a[3] - a[1]
+        if height <= 0 or abs(a[1] - b[1]) > height / 2:
+            return None
+        return (b[0] - a[2]) / height
+
+    for m in _SPACE_BETWEEN_RE.finditer(text):
+        i = m.start()
+        g = gap(box(i - 1), box(i + 1))
+        if g is not None and g > _CELL_GAP:
+            chars[i] = "\t"
+    for m in _LONG_TOKEN_RE.finditer(text):
+        boxes = [box(i) for i in range(m.start(), m.end())]
+        gaps = [gap(a, b) for a, b in zip(boxes, boxes[1:], strict=False)]
+        known = sorted(g for g in gaps if g is not None)
+        if not known or known[len(known) // 2] > _KERN_GAP / 2:
+            continue  # letter-spaced (tracked) text: every gap is wide, none is a word space
+        for k, g in enumerate(gaps):
+            left, right = text[m.start() + k], text[m.start() + k + 1]
+            # Only between a word's end and a word's start: dot leaders and dashes set apart stay as drawn.
+            if (g is not None and _KERN_GAP < g <= _CELL_GAP and right.isalnum()
+                    and (left.isalnum() or left in _WORD_END)):
+                chars[m.start() + k] += " "
+    return "".join(chars)
 
 
 def pdfminer_pages(path: Path, pages: Pages = None) -> Iterator[str | BaseException]:
@@ -203,14 +265,15 @@ def _read_all(fn: Extractor, path: Path, pages: list[int]) -> list[str | BaseExc
 
 
 def table_lines(text: str) -> str:
-    """Runs of aligned lines whose cells are separated by 2+ spaces become tab-separated rows.
+    """Runs of aligned lines whose cells are separated by a tab or 2+ spaces become tab-separated rows.
 
-    A block of at least 2 consecutive lines with the same number (>= 2) of space-separated cells is a
-    table; single lines and prose are left as they are. Word boundaries are never touched.
+    A block of at least 2 consecutive lines with the same number (>= 2) of cells is a table. Single lines
+    and prose are left as they are, except that a lone tab (a wide gap pdfium saw) reads as a space.
+    Word boundaries are never touched.
     """
     lines = text.split("\n")
     cells = [_GAP_RE.split(line.strip()) if _GAP_RE.search(line.strip()) else None for line in lines]
-    out = list(lines)
+    out = [line.replace("\t", " ") for line in lines]
     i = 0
     while i < len(lines):
         if cells[i] is None:
