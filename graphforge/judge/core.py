@@ -26,6 +26,7 @@ from graphforge.judge.documents import Document, Workbook
 from graphforge.judge.llm_verifier import ModelVerdict, VerdictUnavailable, aask_verdicts
 from graphforge.judge.locations import Location, parse_location
 from graphforge.judge.regions import Footprint, lines
+from graphforge.judge.standing import is_standing, with_standing
 from graphforge.judge.verifiers import Verdict, verify
 from graphforge.judge.view import JudgeView
 from graphforge.models.base import stable_hash
@@ -163,6 +164,7 @@ async def ascore_candidates(view: JudgeView, documents: Sequence[dict[str, Docum
     the calls of all criteria run concurrently (GRAPHFORGE_LLM_CONCURRENCY caps them). Raises
     ``VerdictUnavailable`` (naming every criterion without a verdict) when the model gives none for some.
     """
+    view = with_standing(view)
     ids = list(trajectory_ids) or [str(i) for i in range(len(documents))]
     out: list[dict[str, Verdict]] = [{} for _ in documents]
     asks: list[Awaitable[None]] = []
@@ -177,7 +179,8 @@ async def ascore_candidates(view: JudgeView, documents: Sequence[dict[str, Docum
         for i in range(len(documents)):
             out[i][cid] = det[i]  # the verifier's verdict; replaced below where the model grades
         present = [i for i, doc in enumerate(docs) if doc is not None]
-        if llm is not None and present:
+        # Standing criteria stay deterministic: a model must not rule on text addressed to it.
+        if llm is not None and present and not is_standing(criterion):
             asks.append(_ask(llm, view, criterion, arm, [(i, docs[i]) for i in present], det, out, ledger))
     answers = await asyncio.gather(*asks, return_exceptions=True)
     failures = [r for r in answers if isinstance(r, BaseException)]
@@ -261,6 +264,7 @@ async def ajudge_candidates(
     others are graded jointly. Raises ``VerdictUnavailable`` (nothing is judged) when the model fails.
     """
     name = judge_name(llm if arm is not JudgeArm.RANDOM else None, arm, seed)
+    view = with_standing(view)  # every spec is held to the standing negatives, however old
     checked = [(tid, *check_deliverables(view.spec, files)) for tid, files in candidates]
     valid = [(tid, docs) for tid, report, docs in checked if report.ok]
     verdicts = await ascore_candidates(view, [docs for _, docs in valid], arm, llm=llm, seed=seed,

@@ -94,6 +94,10 @@ def verify(criterion: CriterionSpec, arm: JudgeArm, view: JudgeView, doc: Docume
     """Score one criterion deterministically (a in [0, 1] for positive, v in {0, 1} for negative)."""
     if doc is None:
         return Verdict(0.0, f"deliverable {criterion.target_deliverable!r} is not available")
+    if criterion.check in ("grader", "sources"):
+        from graphforge.judge.standing import verify_standing
+
+        return verify_standing(criterion, arm, view, doc)
     if criterion.check is not None:
         from graphforge.judge.items import verify_check
 

@@ -33,6 +33,17 @@ class WorkspaceFile(BaseModel):
 
     path: str
     sha256: str = ""
+    role: str | None = None  # hidden role ("core", "supporting", "confuser", ...): judge-only
+    superseded_by: list[str] = Field(default_factory=list)  # later versions (SUPERSEDES edges), paths
+
+
+class FigureSource(BaseModel):
+    """Another workspace file that states an anchored figure in agreement (a compare edge), and where."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    path: str
+    locator: str = ""
 
 
 class JudgeView(BaseModel):
@@ -43,6 +54,7 @@ class JudgeView(BaseModel):
     spec: TaskSpec
     anchors: dict[str, list[Anchor]] = Field(default_factory=dict)  # criterion_id -> anchors, in anchor order
     files: list[WorkspaceFile] = Field(default_factory=list)
+    agreeing: dict[str, list[FigureSource]] = Field(default_factory=dict)  # fact_id -> files stating it too
 
     def anchors_of(self, criterion: CriterionSpec) -> list[Anchor]:
         return self.anchors.get(criterion.criterion_id, [])

@@ -107,7 +107,13 @@ def test_anchored_arm_sends_every_criterion_to_the_model_and_fences_the_delivera
     view = sample_view()
     assert len(scripted_llm.chat_requests) == len(view.spec.criteria)  # one call per criterion, all kinds
     assert judgment.judge == judge_name(scripted_chat_model, JudgeArm.ANCHORED)
-    assert all(r.verifier == f"llm:{scripted_chat_model.model}+deterministic-gate" for r in judgment.ratings)
+    graded = [r for r in judgment.ratings if not r.criterion_id.endswith(("-grader", "-sources"))]
+    assert len(graded) == len(view.spec.criteria)
+    assert all(r.verifier == f"llm:{scripted_chat_model.model}+deterministic-gate" for r in graded)
+    # The standing negatives stay deterministic, and the note to the grader in the memo violates one.
+    standing = {r.criterion_id.rsplit("/", 1)[-1]: r for r in judgment.ratings if r not in graded}
+    assert {r.verifier for r in standing.values()} == {"deterministic"}
+    assert standing["s2-grader"].score == 1.0 and judgment.q <= 0
     findings = [r for r in scripted_llm.chat_requests if "section=Findings" in r.last_message["content"]]
     assert findings
     for request in findings:
@@ -149,7 +155,8 @@ def test_unanchored_arm_is_the_same_model_without_anchors_and_without_gate(
     scripted_llm.responder = constant(1.0, "looks right")  # type: ignore[assignment]
     judgment = judge_attempt(view, wrong, JudgeArm.UNANCHORED, trajectory_id=tid, llm=scripted_chat_model)[0]
     assert len(scripted_llm.chat_requests) == len(view.spec.criteria)
-    assert all(r.verifier == f"llm:{scripted_chat_model.model}" for r in judgment.ratings)
+    graded = [r for r in judgment.ratings if not r.criterion_id.endswith(("-grader", "-sources"))]
+    assert all(r.verifier == f"llm:{scripted_chat_model.model}" for r in graded)
     # Fooled by the wrong figure, as an unanchored judge can be; and no anchor reached any prompt.
     assert judgment.q == pytest.approx((11 - 3) / 11)  # positives (weight 11) all met, negatives (3) all fire
     for request in scripted_llm.chat_requests:
