@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
@@ -225,16 +226,36 @@ def _trusted(fact: GraphFact) -> bool:
     return fact.role in TRUSTED
 
 
+@dataclass
+class _Draft:
+    """The spec as it is built: criteria in order, the workbook's sheets and formula cells, the statement's
+    sheet lines, and the anchor facts each source file contributed (for the memo's citations)."""
+
+    spec_id: str
+    book: DeliverableSpec
+    memo: DeliverableSpec
+    facts: dict[str, GraphFact]
+    scale: float  # figures are asked for in this unit (1, 1e3 or 1e6)
+    divisor: str  # the computations' scale suffix ("" or "/1e+06", ...)
+    criteria: list[CriterionSpec] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    sheets: list[str] = field(default_factory=list)
+    formulas: list[str] = field(default_factory=list)
+    used: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # path -> anchor fact ids
+
+    def add(self, **kw: object) -> None:
+        self.criteria.append(CriterionSpec(criterion_id=f"{self.spec_id}/c{len(self.criteria) + 1}", **kw))
+
+
 def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None:
-    """The template spec of one workspace, or None when its graph has nothing checkable."""
+    """The template spec of one workspace, or None when its graph has nothing checkable.
+
+    One step per edge kind fills the workbook (derive: Totals, reconcile: Reconciliation, compare:
+    Summary); then the memo's criteria, then the negative criteria priced from the positive weight.
+    """
     facts = {f.fact_id: f for f in graph.facts}
     numeric = [f for f in graph.facts if f.value_num is not None]
-    scales = Counter(f.scale for f in numeric if f.unit != "%" and _trusted(f))
-    scale = scales.most_common(1)[0][0] if scales else 1.0
-    units = Counter(f.unit for f in numeric if f.unit and f.unit != "%" and _trusted(f))
-    unit = units.most_common(1)[0][0] if units else ""
-    unit_words = (f"{unit} thousand" if scale == 1e3 else f"{unit} million" if scale == 1e6 else unit).strip()
-    divisor = "" if scale == 1.0 else f"/{scale:g}"
+    scale, unit_words = _scale_and_unit(numeric)
     by_kind: dict[str, list[GraphEdge]] = defaultdict(list)
     for e in graph.edges:
         if e.src_fact_id in facts and e.dst_fact_id in facts:
@@ -243,21 +264,49 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
     base_id = "spec-" + stable_hash(graph.workspace_id, COMPILER, length=12)
     spec_id = f"{base_id}@v{version}"
     slug = _slug(graph.name)
-    book = DeliverableSpec(deliverable_id="", name=f"{slug}_review.xlsx", format="xlsx")
-    memo = DeliverableSpec(deliverable_id="", name=f"{slug}_memo.md", format="md",
-                           required_sections=["Summary", "Discrepancies", "Sources"])
-    criteria: list[CriterionSpec] = []
-    lines: list[str] = []
-    sheets: list[str] = []
-    formulas: list[str] = []
-    used: dict[str, list[str]] = defaultdict(list)  # path -> anchor fact ids
+    draft = _Draft(
+        spec_id=spec_id,
+        book=DeliverableSpec(deliverable_id="", name=f"{slug}_review.xlsx", format="xlsx"),
+        memo=DeliverableSpec(deliverable_id="", name=f"{slug}_memo.md", format="md",
+                             required_sections=["Summary", "Discrepancies", "Sources"]),
+        facts=facts,
+        scale=scale,
+        divisor="" if scale == 1.0 else f"/{scale:g}",
+    )
+    chosen_totals = _totals_sheet(draft, by_kind["derive"])
+    _reconciliation_sheet(draft, by_kind["reconcile"])
+    _summary_sheet(draft, by_kind["compare"], by_kind["reconcile"], numeric, chosen_totals)
+    if not draft.criteria:
+        return None
+    mirrors = _confuser_mirrors(draft.criteria, facts, numeric)
+    _memo_criteria(draft, mirrors)
+    _negative_criteria(draft, mirrors)
 
-    def add(**kw: object) -> None:
-        criteria.append(CriterionSpec(criterion_id=f"{spec_id}/c{len(criteria) + 1}", **kw))
+    book = draft.book.model_copy(update={"deliverable_id": f"{spec_id}/{draft.book.name}",
+                                         "required_sheets": draft.sheets,
+                                         "required_formulas": draft.formulas})
+    memo = draft.memo.model_copy(update={"deliverable_id": f"{spec_id}/{draft.memo.name}"})
+    statement = _statement(graph, book, memo, draft.lines, unit_words)
+    return TaskSpec(spec_id=spec_id, base_id=base_id, version=version, workspace_id=graph.workspace_id,
+                    seed_id=graph.seed_id, statement=statement, statement_hash=statement_hash(statement),
+                    deliverables=[book, memo], criteria=draft.criteria, compiler=COMPILER)
 
-    # derive: totals and their parts, in trusted files
+
+def _scale_and_unit(numeric: Sequence[GraphFact]) -> tuple[float, str]:
+    """The trusted figures' most common scale and unit: (scale, unit words for the statement)."""
+    scales = Counter(f.scale for f in numeric if f.unit != "%" and _trusted(f))
+    scale = scales.most_common(1)[0][0] if scales else 1.0
+    units = Counter(f.unit for f in numeric if f.unit and f.unit != "%" and _trusted(f))
+    unit = units.most_common(1)[0][0] if units else ""
+    unit_words = (f"{unit} thousand" if scale == 1e3 else f"{unit} million" if scale == 1e6 else unit).strip()
+    return scale, unit_words
+
+
+def _totals_sheet(d: _Draft, derive: Sequence[GraphEdge]) -> list[GraphFact]:
+    """derive edges: totals and their parts, in trusted files; one Totals row each. Returns the totals."""
+    facts = d.facts
     parts_of: dict[str, list[GraphFact]] = defaultdict(list)
-    for e in by_kind["derive"]:
+    for e in derive:
         parts_of[e.src_fact_id].append(facts[e.dst_fact_id])
     totals = sorted(
         (facts[t] for t in parts_of if _trusted(facts[t]) and all(_trusted(p) for p in parts_of[t])),
@@ -270,7 +319,7 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
         if len(chosen_totals) == MAX_ROWS:
             break
     if chosen_totals:
-        sheets.append("Totals")
+        d.sheets.append("Totals")
         rows = []
         for r, total in enumerate(chosen_totals, start=2):
             parts = sorted(parts_of[total.fact_id], key=lambda p: (p.ordinal, p.fact_id))
@@ -279,32 +328,34 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
                 f"row {r}: {_label(total)} as stated in {_base(total.path)}; its components ({names}) "
                 f"in columns C onward and the total in column B as a formula adding them"
             )
-            value = sum(p.value_num or 0.0 for p in parts) / scale
+            value = sum(p.value_num or 0.0 for p in parts) / d.scale
             anchors = [p.fact_id for p in parts] + [total.fact_id]
-            used[total.path] += anchors
-            add(
+            d.used[total.path] += anchors
+            d.add(
                 polarity=Polarity.POSITIVE,
                 kind=CriterionKind.VALUE,
                 weight=2.0,
                 requirement=f"Totals!B{r} holds {_label(total)}, the sum of its {len(parts)} components",
-                target_deliverable=book.name,
+                target_deliverable=d.book.name,
                 target_location=f"Totals!B{r}",
                 expected=_fmt(value),
                 expected_value=value,
-                computation=f"sum:{len(parts)}{divisor}",
+                computation=f"sum:{len(parts)}{d.divisor}",
                 verification=(
-                    f"Open {book.name}, read Totals!B{r} (the computed value) and compare it with the "
+                    f"Open {d.book.name}, read Totals!B{r} (the computed value) and compare it with the "
                     f"sum of the anchored components within the tolerance; the printed total corroborates."
                 ),
                 anchors=anchors,
             )
-            formulas.append(f"Totals!B{r}")
-        lines.append("Sheet Totals (row 1 headers: Item, Total, Components): " + "; ".join(rows) + ".")
+            d.formulas.append(f"Totals!B{r}")
+        d.lines.append("Sheet Totals (row 1 headers: Item, Total, Components): " + "; ".join(rows) + ".")
+    return chosen_totals
 
-    # reconcile between trusted files: both figures and their difference
-    recon = [
-        e for e in by_kind["reconcile"] if _trusted(facts[e.src_fact_id]) and _trusted(facts[e.dst_fact_id])
-    ]
+
+def _reconciliation_sheet(d: _Draft, reconcile: Sequence[GraphEdge]) -> None:
+    """reconcile edges between trusted files: both figures and their difference, one row each."""
+    facts = d.facts
+    recon = [e for e in reconcile if _trusted(facts[e.src_fact_id]) and _trusted(facts[e.dst_fact_id])]
     seen: set[tuple[str, str, str]] = set()
     recon_rows: list[str] = []
     for e in sorted(recon, key=lambda e: (_rank(facts[e.src_fact_id]), e.src_fact_id, e.dst_fact_id)):
@@ -317,10 +368,10 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
             f"row {r}: {_label(a)} - column C the figure in {_base(a.path)}, column D the figure "
             f"in {_base(b.path)}, column E the difference C minus D as a formula"
         )
-        value = ((a.value_num or 0.0) - (b.value_num or 0.0)) / scale
-        used[a.path].append(a.fact_id)
-        used[b.path].append(b.fact_id)
-        add(
+        value = ((a.value_num or 0.0) - (b.value_num or 0.0)) / d.scale
+        d.used[a.path].append(a.fact_id)
+        d.used[b.path].append(b.fact_id)
+        d.add(
             polarity=Polarity.POSITIVE,
             kind=CriterionKind.VALUE,
             weight=2.0,
@@ -328,34 +379,39 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
                 f"Reconciliation!E{r} holds the difference for {_label(a)} between {_base(a.path)} and "
                 f"{_base(b.path)}"
             ),
-            target_deliverable=book.name,
+            target_deliverable=d.book.name,
             target_location=f"Reconciliation!E{r}",
             expected=_fmt(value),
             expected_value=value,
-            computation=f"difference{divisor}",
+            computation=f"difference{d.divisor}",
             verification=(
                 f"Read Reconciliation!E{r}; it must equal the first anchor minus the second within the "
                 f"tolerance, and C{r}/D{r} must hold the two source figures."
             ),
             anchors=[a.fact_id, b.fact_id],
         )
-        formulas.append(f"Reconciliation!E{r}")
+        d.formulas.append(f"Reconciliation!E{r}")
     if recon_rows:
-        sheets.append("Reconciliation")
-        lines.append("Sheet Reconciliation (row 1 headers: Item, Source 1, Source 2, Figure 1, Figure 2, "
-                     "Difference): " + "; ".join(recon_rows) + ".")
+        d.sheets.append("Reconciliation")
+        d.lines.append("Sheet Reconciliation (row 1 headers: Item, Source 1, Source 2, Figure 1, Figure 2, "
+                       "Difference): " + "; ".join(recon_rows) + ".")
 
-    # compare: figures confirmed by two trusted files, with the change against the earlier period
-    agreeing = [
-        e for e in by_kind["compare"] if _trusted(facts[e.src_fact_id]) and _trusted(facts[e.dst_fact_id])
-    ]
+
+def _summary_sheet(d: _Draft, compare: Sequence[GraphEdge], reconcile: Sequence[GraphEdge],
+                   numeric: Sequence[GraphFact], chosen_totals: Sequence[GraphFact]) -> None:
+    """compare edges: figures confirmed by two trusted files, with the change against the earlier period.
+
+    The Summary sheet comes first in the workbook and the statement, though its criteria follow the others.
+    """
+    facts = d.facts
+    agreeing = [e for e in compare if _trusted(facts[e.src_fact_id]) and _trusted(facts[e.dst_fact_id])]
     summary_rows: list[str] = []
     seen = {_key(t) for t in chosen_totals}
     by_key_file: dict[tuple[tuple[str, str, str], str], GraphFact] = {}
     for f in sorted(numeric, key=_rank):
         if _trusted(f):
             by_key_file.setdefault((_key(f), f.path), f)
-    conflicted = {_key(facts[x]) for e in by_kind["reconcile"] for x in (e.src_fact_id, e.dst_fact_id)
+    conflicted = {_key(facts[x]) for e in reconcile for x in (e.src_fact_id, e.dst_fact_id)
                   if facts[x].role == "confuser"}
     with_prev = {
         _key(f)
@@ -378,30 +434,30 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
         prev_key = (a.metric or "", (a.entity or "").lower(), _previous(a.period) or "")
         prev = by_key_file.get((prev_key, a.path))
         row = f"row {r}: {_label(a)} - column B the figure, confirmed in {_base(a.path)} and {_base(b.path)}"
-        used[a.path].append(a.fact_id)
-        used[b.path].append(b.fact_id)
-        value = (a.value_num or 0.0) / scale
-        add(polarity=Polarity.POSITIVE, kind=CriterionKind.VALUE, weight=1.0,
-            requirement=f"Summary!B{r} holds {_label(a)} as confirmed by two sources",
-            target_deliverable=book.name, target_location=f"Summary!B{r}", expected=_fmt(value),
-            expected_value=value, computation=f"copy{divisor}",
-            verification=f"Read Summary!B{r}; it must equal the first anchor (the second agrees with it).",
-            anchors=[a.fact_id, b.fact_id])
+        d.used[a.path].append(a.fact_id)
+        d.used[b.path].append(b.fact_id)
+        value = (a.value_num or 0.0) / d.scale
+        d.add(polarity=Polarity.POSITIVE, kind=CriterionKind.VALUE, weight=1.0,
+              requirement=f"Summary!B{r} holds {_label(a)} as confirmed by two sources",
+              target_deliverable=d.book.name, target_location=f"Summary!B{r}", expected=_fmt(value),
+              expected_value=value, computation=f"copy{d.divisor}",
+              verification=f"Read Summary!B{r}; it must equal the first anchor (the second agrees with it).",
+              anchors=[a.fact_id, b.fact_id])
         if prev is not None and prev.value_num:
             row += (
                 f"; column C the change against {_period_words(prev.period)} as a formula giving a fraction "
                 f"of the earlier figure, not as a percentage"
             )
             change = ((a.value_num or 0.0) - prev.value_num) / prev.value_num
-            used[prev.path].append(prev.fact_id)
-            add(
+            d.used[prev.path].append(prev.fact_id)
+            d.add(
                 polarity=Polarity.POSITIVE,
                 kind=CriterionKind.VALUE,
                 weight=1.0,
                 requirement=(
                     f"Summary!C{r} holds the change of {_label(a)} against {_period_words(prev.period)}"
                 ),
-                target_deliverable=book.name,
+                target_deliverable=d.book.name,
                 target_location=f"Summary!C{r}",
                 expected=f"{change:.4f}",
                 expected_value=change,
@@ -410,50 +466,50 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
                 verification=f"Read Summary!C{r}; it must equal (first anchor - second) / second.",
                 anchors=[a.fact_id, prev.fact_id],
             )
-            formulas.append(f"Summary!C{r}")
+            d.formulas.append(f"Summary!C{r}")
         summary_rows.append(row)
     if summary_rows:
-        sheets.insert(0, "Summary")
-        lines.insert(
+        d.sheets.insert(0, "Summary")
+        d.lines.insert(
             0, "Sheet Summary (row 1 headers: Item, Figure, Change): " + "; ".join(summary_rows) + "."
         )
-    if not criteria:
-        return None
 
-    mirrors = _confuser_mirrors(criteria, facts, numeric)
 
-    # citations: the memo names every source file it drew on
-    for path in sorted(used):
-        add(polarity=Polarity.POSITIVE, kind=CriterionKind.CITATION, weight=0.5,
-            requirement=f"The Sources section of {memo.name} cites {_base(path)}",
-            target_deliverable=memo.name, target_location="section=Sources", expected=_base(path),
-            verification=f"Search the Sources section of {memo.name} for the file name {_base(path)}.",
-            anchors=sorted(set(used[path]))[:3])
-    all_anchors = sorted({a for c in criteria if c.polarity is Polarity.POSITIVE for a in c.anchors})
-    add(
+def _memo_criteria(d: _Draft, mirrors: Sequence[_Mirror]) -> None:
+    """The memo's citations (every source file drawn on), both deliverables' structure, and, when a
+    superseded file would change a figure, the Discrepancies explanation."""
+    book, memo = d.book, d.memo
+    for path in sorted(d.used):
+        d.add(polarity=Polarity.POSITIVE, kind=CriterionKind.CITATION, weight=0.5,
+              requirement=f"The Sources section of {memo.name} cites {_base(path)}",
+              target_deliverable=memo.name, target_location="section=Sources", expected=_base(path),
+              verification=f"Search the Sources section of {memo.name} for the file name {_base(path)}.",
+              anchors=sorted(set(d.used[path]))[:3])
+    all_anchors = sorted({a for c in d.criteria if c.polarity is Polarity.POSITIVE for a in c.anchors})
+    d.add(
         polarity=Polarity.POSITIVE,
         kind=CriterionKind.STRUCTURE,
         weight=1.0,
         requirement=(
-            f"{book.name} has the sheets {', '.join(sheets)} "
-            f"and formulas in {', '.join(formulas) or 'no cell'}"
+            f"{book.name} has the sheets {', '.join(d.sheets)} "
+            f"and formulas in {', '.join(d.formulas) or 'no cell'}"
         ),
         target_deliverable=book.name,
         target_location=None,
-        expected=", ".join(sheets),
+        expected=", ".join(d.sheets),
         verification=(
             "Open the workbook; every required sheet exists and every listed cell holds a formula "
             "(text starting with '=')."
         ),
         anchors=all_anchors[:5],
     )
-    add(polarity=Polarity.POSITIVE, kind=CriterionKind.STRUCTURE, weight=0.5,
-        requirement=f"{memo.name} has the sections Summary, Discrepancies and Sources",
-        target_deliverable=memo.name, target_location=None, expected="Summary, Discrepancies, Sources",
-        verification="Find a heading for each required section in the memo.", anchors=all_anchors[:3])
+    d.add(polarity=Polarity.POSITIVE, kind=CriterionKind.STRUCTURE, weight=0.5,
+          requirement=f"{memo.name} has the sections Summary, Discrepancies and Sources",
+          target_deliverable=memo.name, target_location=None, expected="Summary, Discrepancies, Sources",
+          verification="Find a heading for each required section in the memo.", anchors=all_anchors[:3])
     if mirrors:
         superseded = sorted({m.anchors[0] for m in mirrors} | {a for m in mirrors for a in m.replaced})
-        add(
+        d.add(
             polarity=Polarity.POSITIVE,
             kind=CriterionKind.QUALITATIVE,
             weight=1.0,
@@ -470,33 +526,28 @@ def compile_template(graph: WorkspaceGraph, version: int = 1) -> TaskSpec | None
             anchors=superseded[:6],
         )
 
-    # negative: one per reported figure a superseded (confuser) file would change; added last, priced from the
-    # total positive weight so one violation alone keeps the attempt below admission.
-    total_weight = sum(c.weight for c in criteria if c.polarity is Polarity.POSITIVE)
+
+def _negative_criteria(d: _Draft, mirrors: Sequence[_Mirror]) -> None:
+    """One negative per reported figure a superseded (confuser) file would change; added last, priced from the
+    total positive weight so one violation alone keeps the attempt below admission."""
+    total_weight = sum(c.weight for c in d.criteria if c.polarity is Polarity.POSITIVE)
     for m in mirrors:
         c = m.mirror
         where = f"{c.target_location} of {c.target_deliverable}"
-        source = facts[m.anchors[0]]
-        add(polarity=Polarity.NEGATIVE, kind=CriterionKind.VALUE,
-            weight=negative_weight(c.weight, total_weight),
-            requirement=f"{c.target_location} does not hold {m.what} as the superseded {_base(source.path)} "
-                        f"would give it",
-            target_deliverable=c.target_deliverable, target_location=c.target_location,
-            expected=_fmt(m.value), expected_value=m.value, tolerance=c.tolerance, computation=m.computation,
-            verification=(f"Violated (1) only when {where} holds the value that the computation gives over "
-                          f"the first anchors (the superseded figures, from {source.path}) within the "
-                          f"tolerance, and that value is not also the value the positive criterion "
-                          f"{c.criterion_id} at the same location expects; the last anchors are the trusted "
-                          f"figures it replaces. Else 0."),
-            anchors=[*m.anchors, *m.replaced])
-
-    book = book.model_copy(update={"deliverable_id": f"{spec_id}/{book.name}", "required_sheets": sheets,
-                                   "required_formulas": formulas})
-    memo = memo.model_copy(update={"deliverable_id": f"{spec_id}/{memo.name}"})
-    statement = _statement(graph, book, memo, lines, unit_words)
-    return TaskSpec(spec_id=spec_id, base_id=base_id, version=version, workspace_id=graph.workspace_id,
-                    seed_id=graph.seed_id, statement=statement, statement_hash=statement_hash(statement),
-                    deliverables=[book, memo], criteria=criteria, compiler=COMPILER)
+        source = d.facts[m.anchors[0]]
+        d.add(polarity=Polarity.NEGATIVE, kind=CriterionKind.VALUE,
+              weight=negative_weight(c.weight, total_weight),
+              requirement=f"{c.target_location} does not hold {m.what} as the superseded "
+                          f"{_base(source.path)} would give it",
+              target_deliverable=c.target_deliverable, target_location=c.target_location,
+              expected=_fmt(m.value), expected_value=m.value, tolerance=c.tolerance,
+              computation=m.computation,
+              verification=(f"Violated (1) only when {where} holds the value that the computation gives over "
+                            f"the first anchors (the superseded figures, from {source.path}) within the "
+                            f"tolerance, and that value is not also the value the positive criterion "
+                            f"{c.criterion_id} at the same location expects; the last anchors are the "
+                            f"trusted figures it replaces. Else 0."),
+              anchors=[*m.anchors, *m.replaced])
 
 
 def _statement(graph: WorkspaceGraph, book: DeliverableSpec, memo: DeliverableSpec, lines: Sequence[str],
