@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from graphforge import cypher
 from graphforge.errors import GraphforgeError
 from graphforge.graph import Graph
-from graphforge.models.base import Row
+from graphforge.models.base import Row, stable_hash
 from graphforge.models.spec import AgentView, CriterionSpec, DeliverableSpec, TaskSpec
 
 MERGE_TASK_SPECS = cypher.load("specs/merge_task_specs")
@@ -20,6 +20,8 @@ DELETE_STALE_SPEC_PARTS = cypher.load("specs/delete_stale_spec_parts")
 GET_TASK_SPEC = cypher.load("specs/get_task_spec")
 GET_WORKSPACE_FILES = cypher.load("specs/get_workspace_files")
 GET_CRITERION_ANCHORS = cypher.load("specs/get_criterion_anchors")
+GET_SPEC_VERSIONS = cypher.load("specs/get_spec_versions")
+LINK_PREVIOUS_VERSIONS = cypher.load("specs/link_previous_versions")
 
 
 class SpecNotFoundError(GraphforgeError):
@@ -39,6 +41,9 @@ class TaskSpecRow(Row):
     revised_from: str | None
     family: str | None
     family_reason: str
+    # sha256 over the (path, sha256) of every file of the workspace when the spec was compiled; None: unknown
+    # (hand-saved specs, revisions), and a re-save keeps what was recorded.
+    workspace_fingerprint: str | None = None
 
 
 class DeliverableRow(Row):
@@ -119,18 +124,101 @@ def spec_rows(spec: TaskSpec) -> tuple[TaskSpecRow, list[DeliverableRow], list[C
     return head, deliverables, criteria
 
 
-def save_spec(graph: Graph, spec: TaskSpec) -> int:
+def save_spec(graph: Graph, spec: TaskSpec, workspace_fingerprint: str | None = None) -> int:
     """Write a spec (node, deliverables, criteria, TARGETS and ANCHORED_TO edges); idempotent.
 
-    Returns the number of rows written. Parts a previous save listed but this spec does not are removed.
+    Returns the number of rows written. Parts a previous save listed but this spec does not are removed: this
+    rewrites the spec in place. Compiled specs go through ``save_version``, which never does.
     """
     head, deliverables, criteria = spec_rows(spec)
+    head = head.model_copy(update={"workspace_fingerprint": workspace_fingerprint})
     written = graph.write(MERGE_TASK_SPECS, [head])
     keep = [d.deliverable_id for d in deliverables] + [c.criterion_id for c in criteria]
     graph.execute(DELETE_STALE_SPEC_PARTS, spec_id=spec.spec_id, keep_ids=keep)
     written += graph.write(MERGE_DELIVERABLES, deliverables)
     written += graph.write(MERGE_CRITERIA, criteria)
     return written
+
+
+class PreviousVersionRow(Row):
+    spec_id: str
+    previous: str
+
+
+class SavedVersion(BaseModel):
+    """What ``save_version`` did with a compiled spec."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    spec: TaskSpec  # the spec as it is in the graph now (a new version carries its new id)
+    outcome: Literal["new", "unchanged", "new_version"]
+    previous: str | None = None  # the version a new version follows (PREVIOUS_VERSION)
+
+
+def workspace_fingerprint(graph: Graph, workspace_id: str) -> str:
+    """sha256 over the (path, sha256) of every file of a workspace: changes when any file is added, removed,
+    renamed or edited."""
+    rows = graph.read_dicts(GET_WORKSPACE_FILES, workspace_id=workspace_id)
+    return stable_hash(sorted((str(r["path"]), str(r["sha256"])) for r in rows), length=32)
+
+
+def content_key(spec: TaskSpec) -> str:
+    """A hash of what a spec asks and checks, without its id and version (ids inside it are made relative)."""
+    prefix = spec.spec_id + "/"
+    body = spec.model_dump(mode="json", exclude={"spec_id", "version", "revised_from"})
+    for part in ("deliverables", "criteria"):
+        for item in body[part]:
+            for key in ("deliverable_id", "criterion_id"):
+                if isinstance(item.get(key), str) and item[key].startswith(prefix):
+                    item[key] = item[key][len(prefix):]
+    return stable_hash(body, length=32)
+
+
+def as_version(spec: TaskSpec, version: int) -> TaskSpec:
+    """The same spec under ``<base_id>@v<version>`` (its deliverable and criterion ids follow)."""
+    new_id = f"{spec.base_id}@v{version}"
+    old = spec.spec_id + "/"
+
+    def moved(value: str) -> str:
+        return new_id + "/" + value[len(old):] if value.startswith(old) else value
+
+    return spec.model_copy(update={
+        "spec_id": new_id, "version": version,
+        "deliverables": [d.model_copy(update={"deliverable_id": moved(d.deliverable_id)})
+                         for d in spec.deliverables],
+        "criteria": [c.model_copy(update={"criterion_id": moved(c.criterion_id)}) for c in spec.criteria],
+    })
+
+
+def save_version(graph: Graph, spec: TaskSpec) -> SavedVersion:
+    """Save a compiled spec as a version: a spec is never overwritten once saved.
+
+    - No version of its base yet: saved as it is.
+    - The newest compiled version (not a revision) asks and checks the same over the same workspace files:
+      nothing is written (re-compiling an unchanged workspace changes nothing).
+    - Otherwise (the workspace or what it compiles to changed): saved as the next version number of its base,
+      linked ``(new)-[:PREVIOUS_VERSION]->(newest)``; older versions keep their criteria, anchors and
+      trajectories.
+    """
+    fingerprint = workspace_fingerprint(graph, spec.workspace_id)
+    versions = graph.read_dicts(GET_SPEC_VERSIONS, base_id=spec.base_id)
+    if not versions:
+        save_spec(graph, spec, fingerprint)
+        return SavedVersion(spec=spec, outcome="new")
+    compiled = [v for v in versions if v["revised_from"] is None]
+    if compiled:
+        latest = load_spec(graph, str(compiled[0]["spec_id"]))
+        same_files = compiled[0]["workspace_fingerprint"] in (None, fingerprint)
+        if same_files and content_key(latest) == content_key(spec):
+            if compiled[0]["workspace_fingerprint"] is None:  # saved before fingerprints: record it, once
+                save_spec(graph, latest, fingerprint)
+            return SavedVersion(spec=latest, outcome="unchanged")
+    newest = versions[0]
+    fresh = as_version(spec, int(newest["version"]) + 1)
+    save_spec(graph, fresh, fingerprint)
+    graph.write(LINK_PREVIOUS_VERSIONS, [PreviousVersionRow(spec_id=fresh.spec_id,
+                                                            previous=str(newest["spec_id"]))])
+    return SavedVersion(spec=fresh, outcome="new_version", previous=str(newest["spec_id"]))
 
 
 def save_specs(graph: Graph, specs: Iterable[TaskSpec]) -> int:

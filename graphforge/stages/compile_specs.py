@@ -51,6 +51,7 @@ class CompileSpecsParams(BaseModel):
 
 class CompiledSpec(BaseModel):
     spec_id: str
+    version: int = 1  # a workspace that changed since the last compile gets the next version of its spec
     workspace_id: str
     family: str | None = None
     family_reason: str = ""
@@ -259,10 +260,12 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
             if problems:
                 skipped[f"{workspace_id}:{family.name}"] = "; ".join(problems[:5])
                 continue
-            specs_store.save_spec(ctx.graph, spec)
+            # Never overwritten: a changed workspace gives the next version, an unchanged one writes nothing.
+            spec = specs_store.save_version(ctx.graph, spec).spec
             out.append(
                 CompiledSpec(
                     spec_id=spec.spec_id,
+                    version=spec.version,
                     workspace_id=workspace_id,
                     family=spec.family,
                     family_reason=spec.family_reason,
