@@ -37,12 +37,38 @@ _PROMISED = {
     ".pdf": FileFormat.PDF,
     ".xlsx": FileFormat.XLSX,
     ".xlsm": FileFormat.XLSX,
+    ".xltx": FileFormat.XLSX,
+    ".xltm": FileFormat.XLSX,
     ".docx": FileFormat.DOCX,
+    ".docm": FileFormat.DOCX,
+    ".dotx": FileFormat.DOCX,
+    ".dotm": FileFormat.DOCX,
     ".pptx": FileFormat.PPTX,
+    ".pptm": FileFormat.PPTX,
+    ".potx": FileFormat.PPTX,
     ".png": FileFormat.IMAGE,
     ".jpg": FileFormat.IMAGE,
     ".jpeg": FileFormat.IMAGE,
+    ".gif": FileFormat.IMAGE,
+    ".tif": FileFormat.IMAGE,
+    ".tiff": FileFormat.IMAGE,
+    ".webp": FileFormat.IMAGE,
 }
+# Binary formats GraphForge does not read: their real bytes get their own refusal (legacy Office, a zip
+# that is no Office document); text under such a name is refused too, and a readable format under it (a
+# DOCX named .zip) is read by its content.
+_PROMISED_UNREAD = {
+    ".xls": "XLS",
+    ".doc": "DOC",
+    ".ppt": "PPT",
+    ".odt": "ODT",
+    ".ods": "ODS",
+    ".odp": "ODP",
+    ".zip": "a zip archive",
+}
+_TEXT_FORMATS = frozenset(
+    {FileFormat.TEXT, FileFormat.MARKDOWN, FileFormat.CSV, FileFormat.HTML, FileFormat.JSON, FileFormat.XML}
+)
 _LABEL = {
     FileFormat.PDF: "PDF",
     FileFormat.XLSX: "XLSX",
@@ -69,8 +95,9 @@ class Detection:
 def detect_format(path: Path) -> Detection:
     """Decide a file's format from its bytes. Never raises for bad content; unreadable paths raise OSError.
 
-    A name that promises a binary format (``.pdf``, ``.xlsx``, ``.docx``, ``.pptx``, ``.png``, ``.jpg``)
-    over other bytes gives a refusal "content is X, not Y": such a file is never stored as text.
+    A name that promises a binary format (``.pdf``, ``.xlsx``, ``.docx``, ``.pptx``, images, and the
+    legacy Office, OpenDocument and zip names) over other bytes gives a refusal "content is X, not Y":
+    such a file is never stored as text.
     """
     with path.open("rb") as fh:
         head = fh.read(SNIFF_BYTES)
@@ -89,6 +116,10 @@ def detect_format(path: Path) -> Detection:
             found.detail,
             f"content is {_LABEL[found.format]}, not {_LABEL[promised]} (the name says {ext})",
         )
+    unread = _PROMISED_UNREAD.get(ext)
+    if unread is not None and found.format in _TEXT_FORMATS and found.refusal is None:
+        return Detection(found.format, found.detail,
+                         f"content is {_LABEL[found.format]}, not {unread} (the name says {ext})")
     return found
 
 
