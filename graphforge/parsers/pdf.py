@@ -5,9 +5,9 @@ columns, a ruled table, small type and kerned runs; rotated text: pypdf layout a
 /Rotate 90 page: pdfminer 0.0; word gaps narrower than ~1.5 pt ("tight_kerning"): pypdfium2 (with the
 character-box gaps of ``pdfium_text``) 1.0, pdfminer 0.99, pypdf plain 0.12, pypdf layout 0.02. Table rows
 kept as tab-separated cells: pypdfium2 and pypdf layout all, pypdf plain and pdfminer none. Speed on the
-corpus's 414 real pages: pypdfium2 27.7 pages/s, pypdf layout 8.3, pypdf plain 5.7, pdfminer 2.2; the box
-reads cost pdfium about half its speed (47 against 96 pages/s on the same pages in one run). pypdfium2 is
-the fastest and the most accurate, so it is the default; pypdf plain is the first fallback.
+corpus's 414 real pages, one run: pypdfium2 29.0 pages/s, pypdf plain 4.6, pypdf layout 4.5, pdfminer
+2.4; the box reads cost pdfium about half its speed (47 against 96 pages/s on the same pages in one run).
+pypdfium2 is the fastest and the most accurate, so it is the default; pypdf plain is the first fallback.
 
 ``bench/pdf_bench.py`` measures word accuracy against known text (PDFs generated with reportlab in
 several layouts: prose, two columns, a table, rotated text, a rotated page) and pages/s for pypdf
