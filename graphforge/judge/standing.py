@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from graphforge.figures.dates import find_dates, parse_date
 from graphforge.figures.numbers import find_numbers, matches_value
 from graphforge.judge.documents import Document, Workbook
 from graphforge.judge.locations import Location
@@ -137,7 +138,8 @@ def _grader(criterion: CriterionSpec, doc: Document) -> Verdict:
 
 @dataclass(frozen=True)
 class _Figure:
-    value: float
+    value: float | None  # a number in full units, or None for a date
+    iso: str | None  # a date (YYYY-MM-DD), or None for a number
     percent: bool
     tolerance: float
     direct: frozenset[tuple[str, str]]  # (path, locator) of the anchored facts it comes from
@@ -166,8 +168,8 @@ def bad_files(view: JudgeView) -> dict[str, str]:
 
 
 def figures(view: JudgeView) -> list[_Figure]:
-    """Every anchored figure of the spec (each anchor's number and each positive value's result), with the
-    files and places that hold it."""
+    """Every anchored figure of the spec (each anchor's number or full date, each positive value's result),
+    with the files and places that hold it."""
     bad = bad_files(view)
     out: list[_Figure] = []
     seen: set[str] = set()
@@ -179,18 +181,26 @@ def figures(view: JudgeView) -> list[_Figure]:
     for c in view.spec.criteria:
         anchors = [a for a in view.anchors_of(c) if a.path]
         for a in anchors:
-            value = recover(a)
-            if a.fact_id in seen or value is None or _trivial(value):
+            if a.fact_id in seen:
                 continue
             seen.add(a.fact_id)
+            place = frozenset({(a.path or "", a.locator)})
+            iso = parse_date(a.value) if c.fact_kind in (None, "date") else None
+            if iso is not None and len(iso) == 10:  # a full date: a deadline, an effective date
+                out.append(_Figure(None, iso, False, 0.0, place, agreeing([a.fact_id]),
+                                   a.statement or a.fact_id))
+                continue
+            value = recover(a)
+            if value is None or _trivial(value):
+                continue
             percent = (a.unit or "").strip() == "%" or a.value.strip().endswith("%")
-            out.append(_Figure(value, percent, c.tolerance, frozenset({(a.path or "", a.locator)}),
-                               agreeing([a.fact_id]), a.statement or a.fact_id))
+            out.append(_Figure(value, None, percent, c.tolerance, place, agreeing([a.fact_id]),
+                               a.statement or a.fact_id))
         if (c.polarity is Polarity.POSITIVE and c.kind is CriterionKind.VALUE and c.check is None
                 and len(anchors) > 1):
             exp = expected_value(c, anchors)
             if exp.value is not None and not _trivial(exp.value):
-                out.append(_Figure(exp.value, is_percent(c, anchors), c.tolerance,
+                out.append(_Figure(exp.value, None, is_percent(c, anchors), c.tolerance,
                                    frozenset((a.path or "", a.locator) for a in anchors),
                                    agreeing([a.fact_id for a in anchors]), c.requirement))
     return out
@@ -226,9 +236,18 @@ def _clauses(line: Line) -> list[Line]:
     return [Line(p, line.where, line.footprint) for p in parts if p.strip()]
 
 
-def _numbers(text: str, paths: list[str]) -> list[float]:
+def _stated(text: str, paths: list[str]) -> tuple[list[float], set[str]]:
+    """The numbers and dates a clause states, leaving out file names and locators (page 3, Sheet!B4)."""
     bare = KEYED_LOCATOR_RE.sub(" ", SHEET_REF_RE.sub(" ", strip_file_names(text, paths)))
-    return [v for v, _, _ in find_numbers(bare)]
+    return [v for v, _, _ in find_numbers(bare)], {d.iso for d in find_dates(bare)}
+
+
+def _states(figure: _Figure, numbers: list[float], dates: set[str]) -> bool:
+    if figure.iso is not None:
+        return figure.iso in dates
+    value = figure.value
+    return value is not None and any(matches_value(v * k, value, figure.tolerance, figure.percent)
+                                     for v in numbers for k in _SCALES)
 
 
 def _at_place(c: Citation, places: set[str]) -> bool:
@@ -249,9 +268,8 @@ def _sources(criterion: CriterionSpec, view: JudgeView, doc: Document) -> Verdic
             cites = [c for c in citations([clause], view.paths, ignore) if c.path is not None]
             if not cites:
                 continue
-            stated = _numbers(clause.text, view.paths)
-            matched = [f for f in known if any(matches_value(v * k, f.value, f.tolerance, f.percent)
-                                               for v in stated for k in _SCALES)]
+            numbers, dates = _stated(clause.text, view.paths)
+            matched = [f for f in known if _states(f, numbers, dates)]
             if not matched:
                 continue
             checked += 1
