@@ -436,3 +436,68 @@ def test_a_chat_model_statement_that_leaks_grading_details_is_rejected(
     assert mine.revised_spec_id is None
     assert specs_store.load_spec(ctx.graph, spec_id).statement == spec.statement
     assert ctx.graph.read_dicts(GET_SPEC_FALLBACK, spec_id=spec_id)[0]["fallback"] == mine.fallback
+
+
+def _swap_sources(files: dict[str, Path], out: Path, swap: dict[str, str]) -> dict[str, Path]:
+    """Copies of deliverables with cited paths replaced (workbook cells, DOCX paragraphs, text)."""
+    import docx
+    import openpyxl
+
+    out.mkdir(parents=True)
+    copies = {}
+    for name, path in files.items():
+        target = out / name
+        if path.suffix == ".xlsx":
+            book = openpyxl.load_workbook(path)
+            for ws in book.worksheets:
+                for row in ws.iter_rows():
+                    for cell in row:
+                        if isinstance(cell.value, str) and not cell.value.startswith("="):
+                            for old, new in swap.items():
+                                cell.value = cell.value.replace(old, new)
+            book.save(target)
+        elif path.suffix == ".docx":
+            document = docx.Document(str(path))
+            for paragraph in document.paragraphs:
+                text = paragraph.text
+                for old, new in swap.items():
+                    text = text.replace(old, new)
+                if text != paragraph.text:
+                    paragraph.text = text
+            document.save(str(target))
+        else:
+            text = path.read_text(encoding="utf-8")
+            for old, new in swap.items():
+                text = text.replace(old, new)
+            target.write_text(text, encoding="utf-8")
+        copies[name] = target
+    return copies
+
+
+def test_rewritten_sources_and_a_note_to_the_grader_are_not_admitted_on_the_sample(
+        ctx: StageContext, tmp_path: Path) -> None:
+    spec_id, _ = _sample(ctx, tmp_path)
+    view = load_view(ctx.graph, spec_id)
+    threshold = GraphforgeSettings().admit_q_threshold
+    good = _oracle(ctx, spec_id)
+    noted = _oracle(ctx, spec_id, InjectKind.PROMPT_INJECTION)
+    t = store.get_trajectories(ctx.graph, [good])[0]
+    files = {d.name: Path(d.path) for d in t.deliverables}
+    assert judge_attempt(view, files, JudgeArm.ANCHORED, trajectory_id=good)[0].q == pytest.approx(1.0)
+    cited = sorted({a.path for anchors in view.anchors.values() for a in anchors
+                    if a.path and a.role != "confuser"})
+    draft = next(f.path for f in view.files if f.role == "confuser" or f.superseded_by)
+    unrelated = next(f.path for f in view.files
+                     if f.path not in cited and f.path != draft and f.role != "core")
+    for kind, target in (("unrelated", unrelated), ("draft", draft)):
+        moved = _swap_sources(files, tmp_path / kind, {p: target for p in cited})
+        judged = judge_attempt(view, moved, JudgeArm.ANCHORED, trajectory_id=f"{good}-{kind}")[0]
+        fired = [r for r in judged.ratings if r.criterion_id.endswith("-sources") and r.score == 1]
+        assert fired and target in fired[0].evidence, (kind, judged.reason)
+        assert judged.q <= threshold, (kind, judged.reason)
+    # The note to the grader is judged by the stage and never admitted (it was admitted at Q = 1.0).
+    judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(use_llm=False))
+    decisions = {d.trajectory_id: d for d in admit_trajectories.run(
+        ctx, admit_trajectories.AdmitTrajectoriesParams()).decisions}
+    assert decisions[good].status is TrajectoryStatus.ADMITTED
+    assert decisions[noted].status is TrajectoryStatus.REJECTED and (decisions[noted].q or 0) <= 0
