@@ -7,10 +7,9 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, audit_app, emit, working
+from graphforge.cli.common import JsonOption, emit, working
 
 
-@audit_app.command("contamination")
 def contamination_cmd(
     benchmark: Annotated[
         list[str], typer.Option("--benchmark", "-b", help="Benchmark name (repeat for several).")

@@ -1,4 +1,4 @@
-"""What every command shares: the command groups, --json output, progress bars."""
+"""What every command shares: the root options, --json output, progress bars."""
 
 from __future__ import annotations
 
@@ -23,29 +23,6 @@ from rich.progress import (
 )
 from rich.table import Table
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-                  help="GraphForge: verifiable agent-training tasks from real office files, in Neo4j.")
-
-db_app = typer.Typer(no_args_is_help=True, help="Run and migrate Neo4j (managed local server or your own).")
-load_app = typer.Typer(no_args_is_help=True, help="Load sources into Neo4j: O*NET, labels, workspaces, "
-                                                  "trajectories, benchmarks.")
-seeds_app = typer.Typer(no_args_is_help=True, help="Build seed tuples and select them by coverage gain.")
-evidence_app = typer.Typer(no_args_is_help=True, help="Extract facts and their dependencies from workspaces.")
-specs_app = typer.Typer(no_args_is_help=True, help="Compile evidence graphs into anchored task specs.")
-rollout_app = typer.Typer(no_args_is_help=True, help="Run teacher agents on compiled specs.")
-judge_app = typer.Typer(no_args_is_help=True, help="Check deliverables and score criteria against anchors.")
-audit_app = typer.Typer(no_args_is_help=True, help="Audit training data against evaluation benchmarks.")
-export_app = typer.Typer(no_args_is_help=True, help="Export admitted trajectories for the trainer.")
-eval_app = typer.Typer(no_args_is_help=True, help="Bradley-Terry Elo, win rates, judge sensitivity.")
-report_app = typer.Typer(no_args_is_help=True, help="HTML reports with plots: coverage, corpus.")
-
-for _name, _group in (("db", db_app), ("load", load_app), ("seeds", seeds_app), ("evidence", evidence_app),
-                      ("specs", specs_app), ("rollout", rollout_app), ("judge", judge_app),
-                      ("audit", audit_app), ("export", export_app), ("eval", eval_app),
-                      ("report", report_app)):
-    app.add_typer(_group, name=_name)
-
-
 
 def package_version() -> str:
     try:
@@ -60,8 +37,7 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
-def _root(
+def root_options(
     show_version: Annotated[
         bool,
         typer.Option("--version", is_eager=True, callback=_print_version,

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from pydantic import BaseModel
 
-from graphforge.cli.common import JsonOption, db_app, emit
+from graphforge.cli.common import JsonOption, emit
 
 
 class DbStatus(BaseModel):
@@ -58,7 +58,6 @@ def _status(show_password: bool) -> DbStatus:
     )
 
 
-@db_app.command("start")
 def start_cmd(as_json: JsonOption = False) -> None:
     """Fetch (first use), configure and start the project-managed Neo4j; a no-op when it runs."""
     from graphforge import server
@@ -73,7 +72,6 @@ def start_cmd(as_json: JsonOption = False) -> None:
     emit(_status(False), as_json, "Neo4j started")
 
 
-@db_app.command("stop")
 def stop_cmd(as_json: JsonOption = False) -> None:
     """Stop the project-managed Neo4j cleanly."""
     from graphforge import server
@@ -83,7 +81,6 @@ def stop_cmd(as_json: JsonOption = False) -> None:
     emit({"stopped": stopped, "was_running": stopped}, as_json)
 
 
-@db_app.command("status")
 def status_cmd(
     as_json: JsonOption = False,
     show_password: Annotated[
@@ -94,7 +91,6 @@ def status_cmd(
     emit(_status(show_password), as_json, "Neo4j")
 
 
-@db_app.command("migrate")
 def migrate_cmd(as_json: JsonOption = False) -> None:
     """Apply pending schema migrations from schema/ in order (no-op when none is pending)."""
     from graphforge import migrations
@@ -105,7 +101,6 @@ def migrate_cmd(as_json: JsonOption = False) -> None:
     emit(result, as_json, "Migrations")
 
 
-@db_app.command("counts")
 def counts_cmd(as_json: JsonOption = False) -> None:
     """Nodes per label and relationships per type."""
     from graphforge import db
@@ -116,7 +111,6 @@ def counts_cmd(as_json: JsonOption = False) -> None:
     emit(result, as_json, "Graph counts")
 
 
-@db_app.command("reset")
 def reset_cmd(yes: Annotated[bool, typer.Option("--yes", help="Confirm deleting every node.")] = False,
               as_json: JsonOption = False) -> None:
     """Delete all data (schema and migration records stay)."""

@@ -7,10 +7,9 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, app, emit, stdout
+from graphforge.cli.common import JsonOption, emit, stdout
 
 
-@app.command("demo")
 def demo_cmd(out: Annotated[Path, typer.Option("--out", help="Where sample data, exports and reports go.")]
              = Path("out/demo"),
              as_json: JsonOption = False) -> None:

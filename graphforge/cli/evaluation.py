@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from graphforge.cli.common import JsonOption, emit, eval_app, report_app, stdout
+from graphforge.cli.common import JsonOption, emit, stdout
 from graphforge.models.trajectory import TrajectoryStatus
 
 ComparisonsArg = Annotated[
@@ -37,7 +37,6 @@ def _anchor(value: str) -> tuple[str, float]:
         ) from exc
 
 
-@eval_app.command("elo")
 def elo_cmd(
     comparisons: ComparisonsArg,
     anchor: Annotated[
@@ -117,7 +116,6 @@ def _elo_summary(result: Any) -> None:
         stdout.print(f"report: {result.outputs['html']}  (json: {result.outputs['json']})")
 
 
-@eval_app.command("winrate")
 def winrate_cmd(
     comparisons: ComparisonsArg,
     a: Annotated[str, typer.Option("--a", help="Player whose win rate is reported.")],
@@ -228,7 +226,6 @@ def _winrate_summary(result: Any) -> None:
         stdout.print(f"report: {result.outputs['html']}")
 
 
-@eval_app.command("run")
 def run_cmd(
     benchmark: Annotated[
         str, typer.Option("--benchmark", "-b", help="A benchmark loaded with `load benchmark`.")
@@ -330,7 +327,6 @@ def _run_summary(r: Any) -> None:
     )
 
 
-@eval_app.command("compare")
 def compare_cmd(
     benchmark: Annotated[
         str, typer.Option("--benchmark", "-b", help="The benchmark whose attempts to compare.")
@@ -418,7 +414,6 @@ def _compare_summary(r: Any) -> None:
         stdout.print(f"[yellow]no verdict:[/] {problem}")
 
 
-@eval_app.command("sample-benchmark")
 def sample_benchmark_cmd(
     path: Annotated[Path, typer.Argument(help="Folder to write the benchmark into.")] = Path(
         "out/eval-benchmark"
@@ -441,7 +436,6 @@ def sample_benchmark_cmd(
     )
 
 
-@eval_app.command("sample")
 def sample_cmd(
     path: Annotated[Path, typer.Argument(help="Where to write (.jsonl or .csv).")] = Path(
         "out/eval/sample_comparisons.jsonl"
@@ -464,7 +458,6 @@ def sample_cmd(
     )
 
 
-@report_app.command("corpus")
 def report_corpus_cmd(
     out: Annotated[
         Path, typer.Option("--out", help="Directory for corpus_report.html, corpus_report.json and plots.")

@@ -6,14 +6,13 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, emit, evidence_app, specs_app, stdout, working
+from graphforge.cli.common import JsonOption, emit, stdout, working
 from graphforge.cli.listing import require_known
 from graphforge.cli.sharding import ShardOption
 
 WorkspaceOption = Annotated[str | None, typer.Option("--workspace", help="One workspace id (default: all).")]
 
 
-@evidence_app.command("build")
 def evidence_build_cmd(workspace: WorkspaceOption = None,
                        extractor: Annotated[str, typer.Option(help="auto | rule-based | llm")] = "auto",
                        shard: ShardOption = None,
@@ -31,7 +30,6 @@ def evidence_build_cmd(workspace: WorkspaceOption = None,
     emit(result, as_json, "evidence build")
 
 
-@specs_app.command("compile")
 def specs_compile_cmd(workspace: WorkspaceOption = None,
                       compiler: Annotated[str, typer.Option(help="auto | template | llm")] = "auto",
                       shard: ShardOption = None,
@@ -49,7 +47,6 @@ def specs_compile_cmd(workspace: WorkspaceOption = None,
     emit(result, as_json, "specs compile")
 
 
-@specs_app.command("show")
 def specs_show_cmd(
     spec_id: str,
     agent_view: Annotated[

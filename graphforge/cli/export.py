@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, choice, emit, export_app, working
+from graphforge.cli.common import JsonOption, choice, emit, working
 from graphforge.cli.listing import ExportKind, trajectories
 
 BenchmarkOption = Annotated[
@@ -46,7 +46,6 @@ SkipOption = Annotated[
 ]
 
 
-@export_app.command("sft")
 def sft_cmd(
     out: Annotated[Path, typer.Argument(help="Folder for sft.jsonl, sft.parquet, sft.manifest.json.")],
     benchmark: BenchmarkOption = None,
@@ -75,7 +74,6 @@ def sft_cmd(
     emit(result, as_json, "SFT export")
 
 
-@export_app.command("rft")
 def rft_cmd(
     out: Annotated[Path, typer.Argument(help="Folder for rft-<arm>.jsonl/.parquet/.manifest.json.")],
     arm: Annotated[str, typer.Option("--arm", help="Selection rule: anchored | unanchored | random.")],
@@ -131,7 +129,6 @@ def rft_cmd(
     emit(result, as_json, f"RFT export ({chosen.value})")
 
 
-@export_app.command("rubrics")
 def rubrics_cmd(
     out: Annotated[Path, typer.Argument(help="Folder for rubrics.jsonl and grpo_prompts.jsonl.")],
     only_admitted: Annotated[
@@ -150,7 +147,6 @@ def rubrics_cmd(
     emit(result, as_json, "Rubrics export")
 
 
-@export_app.command("list")
 def list_cmd(
     kind: Annotated[ExportKind | None, typer.Option("--kind", help="Only exports of this kind.")] = None,
     as_json: JsonOption = False,

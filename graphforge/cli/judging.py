@@ -7,17 +7,13 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, app, choice, emit, eval_app, judge_app, rollout_app, working
+from graphforge.cli.common import JsonOption, choice, emit, working
 from graphforge.cli.listing import require_known
 from graphforge.cli.sharding import ShardOption
-
-# `graphforge judge` with no arguments judges (the group would otherwise print its help).
-judge_app.info.no_args_is_help = False
 
 OutOption = Annotated[Path, typer.Option("--out", help="Folder for deliverables and reports.")]
 
 
-@rollout_app.command("oracle")
 def rollout_oracle_cmd(
     spec: Annotated[str | None, typer.Option(
         "--spec", help="Spec id to solve, e.g. 'recon-q3@v1' (default: every current spec).")] = None,
@@ -57,7 +53,6 @@ def rollout_oracle_cmd(
     emit(result, as_json, title=f"oracle rollout of {spec}")
 
 
-@app.command("revise")
 def revise_cmd(
     spec: Annotated[
         list[str] | None, typer.Option("--spec", help="Spec id (repeatable); default: every current spec.")
@@ -85,7 +80,6 @@ def revise_cmd(
     emit(result, as_json, title="spec revision")
 
 
-@judge_app.callback(invoke_without_command=True)
 def judge_cmd(
     context: typer.Context,
     arm: Annotated[str, typer.Option(help="anchored | unanchored | random")] = "anchored",
@@ -123,7 +117,6 @@ def judge_cmd(
     emit(result, as_json, title=f"judgments ({arm})")
 
 
-@app.command("admit")
 def admit_cmd(
     spec: Annotated[
         list[str] | None, typer.Option("--spec", help="Only trajectories of these specs.")
@@ -148,7 +141,6 @@ def admit_cmd(
     emit(result, as_json, title="admission")
 
 
-@eval_app.command("sensitivity")
 def sensitivity_cmd(
     arm: Annotated[
         list[str] | None,

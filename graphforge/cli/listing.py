@@ -26,9 +26,6 @@ LIST_TRAJECTORIES = cypher.load("list/list_trajectories")
 LIST_EXPORTS = cypher.load("list/list_exports")
 LIST_BENCHMARKS = cypher.load("list/list_benchmarks")
 
-list_app = typer.Typer(no_args_is_help=True, help="List what the graph holds: specs, seeds, workspaces, "
-                                                  "trajectories, exports, benchmarks (ids to pass to other "
-                                                  "commands).")
 
 
 class ExportKind(StrEnum):
@@ -139,7 +136,6 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-@list_app.command("specs")
 def list_specs_cmd(
     workspace: Annotated[
         str | None, typer.Option("--workspace", help="Only specs of this workspace id.")
@@ -162,7 +158,6 @@ def list_specs_cmd(
                   "admitted"), "Specs", as_json, "specs", wide)
 
 
-@list_app.command("seeds")
 def list_seeds_cmd(
     selected: Annotated[bool, typer.Option("--selected", help="Only selected seeds, by rank.")] = False,
     occupation: Annotated[
@@ -187,7 +182,6 @@ def list_seeds_cmd(
                   "input_family", "workspaces"), "Seeds", as_json, "seeds", wide)
 
 
-@list_app.command("workspaces")
 def list_workspaces_cmd(
     seed: Annotated[str | None, typer.Option("--seed", help="Only workspaces of this seed id.")] = None,
     wide: WideOption = False,
@@ -203,7 +197,6 @@ def list_workspaces_cmd(
            "Workspaces", as_json, "workspaces", wide)
 
 
-@list_app.command("trajectories")
 def list_trajectories_cmd(
     spec: Annotated[str | None, typer.Option("--spec", help="Only trajectories of this spec id.")] = None,
     status: Annotated[
@@ -225,7 +218,6 @@ def list_trajectories_cmd(
                   "q_anchored"), "Trajectories", as_json, "trajectories", wide)
 
 
-@list_app.command("exports")
 def list_exports_cmd(
     kind: Annotated[ExportKind | None, typer.Option("--kind", help="Only exports of this kind.")] = None,
     wide: WideOption = False,
@@ -240,7 +232,6 @@ def list_exports_cmd(
            "Exports", as_json, "exports", wide)
 
 
-@list_app.command("benchmarks")
 def list_benchmarks_cmd(wide: WideOption = False, as_json: JsonOption = False) -> None:
     """Benchmarks loaded with `load benchmark`: tasks, reference files, source folder."""
     from graphforge.context import open_context

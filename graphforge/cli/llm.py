@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import typer
 from pydantic import BaseModel
 
-from graphforge.cli.common import JsonOption, app, emit
-
-llm_app = typer.Typer(no_args_is_help=True,
-                      help="Run a local chat model (SmolLM2-135M-Instruct, llama-cpp-python) on 127.0.0.1.")
-app.add_typer(llm_app, name="llm")
+from graphforge.cli.common import JsonOption, emit
 
 
 class LlmStatus(BaseModel):
@@ -31,7 +26,6 @@ def _status() -> LlmStatus:
                      pid=st.pid, home=st.home)
 
 
-@llm_app.command("start")
 def start_cmd(as_json: JsonOption = False) -> None:
     """Start the local model server with a generated API key; a no-op when it runs.
 
@@ -44,7 +38,6 @@ def start_cmd(as_json: JsonOption = False) -> None:
     emit(_status(), as_json, "Local model started")
 
 
-@llm_app.command("stop")
 def stop_cmd(as_json: JsonOption = False) -> None:
     """Stop the local model server."""
     from graphforge.llm.server import ManagedLocalModel
@@ -54,7 +47,6 @@ def stop_cmd(as_json: JsonOption = False) -> None:
     emit({"stopped": stopped}, as_json)
 
 
-@llm_app.command("status")
 def status_cmd(as_json: JsonOption = False) -> None:
     """Whether the local model runs, where, and which model file it serves (never the key)."""
     emit(_status(), as_json, "Local model")

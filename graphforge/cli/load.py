@@ -11,10 +11,9 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, console, emit, load_app, progress
+from graphforge.cli.common import JsonOption, console, emit, progress
 
 
-@load_app.command("onet")
 def load_onet_cmd(
     path: Annotated[Path, typer.Argument(help="Unpacked O*NET release folder (text .txt or .xlsx files).")],
     release: Annotated[
@@ -45,7 +44,6 @@ def load_onet_cmd(
     emit(result, as_json, "O*NET release loaded")
 
 
-@load_app.command("digital")
 def load_digital_cmd(
     labels: Annotated[Path | None, typer.Argument(help="DIGITAL labels CSV/TSV (task id -> yes/no).")] = None,
     all_candidates: Annotated[
@@ -89,7 +87,6 @@ def load_digital_cmd(
     emit(result, as_json, "DIGITAL labels")
 
 
-@load_app.command("taxonomy-sample")
 def taxonomy_sample_cmd(
     out: Annotated[Path, typer.Argument(help="Folder to write the sample into.")],
     xlsx: Annotated[bool, typer.Option("--xlsx", help="Also write the release in its .xlsx form.")] = False,
@@ -104,7 +101,6 @@ def taxonomy_sample_cmd(
     emit({k: str(v) for k, v in paths.items()}, as_json, "Taxonomy sample written")
 
 
-@load_app.command("workspace")
 def load_workspace_cmd(
     root: Annotated[Path, typer.Argument(help="Workspace folder to ingest.")],
     seed: Annotated[str | None, typer.Option("--seed", help="Seed id this workspace serves.")] = None,
@@ -169,7 +165,6 @@ def load_workspace_cmd(
     emit(result, as_json, "Workspace loaded")
 
 
-@load_app.command("trajectories")
 def load_trajectories_cmd(
     path: Annotated[Path, typer.Argument(help="A log file, or a folder searched recursively.")],
     fmt: Annotated[str, typer.Option(
@@ -221,7 +216,6 @@ def load_trajectories_cmd(
                                       f"{sum(result.ignored.values())} not read)")
 
 
-@load_app.command("benchmark")
 def load_benchmark_cmd(
     directory: Annotated[Path, typer.Argument(help="Folder with task records (*.jsonl / *.json) and "
                                                     "reference files (e.g. reference_files/).")],

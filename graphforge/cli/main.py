@@ -1,9 +1,12 @@
-"""Entry point: registers every command group and turns GraphforgeError into one line and exit 1."""
+"""Entry point: builds the command tree (every group registered here) and turns GraphforgeError into
+one line and exit 1."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
 from pydantic import ValidationError
@@ -13,9 +16,10 @@ try:  # typer vendors click as typer._click since 0.2x; its usage errors are the
 except ImportError:  # pragma: no cover - older typer on top of click
     from click.exceptions import ClickException, NoArgsIsHelpError, UsageError  # type: ignore[assignment]
 
-from graphforge.cli import (  # noqa: F401  (importing registers each area's commands)
+from graphforge.cli import (
     audit,
     browser,
+    common,
     db,
     demo,
     evaluation,
@@ -28,11 +32,70 @@ from graphforge.cli import (  # noqa: F401  (importing registers each area's com
     rollouts,
     seeds,
 )
-from graphforge.cli.common import app
 from graphforge.errors import GraphforgeError
 
-app.add_typer(listing.list_app, name="list")
-app.command("browser")(browser.browser_cmd)
+Command = Callable[..., Any]
+
+
+def build_app() -> typer.Typer:
+    """The whole command tree: every group and command is registered here and nowhere else.
+
+    Command modules only define functions; importing one registers nothing.
+    """
+    app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                      help="GraphForge: verifiable agent-training tasks from real office files, in Neo4j.")
+    app.callback()(common.root_options)
+    # (name, help, sub-commands, the group's own callback: `graphforge judge` judges by itself)
+    groups: list[tuple[str, str, list[tuple[str, Command]], Command | None]] = [
+        ("db", "Run and migrate Neo4j (managed local server or your own).", [
+            ("start", db.start_cmd), ("stop", db.stop_cmd), ("status", db.status_cmd),
+            ("migrate", db.migrate_cmd), ("counts", db.counts_cmd), ("reset", db.reset_cmd)], None),
+        ("load", "Load sources into Neo4j: O*NET, labels, workspaces, trajectories, benchmarks.", [
+            ("onet", load.load_onet_cmd), ("digital", load.load_digital_cmd),
+            ("taxonomy-sample", load.taxonomy_sample_cmd), ("workspace", load.load_workspace_cmd),
+            ("trajectories", load.load_trajectories_cmd), ("benchmark", load.load_benchmark_cmd)], None),
+        ("seeds", "Build seed tuples and select them by coverage gain.", [
+            ("vocab", seeds.vocab_cmd), ("build", seeds.build_cmd), ("select", seeds.select_cmd)], None),
+        ("evidence", "Extract facts and their dependencies from workspaces.", [
+            ("build", evidence_specs.evidence_build_cmd)], None),
+        ("specs", "Compile evidence graphs into anchored task specs.", [
+            ("compile", evidence_specs.specs_compile_cmd), ("show", evidence_specs.specs_show_cmd)], None),
+        ("rollout", "Run teacher agents on compiled specs.", [
+            ("oracle", judging.rollout_oracle_cmd), ("run", rollouts.rollout_run_cmd)], None),
+        ("judge", "Check deliverables and score criteria against anchors.", [], judging.judge_cmd),
+        ("audit", "Audit training data against evaluation benchmarks.", [
+            ("contamination", audit.contamination_cmd)], None),
+        ("export", "Export admitted trajectories for the trainer.", [
+            ("sft", export.sft_cmd), ("rft", export.rft_cmd), ("rubrics", export.rubrics_cmd),
+            ("list", export.list_cmd)], None),
+        ("eval", "Bradley-Terry Elo, win rates, judge sensitivity.", [
+            ("elo", evaluation.elo_cmd), ("winrate", evaluation.winrate_cmd), ("run", evaluation.run_cmd),
+            ("compare", evaluation.compare_cmd), ("sample-benchmark", evaluation.sample_benchmark_cmd),
+            ("sample", evaluation.sample_cmd), ("sensitivity", judging.sensitivity_cmd)], None),
+        ("report", "HTML reports with plots: coverage, corpus.", [
+            ("corpus", evaluation.report_corpus_cmd), ("coverage", seeds.coverage_cmd)], None),
+        ("llm", "Run a local chat model (SmolLM2-135M-Instruct, llama-cpp-python) on 127.0.0.1.", [
+            ("start", llm.start_cmd), ("stop", llm.stop_cmd), ("status", llm.status_cmd)], None),
+        ("list", "List what the graph holds: specs, seeds, workspaces, trajectories, exports, benchmarks "
+                 "(ids to pass to other commands).", [
+            ("specs", listing.list_specs_cmd), ("seeds", listing.list_seeds_cmd),
+            ("workspaces", listing.list_workspaces_cmd), ("trajectories", listing.list_trajectories_cmd),
+            ("exports", listing.list_exports_cmd), ("benchmarks", listing.list_benchmarks_cmd)], None),
+    ]
+    for name, help_text, commands, callback in groups:
+        group = typer.Typer(no_args_is_help=callback is None, help=help_text)
+        if callback is not None:
+            group.callback(invoke_without_command=True)(callback)
+        for command, fn in commands:
+            group.command(command)(fn)
+        app.add_typer(group, name=name)
+    for command, fn in (("demo", demo.demo_cmd), ("revise", judging.revise_cmd), ("admit", judging.admit_cmd),
+                        ("browser", browser.browser_cmd)):
+        app.command(command)(fn)
+    return app
+
+
+app = build_app()
 
 
 def one_line(text: str) -> str:

@@ -7,11 +7,10 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, emit, rollout_app, working
+from graphforge.cli.common import JsonOption, emit, working
 from graphforge.cli.listing import require_known
 
 
-@rollout_app.command("run")
 def rollout_run_cmd(
     spec: Annotated[
         list[str], typer.Option("--spec", help="Spec id to attempt, e.g. 'recon-q3@v1' (repeatable).")

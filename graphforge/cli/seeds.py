@@ -7,10 +7,9 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, choice, emit, report_app, seeds_app, working
+from graphforge.cli.common import JsonOption, choice, emit, working
 
 
-@seeds_app.command("vocab")
 def vocab_cmd(
     path: Annotated[Path | None, typer.Argument(help="Vocabulary YAML (default: the bundled one).")] = None,
     as_json: JsonOption = False,
@@ -24,7 +23,6 @@ def vocab_cmd(
     emit(result, as_json, "Vocabulary loaded")
 
 
-@seeds_app.command("build")
 def build_cmd(
     backend: Annotated[
         str,
@@ -56,7 +54,6 @@ def build_cmd(
     emit(result, as_json, "Seeds built")
 
 
-@seeds_app.command("select")
 def select_cmd(
     n: Annotated[int, typer.Option("--n", "-n", min=1, help="How many seeds to select.")],
     method: Annotated[
@@ -97,7 +94,6 @@ def select_cmd(
     emit(result, as_json, "Seeds selected")
 
 
-@report_app.command("coverage")
 def coverage_cmd(
     out: Annotated[Path, typer.Option("--out", help="Folder for coverage.html, the heatmap PNGs and JSON.")],
     as_json: JsonOption = False,

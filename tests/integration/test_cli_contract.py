@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import typer
 
-from graphforge.cli.common import app
+from graphforge.cli.main import app
 from graphforge.cli.main import main
 from graphforge.settings import GraphforgeSettings
 
