@@ -168,3 +168,28 @@ def test_a_forbidden_import_is_caught(rel: str, source: str, rule: str) -> None:
 @pytest.mark.parametrize(("rel", "lines"), ALLOWED, ids=[r for r, _ in ALLOWED])
 def test_an_import_the_layers_allow_passes(rel: str, lines: list[str]) -> None:
     assert layer_violations(rel, "\n".join(lines) + "\n") == []
+
+
+def cli_registrations(rel: str, source: str) -> list[str]:
+    """Commands or groups a module registers as a side effect (a decorator or call on a Typer object)."""
+    out = []
+    for node in ast.walk(ast.parse(source, rel)):
+        call = node if isinstance(node, ast.Call) else None
+        if call is not None and isinstance(call.func, ast.Attribute) and call.func.attr in {
+                "command", "callback", "add_typer"}:
+            out.append(f"{rel}:{call.lineno}: {ast.unparse(call.func)}(...)")
+    return out
+
+
+def test_only_the_cli_entry_point_registers_commands() -> None:
+    # Command modules define functions; graphforge/cli/main.py builds the whole tree (no import side effects).
+    problems = [r for p in sorted((REPO / "graphforge" / "cli").glob("*.py")) if p.name != "main.py"
+                for r in cli_registrations(p.relative_to(REPO).as_posix(), p.read_text(encoding="utf-8"))]
+    assert not problems, "\n".join(problems)
+    main = (REPO / "graphforge" / "cli" / "main.py").read_text(encoding="utf-8")
+    assert cli_registrations("graphforge/cli/main.py", main)  # the check sees registrations where they are
+
+
+def test_a_command_registered_on_import_is_caught() -> None:
+    source = "from graphforge.cli.common import load_app\n\n@load_app.command('onet')\ndef f() -> None: ...\n"
+    assert len(cli_registrations("graphforge/cli/fake.py", source)) == 1
