@@ -8,7 +8,6 @@ from pydantic import Field
 from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.export.dataset import DatasetExportParams, ExportSummary, finish_export, write_dataset
-from graphforge.export.guard import AuditLookup
 from graphforge.export.record import TrajectoryText
 from graphforge.export.rft_select import (
     JUDGED_ARMS,
@@ -40,11 +39,9 @@ class ExportRftParams(DatasetExportParams):
 ExportRftResult = ExportSummary
 
 
-def run(
-    ctx: StageContext, params: ExportRftParams, *, audit_lookup: AuditLookup | None = None
-) -> ExportRftResult:
+def run(ctx: StageContext, params: ExportRftParams) -> ExportRftResult:
     """Gate on the audit, select per query, then stream the picked trajectories into the data set."""
-    decision = params.gate(ctx.graph, audit_lookup)
+    decision = params.gate(ctx.graph)
     options = SelectionOptions(
         k=params.k,
         threshold=params.threshold,

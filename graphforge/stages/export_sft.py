@@ -5,7 +5,6 @@ from __future__ import annotations
 from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.export.dataset import DatasetExportParams, ExportSummary, finish_export, write_dataset
-from graphforge.export.guard import AuditLookup
 from graphforge.export.record import TrajectoryText
 from graphforge.export.rows import counter_for
 from graphforge.models.trajectory import TrajectoryStatus
@@ -20,11 +19,9 @@ class ExportSftParams(DatasetExportParams):
 ExportSftResult = ExportSummary
 
 
-def run(
-    ctx: StageContext, params: ExportSftParams, *, audit_lookup: AuditLookup | None = None
-) -> ExportSftResult:
+def run(ctx: StageContext, params: ExportSftParams) -> ExportSftResult:
     """Gate on the audit, stream admitted trajectories in trajectory_id order, write, record the Export."""
-    decision = params.gate(ctx.graph, audit_lookup)
+    decision = params.gate(ctx.graph)
     counter, counter_name = counter_for(params.tokenizer)
     rows = ctx.graph.stream(
         STREAM_ADMITTED_TRAJECTORIES, TrajectoryText, status=TrajectoryStatus.ADMITTED.value
