@@ -492,9 +492,9 @@ def test_rewritten_sources_and_a_note_to_the_grader_are_not_admitted_on_the_samp
     for kind, target in (("unrelated", unrelated), ("draft", draft)):
         moved = _swap_sources(files, tmp_path / kind, {p: target for p in cited})
         judged = judge_attempt(view, moved, JudgeArm.ANCHORED, trajectory_id=f"{good}-{kind}")[0]
+        assert judged.q <= threshold, (kind, judged.reason)
         fired = [r for r in judged.ratings if r.criterion_id.endswith("-sources") and r.score == 1]
         assert fired and target in fired[0].evidence, (kind, judged.reason)
-        assert judged.q <= threshold, (kind, judged.reason)
     # The note to the grader is judged by the stage and never admitted (it was admitted at Q = 1.0).
     judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(use_llm=False))
     decisions = {d.trajectory_id: d for d in admit_trajectories.run(

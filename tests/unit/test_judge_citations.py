@@ -9,7 +9,7 @@ import pytest
 
 from graphforge.judge.core import judge_attempt
 from graphforge.judge.regions import Line, citations
-from graphforge.judge.view import Anchor, FigureSource, JudgeView, WorkspaceFile
+from graphforge.judge.view import Anchor, JudgeView, WorkspaceFile
 from graphforge.models.judge import JudgeArm, Judgment
 from graphforge.models.spec import (
     CriterionKind,
@@ -143,9 +143,9 @@ def test_a_correct_deliverable_whose_sources_were_rewritten_is_not_admitted(
     assert clean.q == pytest.approx(1.0) and _fired(clean) == {}, clean.reason
     moved = judge_attempt(view, _rewrite(files, tmp_path / "moved", swap), JudgeArm.ANCHORED,
                           trajectory_id="moved")[0]
+    assert moved.q <= GraphforgeSettings().admit_q_threshold, moved.reason
     fired = _fired(moved)
     assert "s1-sources" in fired and why in fired["s1-sources"], moved.reason
-    assert moved.q <= GraphforgeSettings().admit_q_threshold, moved.reason
 
 
 def test_the_right_file_at_another_place_is_a_misattribution(tmp_path: Path) -> None:
@@ -157,6 +157,8 @@ def test_the_right_file_at_another_place_is_a_misattribution(tmp_path: Path) -> 
 
 
 def test_a_file_that_states_the_figure_in_agreement_may_be_cited(tmp_path: Path) -> None:
+    from graphforge.judge.view import FigureSource
+
     # The graph links the ledger's total to the same figure in the readme (a compare edge): citing it is fine.
     view = sample_view()
     files = _oracle_files(tmp_path)
@@ -202,7 +204,7 @@ def test_text_addressed_to_the_grader_is_a_standing_violation(tmp_path: Path, li
     memo = files[MEMO_MD].read_text(encoding="utf-8").replace("## Sources", f"{line}\n\n## Sources")
     files[MEMO_MD].write_text(memo, encoding="utf-8")
     judged = judge_attempt(sample_view(), files, JudgeArm.ANCHORED, trajectory_id="noted")[0]
-    assert set(_fired(judged)) == {"s2-grader"} and judged.q <= 0, judged.reason
+    assert judged.q <= 0 and set(_fired(judged)) == {"s2-grader"}, judged.reason
 
 
 @pytest.mark.parametrize("line", [
