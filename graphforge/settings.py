@@ -48,6 +48,9 @@ class GraphforgeSettings(BaseSettings):
     fetch_size: int = Field(100, ge=1)  # records per round trip when streaming large reads
     # Parsing: a section longer than this is split into several spans ("para=3;part=2"), never cut.
     max_span_chars: int = Field(20_000, ge=200)
+    # Evidence: quantities read from one file's tables; the rows after the cap are counted on the result
+    # (a budget database of 60 years x 5,000 accounts holds 300,000 figures; a task needs a few dozen).
+    max_table_facts: int = Field(20_000, ge=1)
 
     # Chat model (OpenAI-compatible HTTP). Unset base URL: the rule-based backends are used.
     llm_base_url: str | None = None

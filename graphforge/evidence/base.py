@@ -43,6 +43,8 @@ class Extraction(BaseModel):
 
     facts: list[FactRow] = Field(default_factory=list)
     rejected: list[RejectedFact] = Field(default_factory=list)
+    # Files whose tables held more quantities than the extractor's cap: path -> table rows not read.
+    capped: dict[str, int] = Field(default_factory=dict)
 
 
 class Extractor(Protocol):

@@ -16,6 +16,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from graphforge.evidence.base import Extraction, WorkspaceSpan, fact_id, verify
 from graphforge.evidence.text_facts import prose_facts, table_facts
@@ -70,6 +71,23 @@ MEASURES: dict[str, str] = {
     "orders": "order intake",
     "units": "units",
     "volume": "volume",
+    # Public budgets and revenue statements.
+    "budget authority": "budget authority",
+    "outlays": "outlays",
+    "outlay": "outlays",
+    "receipts": "receipts",
+    "obligations": "obligations",
+    "appropriations": "appropriations",
+    "disbursements": "disbursements",
+    "royalties": "royalties",
+    "rents": "rents",
+    "bonuses": "bonuses",
+    "fees": "fees",
+    "payments": "payments",
+    "spending": "spending",
+    "employees": "employees",
+    "employment": "employees",
+    "production": "production",
 }
 _MEASURE_RE = re.compile(
     r"\b(" + "|".join(re.escape(m) for m in sorted(MEASURES, key=len, reverse=True)) + r")\b", re.I
@@ -169,6 +187,7 @@ class _Placed:
     period: str | None
     total_row: bool
     address: str | None
+    alt: FactRow | None = None  # the same fact named by all the row's words (see _unambiguous)
 
 
 def _col_index(letters: str) -> int:
@@ -455,14 +474,22 @@ def _code_columns(header: dict[int, str]) -> set[int]:
     return set(coded) if questionnaire else set()
 
 
-def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[DependsOnRow]]:
+def _grid_facts(
+    grid: Grid, file_context: str, budget: int | None = None
+) -> tuple[list[FactRow], list[DependsOnRow], int]:
+    """Quantities of one table, the derive edges among them, and the number of data rows not read
+    because the ``budget`` of facts ran out first."""
     header: dict[int, str] = {}
     context = list(grid.context)
     placed: list[_Placed] = []
     formulas: dict[str, str] = {}
     data_index = 0
     codes: set[int] = set()
+    unread = 0
     for row in grid.rows:
+        if budget is not None and len(placed) >= budget:
+            unread += 1
+            continue
         texts = [c for c in row.cells if c.text.strip()]
         values = [c for c in texts if _is_value(c.text)]
         if not values:
@@ -471,7 +498,8 @@ def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[Depe
                 codes = _code_columns(header)
             elif texts:
                 context.append(texts[0].text.strip())
-                header = {}
+                if grid.from_text:  # in running text a title line starts another table; in a sheet,
+                    header = {}  # a note row between records keeps the columns' header
             continue
         ctx_text = " ".join(context)
         ctx_periods = {p for p, _, _ in find_periods(ctx_text)}
@@ -496,6 +524,10 @@ def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[Depe
         )
         total_row = is_total_label(label)
         data_index += 1
+        # Every word of the row, for when the label alone names several rows' values (_unambiguous).
+        full = " ".join(
+            c.text.strip() for c in texts if not _is_value(c.text) and not is_period_label(c.text)
+        )
         for cell in values:
             figure = parse_figure(cell.text)
             if figure is None:
@@ -534,6 +566,11 @@ def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[Depe
                 metric, subject = in_label[0], f"{in_label[1]} {extra}".strip()
             elif (in_ctx := _measure(ctx_text)) is not None:
                 metric, subject = in_ctx[0], f"{label} {extra}".strip()
+            elif not grid.from_text and (titled := _measure(_title_of(row.span.path))) is not None:
+                # A record table whose value column says only "Total": the file says what is totalled.
+                metric, subject = titled[0], f"{label} {extra}".strip()
+            elif not grid.from_text and not head_period:
+                metric, subject = metric_key(head) or "value", f"{label} {extra}".strip()
             else:
                 base = label if metric_key(head) in _GENERIC_HEADERS or head_period else f"{label} {head}"
                 metric, subject = metric_key(base) or "value", extra
@@ -542,10 +579,49 @@ def _grid_facts(grid: Grid, file_context: str) -> tuple[list[FactRow], list[Depe
             if scale == 1.0:
                 scale = scale_of(file_context)
             unit = unit_of(head) or unit_of(ctx_text) or unit_of(file_context)
-            fact = _make_fact(cell.span or row.span, figure, metric, entity, period, unit, scale)
-            placed.append(_Placed(fact, figure, data_index, cell.col, period, total_row, cell.address))
+            where = cell.span or row.span
+            fact = _make_fact(where, figure, metric, entity, period, unit, scale)
+            alt = (
+                None
+                if grid.from_text
+                else _make_fact(where, figure, metric, _entity(full), period, unit, scale)
+            )
+            placed.append(_Placed(fact, figure, data_index, cell.col, period, total_row, cell.address, alt))
         formulas |= row.formulas
-    return [p.fact for p in placed], _derive_edges(placed, formulas)
+    placed = _unambiguous(placed)
+    return [p.fact for p in placed], _derive_edges(placed, formulas), unread
+
+
+def _title_of(path: str) -> str:
+    """A file name as words: "federal_revenue_offshore_CY04.xlsx" -> "federal revenue offshore CY04"."""
+    return re.sub(r"[_\-.]+", " ", PurePosixPath(path).stem)
+
+
+def _unambiguous(placed: list[_Placed]) -> list[_Placed]:
+    """Facts whose metric, entity and period name one value of their table.
+
+    In a record table several rows often share the first label ("Gas (mcf), WY, 2011" for each county):
+    such facts take the row's other words as their entity; those still ambiguous after that are dropped,
+    since no reader could tell which value they mean.
+    """
+
+    def key(fact: FactRow) -> tuple[str | None, str | None, str | None]:
+        return fact.metric, fact.entity, fact.period
+
+    def clashing(items: Sequence[_Placed]) -> set[tuple[str | None, str | None, str | None]]:
+        values: dict[tuple[str | None, str | None, str | None], set[str]] = defaultdict(set)
+        for p in items:
+            values[key(p.fact)].add(p.fact.value)
+        return {k for k, v in values.items() if len(v) > 1}
+
+    bad = clashing(placed)
+    if not bad:
+        return placed
+    for p in placed:
+        if key(p.fact) in bad and p.alt is not None:
+            p.fact = p.alt
+    still = clashing(placed)
+    return [p for p in placed if key(p.fact) not in still]
 
 
 def _adds_up(total: _Placed, parts: Sequence[_Placed]) -> bool:
@@ -727,9 +803,16 @@ def _table_text_facts(grid: Grid) -> list[FactRow]:
 
 
 class RuleBasedExtractor:
-    """Tables and simple sentences, no model. Output is labelled ``extractor="rule-based"``."""
+    """Tables and simple sentences, no model. Output is labelled ``extractor="rule-based"``.
+
+    ``max_table_facts`` caps the quantities read from one file's tables: the rows after it are counted
+    on ``Extraction.capped``, not read (in file order, so two versions of a table keep the same rows).
+    """
 
     name = NAME
+
+    def __init__(self, max_table_facts: int = 20_000) -> None:
+        self.max_table_facts = max_table_facts
 
     def extract_with_edges(self, spans: Sequence[WorkspaceSpan]) -> tuple[Extraction, list[DependsOnRow]]:
         """Facts (verified against their spans) plus the in-table derive edges between them."""
@@ -738,6 +821,7 @@ class RuleBasedExtractor:
             by_file[span.file_sha256].append(span)
         facts: list[FactRow] = []
         edges: list[DependsOnRow] = []
+        capped: dict[str, int] = {}
         for file_spans in by_file.values():
             file_spans.sort(key=lambda s: s.ordinal)
             context = _file_context(file_spans)
@@ -763,12 +847,18 @@ class RuleBasedExtractor:
                 text_grids, prose = _text_grids(span)
                 grids.extend(text_grids)
                 facts.extend(_prose_facts(span, prose, context))
+            budget, unread = self.max_table_facts, 0
             for grid in grids:
                 facts.extend(_table_text_facts(grid))
-                grid_facts, grid_edges = _grid_facts(grid, context)
+                grid_facts, grid_edges, skipped = _grid_facts(grid, context, budget)
                 facts.extend(grid_facts)
                 edges.extend(grid_edges)
+                budget -= len(grid_facts)
+                unread += skipped
+            if unread:
+                capped[file_spans[0].path] = unread
         extraction = verify(facts, spans)
+        extraction.capped = capped
         kept = {f.fact_id for f in extraction.facts}
         return extraction, [e for e in edges if e.src_fact_id in kept and e.dst_fact_id in kept]
 

@@ -52,6 +52,8 @@ class BuildEvidenceResult(BaseModel):
     rejected_reasons: dict[str, int] = Field(default_factory=dict)
     stale_deleted: int = 0
     rejected_examples: list[RejectedFact] = Field(default_factory=list)
+    # Files over the per-file cap on table quantities (setting max_table_facts): path -> rows not read.
+    capped: dict[str, int] = Field(default_factory=dict)
 
 
 def unique_spans(spans: Sequence[WorkspaceSpan]) -> list[WorkspaceSpan]:
@@ -82,7 +84,7 @@ def build(
 
 def _extractor(ctx: StageContext, choice: str) -> object:
     if choice == "rule-based":
-        return RuleBasedExtractor()
+        return RuleBasedExtractor(ctx.settings.max_table_facts)
     from graphforge.evidence import llm
 
     model = llm.configured_chat_model(ctx.settings)
@@ -91,7 +93,7 @@ def _extractor(ctx: StageContext, choice: str) -> object:
             from graphforge.errors import ConfigError
 
             raise ConfigError("extractor 'llm' needs GRAPHFORGE_LLM_BASE_URL (and a model)")
-        return RuleBasedExtractor()
+        return RuleBasedExtractor(ctx.settings.max_table_facts)
     return llm.LLMExtractor(model, ctx.settings)
 
 
@@ -107,6 +109,7 @@ def run(ctx: StageContext, params: BuildEvidenceParams) -> BuildEvidenceResult:
     facts_written = edges_written = stale = 0
     reasons: Counter[str] = Counter()
     examples: list[RejectedFact] = []
+    capped: dict[str, int] = {}
     for workspace_id in ids:
         spans = ctx.graph.read(GET_WORKSPACE_SPANS, WorkspaceSpan, workspace_id=workspace_id)
         extraction, edges = build(spans, extractor)
@@ -118,6 +121,7 @@ def run(ctx: StageContext, params: BuildEvidenceParams) -> BuildEvidenceResult:
             stale += int(rows[0]["deleted"]) if rows else 0
         edges_written += ctx.graph.write(MERGE_DEPENDENCIES, edges)
         reasons.update(r.reason for r in extraction.rejected)
+        capped |= extraction.capped
         examples.extend(extraction.rejected[: max(0, 10 - len(examples))])
         counted = ctx.graph.read_dicts(COUNT_WORKSPACE_EVIDENCE, workspace_id=workspace_id)
         row = counted[0] if counted else {}
@@ -134,4 +138,5 @@ def run(ctx: StageContext, params: BuildEvidenceParams) -> BuildEvidenceResult:
         rejected_reasons=dict(reasons),
         stale_deleted=stale,
         rejected_examples=examples,
+        capped=capped,
     )

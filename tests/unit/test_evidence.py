@@ -239,3 +239,15 @@ def test_quarter_headers_are_not_questionnaire_codes() -> None:
     spans = [span("qq", f"row={i + 1}", t, "q.csv", i) for i, t in enumerate(rows)]
     facts = RuleBasedExtractor().extract(spans).facts
     assert {(f.entity, f.value) for f in facts} >= {("North", "100"), ("North", "150")}
+
+
+def test_table_quantities_over_the_per_file_cap_are_counted_not_read() -> None:
+    rows = ["Account\t2014\t2015"] + [f"Account {i}\t{100 + i}\t{200 + i}" for i in range(50)]
+    spans = [span("cap", f"row={i + 1}", t, "outlays.csv", i) for i, t in enumerate(rows)]
+    whole = RuleBasedExtractor().extract(spans)
+    assert len(whole.facts) == 100 and whole.capped == {}
+    capped = RuleBasedExtractor(max_table_facts=10).extract(spans)
+    # Rows are read whole, in file order, until the cap: 5 rows of 2 figures; the other 45 are counted.
+    assert {f.entity for f in capped.facts} == {f"Account {i}" for i in range(5)}
+    assert capped.capped == {"outlays.csv": 45}
+    assert all(f.metric == "outlays" for f in capped.facts)  # the file name says what the figures are
