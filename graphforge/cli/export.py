@@ -138,12 +138,13 @@ def rubrics_cmd(
 ) -> None:
     """Export rubrics for graphforge.export.reward.load_rubric_reward (GRPO) and the matching prompts."""
     from graphforge.context import open_context
-    from graphforge.export import rubrics
     from graphforge.export.writer import ensure_out_dir
+    from graphforge.stages import export_rubrics
 
     ensure_out_dir(out)
     with open_context() as ctx, working("rubrics export"):
-        result = rubrics.run(ctx, rubrics.ExportRubricsParams(out_dir=out, only_admitted=only_admitted))
+        result = export_rubrics.run(
+            ctx, export_rubrics.ExportRubricsParams(out_dir=out, only_admitted=only_admitted))
     emit(result, as_json, "Rubrics export")
 
 

@@ -25,7 +25,6 @@ from graphforge.demo.sample import taxonomy as sample_taxonomy
 from graphforge.demo.sample.broken_files import BrokenFiles, generate_broken_files
 from graphforge.demo.sample.workspace import SampleWorkspace, generate_sample_workspace
 from graphforge.eval import elo, winrate
-from graphforge.export import rubrics
 from graphforge.models.judge import JudgeArm
 from graphforge.oracle import InjectKind
 from graphforge.pipeline import run_stage
@@ -37,6 +36,7 @@ from graphforge.stages import (
     build_seeds,
     compile_specs,
     export_rft,
+    export_rubrics,
     export_sft,
     judge_sensitivity,
     judge_trajectories,
@@ -266,8 +266,8 @@ def _export_rft(s: DemoState, arm: JudgeArm) -> export_rft.ExportRftResult:
                                                             benchmarks=[BENCHMARK]))
 
 
-def _export_rubrics(s: DemoState) -> rubrics.ExportRubricsResult:
-    return rubrics.run(s.ctx, rubrics.ExportRubricsParams(out_dir=s.export_dir))
+def _export_rubrics(s: DemoState) -> export_rubrics.ExportRubricsResult:
+    return export_rubrics.run(s.ctx, export_rubrics.ExportRubricsParams(out_dir=s.export_dir))
 
 
 # ---- 12. Evaluation and reports -----------------------------------------------------------------

@@ -269,7 +269,6 @@ def test_rubrics_export_serves_the_grpo_reward_without_neo4j(
     ctx: StageContext, graph: Graph, tmp_path: Path
 ) -> None:
     from graphforge import specs_store
-    from graphforge.export import rubrics
     from graphforge.export.reward import load_rubric_reward
     from graphforge.models.spec import (
         CriterionKind,
@@ -279,6 +278,7 @@ def test_rubrics_export_serves_the_grpo_reward_without_neo4j(
         TaskSpec,
         statement_hash,
     )
+    from graphforge.stages import export_rubrics
 
     statement = "Total the Q3 ledger and write total.md."
     spec = TaskSpec(
@@ -304,9 +304,9 @@ def test_rubrics_export_serves_the_grpo_reward_without_neo4j(
         ],
     )
     specs_store.save_spec(graph, spec)
-    result = rubrics.run(ctx, rubrics.ExportRubricsParams(out_dir=tmp_path))
+    result = export_rubrics.run(ctx, export_rubrics.ExportRubricsParams(out_dir=tmp_path))
     assert (result.specs, result.criteria) == (1, 1)
-    again = rubrics.run(ctx, rubrics.ExportRubricsParams(out_dir=tmp_path / "again"))
+    again = export_rubrics.run(ctx, export_rubrics.ExportRubricsParams(out_dir=tmp_path / "again"))
     assert [f.sha256 for f in again.files] == [f.sha256 for f in result.files]
 
     prompts = [json.loads(line) for line in (tmp_path / "grpo_prompts.jsonl").read_text().splitlines()]

@@ -12,7 +12,6 @@ from graphforge.context import StageContext
 from graphforge.demo.sample.benchmark import SAMPLE_NAME, plant_near_duplicate, write_benchmark_sample
 from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.errors import ExportError
-from graphforge.export import rubrics
 from graphforge.export.reward import load_rubric_reward
 from graphforge.models.judge import JudgeArm
 from graphforge.oracle import InjectKind
@@ -22,6 +21,7 @@ from graphforge.stages import (
     build_evidence,
     compile_specs,
     export_rft,
+    export_rubrics,
     export_sft,
     judge_trajectories,
     load_benchmark,
@@ -74,7 +74,7 @@ def test_sample_audits_then_exports_and_a_planted_copy_blocks_it(ctx: StageConte
     digests = {r.selection["query_set_sha256"] for r in arms.values()}  # type: ignore[index]
     assert len(digests) == 1
     assert arms[JudgeArm.ANCHORED].rows == arms[JudgeArm.UNANCHORED].rows == arms[JudgeArm.RANDOM].rows >= 1
-    rub = rubrics.run(ctx, rubrics.ExportRubricsParams(out_dir=out))
+    rub = export_rubrics.run(ctx, export_rubrics.ExportRubricsParams(out_dir=out))
     assert rub.specs == len(specs)
     reward = load_rubric_reward(out / "rubrics.jsonl")
     prompt = json.loads((out / "grpo_prompts.jsonl").read_text().splitlines()[0])

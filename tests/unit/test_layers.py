@@ -193,3 +193,40 @@ def test_only_the_cli_entry_point_registers_commands() -> None:
 def test_a_command_registered_on_import_is_caught() -> None:
     source = "from graphforge.cli.common import load_app\n\n@load_app.command('onet')\ndef f() -> None: ...\n"
     assert len(cli_registrations("graphforge/cli/fake.py", source)) == 1
+
+
+def stage_shape_problems(rel: str, source: str) -> list[str]:
+    """A stage module without exactly ``run(ctx: StageContext, params)``, or a stage entry point elsewhere."""
+    runs = [n for n in ast.parse(source, rel).body if isinstance(n, ast.FunctionDef) and n.name == "run"]
+    if rel.startswith("graphforge/stages/") and not rel.endswith("__init__.py"):
+        if len(runs) != 1:
+            return [f"{rel}: a stage module defines one run(ctx, params)"]
+        a = runs[0].args
+        shape = ([x.arg for x in a.args], [ast.unparse(x.annotation) if x.annotation else "" for x in a.args])
+        if (shape[0] != ["ctx", "params"] or shape[1][0] != "StageContext" or a.kwonlyargs or a.vararg
+                or a.kwarg or a.defaults or runs[0].returns is None):
+            return [f"{rel}:{runs[0].lineno}: run must be exactly run(ctx: StageContext, params) -> Result"]
+        return []
+    return [f"{rel}:{r.lineno}: a run(ctx: StageContext, ...) belongs in graphforge/stages/" for r in runs
+            if r.args.args and r.args.args[0].annotation is not None
+            and ast.unparse(r.args.args[0].annotation) == "StageContext"]
+
+
+def test_every_stage_is_exactly_run_ctx_params_and_lives_in_stages() -> None:
+    files = sorted((REPO / "graphforge").rglob("*.py"))
+    problems = [v for p in files
+                for v in stage_shape_problems(p.relative_to(REPO).as_posix(), p.read_text(encoding="utf-8"))]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(("rel", "source"), [
+    ("graphforge/stages/x.py", "def run(ctx: StageContext, params: P, progress=None) -> R: ...\n"),
+    ("graphforge/stages/x.py", "def run(ctx: StageContext, params: P, *, lookup: L = None) -> R: ...\n"),
+    ("graphforge/stages/x.py", "def run(ctx: StageContext, root: Path, name: str) -> R: ...\n"),
+    ("graphforge/stages/x.py", "def load(ctx: StageContext, params: P) -> R: ...\n"),
+    ("graphforge/export/x.py", "def run(ctx: StageContext, params: P) -> R: ...\n"),
+])
+def test_a_stage_of_another_shape_or_place_is_caught(rel: str, source: str) -> None:
+    assert len(stage_shape_problems(rel, source)) == 1
+    good = "def run(ctx: StageContext, params: P) -> R: ...\n"
+    assert stage_shape_problems("graphforge/stages/x.py", good) == []
