@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from pydantic import BaseModel
 
-from graphforge.cli.common import JsonOption, emit
+from graphforge.cli.common import JsonOption, emit, working
 
 
 class DbStatus(BaseModel):
@@ -68,7 +68,8 @@ def start_cmd(as_json: JsonOption = False) -> None:
     if not settings.managed:
         shown = server.redact_uri(settings.neo4j_uri or "")
         raise ConfigError(f"NEO4J_URI is set ({shown}); the managed server is not used")
-    server.ManagedServer(settings).start()
+    with working("starting Neo4j (the first start downloads it)"):
+        server.ManagedServer(settings).start()
     emit(_status(False), as_json, "Neo4j started")
 
 

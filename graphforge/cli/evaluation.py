@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from graphforge.cli.common import JsonOption, emit, stdout
+from graphforge.cli.common import JsonOption, emit, stdout, working
 from graphforge.models.trajectory import TrajectoryStatus
 
 ComparisonsArg = Annotated[
@@ -84,7 +84,8 @@ def elo_cmd(
     from graphforge.stages import eval_ratings
 
     with open_context() as ctx:
-        stored = eval_ratings.run(ctx, eval_ratings.StoreRatingsParams(elo=params))
+        with working("rating players"):
+            stored = eval_ratings.run(ctx, eval_ratings.StoreRatingsParams(elo=params))
     if as_json:
         emit(stored, as_json)
         return
@@ -178,7 +179,8 @@ def winrate_cmd(
         )
         with open_context() as ctx:
             require_known(ctx.graph, "benchmark", benchmark, "--benchmark")
-            graph_result = eval_winrate.run(ctx, params)
+            with working("win rates by coverage"):
+                graph_result = eval_winrate.run(ctx, params)
         if as_json:
             emit(graph_result, as_json)
             return
@@ -304,7 +306,8 @@ def run_cmd(
     )
     with open_context() as ctx:
         require_known(ctx.graph, "benchmark", benchmark, "--benchmark")
-        result = eval_run.run(ctx, params)
+        with working(f"players attempting {benchmark}"):
+            result = eval_run.run(ctx, params)
     emit(result, as_json, summary=_run_summary)
 
 
@@ -374,7 +377,8 @@ def compare_cmd(
     with open_context() as ctx:
         require_known(ctx.graph, "benchmark", benchmark, "--benchmark")  # before the judge is set up
         try:
-            result = eval_compare.run(ctx, params)
+            with working(f"judging pairs on {benchmark}"):
+                result = eval_compare.run(ctx, params)
         except eval_compare.PositionBiasError as exc:
             if not as_json:
                 _compare_summary(exc.result)
@@ -479,7 +483,7 @@ def report_corpus_cmd(
     from graphforge.stages import report_corpus
 
     statuses = None if all_trajectories else ([s.value for s in status] if status else ["admitted"])
-    with open_context() as ctx:
+    with open_context() as ctx, working("corpus report"):
         result = report_corpus.run(
             ctx, report_corpus.ReportCorpusParams(out_dir=out, statuses=statuses, admit_q=admit_q)
         )

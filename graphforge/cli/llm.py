@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from graphforge.cli.common import JsonOption, emit
+from graphforge.cli.common import JsonOption, emit, working
 
 
 class LlmStatus(BaseModel):
@@ -34,7 +34,8 @@ def start_cmd(as_json: JsonOption = False) -> None:
     from graphforge.llm.server import ManagedLocalModel
     from graphforge.settings import GraphforgeSettings
 
-    ManagedLocalModel(GraphforgeSettings()).start()
+    with working("starting the local model"):
+        ManagedLocalModel(GraphforgeSettings()).start()
     emit(_status(), as_json, "Local model started")
 
 

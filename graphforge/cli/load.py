@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, console, emit, progress
+from graphforge.cli.common import JsonOption, console, emit, progress, working
 
 
 def load_onet_cmd(
@@ -40,7 +40,8 @@ def load_onet_cmd(
     params = load_onet.LoadOnetParams(path=path, release_id=release, sectors=sectors)
     with open_context() as ctx:
         # The stage validates every file before the first write: a bad release writes nothing.
-        result = load_onet.run(ctx, params)
+        with working("loading the O*NET release"):
+            result = load_onet.run(ctx, params)
     emit(result, as_json, "O*NET release loaded")
 
 
@@ -83,7 +84,8 @@ def load_digital_cmd(
     params = load_digital.LoadDigitalParams(mode=mode, labels=labels,
                                             unlabelled_as_not_digital=unlabelled_as_not_digital)
     with open_context() as ctx:
-        result = load_digital.run(ctx, params)
+        with working("labelling tasks DIGITAL"):
+            result = load_digital.run(ctx, params)
     emit(result, as_json, "DIGITAL labels")
 
 
@@ -202,7 +204,8 @@ def load_trajectories_cmd(
                                             deliverables_dir=deliverables)
     with open_context() as ctx:
         require_known(ctx.graph, "spec", spec, "--spec")  # before the folder is read
-        result = stage.run(ctx, params)
+        with working("importing trajectories"):
+            result = stage.run(ctx, params)
     for outcome in result.files:
         style = "yellow" if outcome.skipped is not None else "green" if not outcome.warnings else ""
         console.print(Text(outcome.line(), style=style), soft_wrap=True)
@@ -228,6 +231,6 @@ def load_benchmark_cmd(
     from graphforge.stages import load_benchmark as stage
 
     params = stage.LoadBenchmarkParams(root=directory, name=name)
-    with open_context() as ctx:
+    with open_context() as ctx, working(f"loading benchmark {name}"):
         result = stage.run(ctx, params)
     emit(result, as_json, f"benchmark {name}")

@@ -51,6 +51,8 @@ FREE = {
 # String options whose value is one of a fixed set, checked in the command body.
 CHOICE_IN_BODY = {"--arm", "--method", "--inject", "--backend", "--rerun", "--extractor", "--compiler",
                   "--status", "--coverage-from", "--coverage-level"}
+# String options with a format checked in the command body, and a value outside it.
+MALFORMED = {"--shard": "2/2"}  # shard indexes count from 0: 2/2 names a third shard of two
 # Commands the walk does not run with an unknown id (they would start long work or a server first).
 NO_ID_RUN: set[str] = {"demo", "llm"}
 
@@ -131,6 +133,8 @@ def _cases(tmp: Path) -> tuple[list[tuple[str, list[str], str]], list[str]]:
             bad = _bad_value(param, option)
             if bad is None and option in CHOICE_IN_BODY:
                 bad = "bogus-choice"
+            if bad is None and option in MALFORMED:
+                bad = MALFORMED[option]
             if bad is None and option in ID_OPTIONS and path[0] not in NO_ID_RUN:
                 bad = UNKNOWN_ID
             if bad is None:
@@ -226,3 +230,23 @@ def test_list_benchmarks_json_returns_loaded_benchmarks(cli_env: Path, graph: An
     rows = json.loads(capsys.readouterr().out)["benchmarks"]
     assert [r["name"] for r in rows] == [sample.name]
     assert rows[0]["task_count"] > 0
+
+
+def test_long_commands_show_progress_on_a_terminal(cli_env: Path, graph: Any,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from rich.console import Console
+
+    from graphforge.cli import common
+    from graphforge.demo.sample.benchmark import write_eval_benchmark
+
+    terminal = io.StringIO()
+    monkeypatch.setattr(common, "console", Console(file=terminal, force_terminal=True, width=120))
+    sample = write_eval_benchmark(cli_env / "bench")
+    assert main(["load", "benchmark", str(sample.root), "--name", sample.name, "--json"]) == 0
+    assert main(["report", "corpus", "--all", "--out", str(cli_env / "report"), "--json"]) == 0
+    shown = terminal.getvalue()
+    assert f"loading benchmark {sample.name}" in shown and "corpus report" in shown
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])  # stdout stays one JSON object per command
