@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from graphforge.models.workspace import FileFormat, SpanKind
-from graphforge.parsers import ParseLimits, ParseTask, detect_format, file_digest, parse_file, parse_files
 from graphforge.demo.sample.broken_files import EXPECTED_REASONS, small_sheet_with_lying_dimension
 from graphforge.demo.sample.workspace import (
     PATHS,
@@ -19,6 +17,8 @@ from graphforge.demo.sample.workspace import (
     generate_broken_files,
     generate_sample_workspace,
 )
+from graphforge.models.workspace import FileFormat, SpanKind
+from graphforge.parsers import ParseLimits, ParseTask, detect_format, file_digest, parse_file, parse_files
 
 
 @pytest.fixture(scope="module")
