@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 import typer
 
-from graphforge.cli.main import app
-from graphforge.cli.main import main
+from graphforge.cli.main import app, main
 from graphforge.settings import GraphforgeSettings
 
 UNKNOWN_ID = "no-such-id-in-this-graph"
