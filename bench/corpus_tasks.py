@@ -18,6 +18,7 @@ import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 LABELS = Path(__file__).resolve().parent / "labels" / "corpus_facts.jsonl"
@@ -37,7 +38,9 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--sample-size", type=int, default=60)
     p.add_argument("--only", nargs="*", default=None, help="workspace folder names to run")
-    p.add_argument("--show-specs", type=int, default=0, help="print the statement and criteria of N specs")
+    p.add_argument(
+        "--show-specs", type=int, default=0, help="print the statement and criteria of N specs per workspace"
+    )
     return p
 
 
@@ -63,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     families: Counter[str] = Counter()
     formats: Counter[str] = Counter()
     sample_rows: list[dict[str, object]] = []
-    shown = 0
+    positives = anchored = leaking = 0
     total_started = time.perf_counter()
     print(
         f"{'workspace':38} {'files':>5} {'load s':>7} {'evid s':>7} {'spec s':>7} {'facts':>6} "
@@ -96,10 +99,13 @@ def run(args: argparse.Namespace) -> int:
             )
             if ws:
                 print(f"{'':38}   edges by kind: {dict(sorted(ws.edges.items()))}")
+            for path, rows in sorted(evidence.capped.items()):
+                print(f"{'':38}   {path}: {rows} table rows over the per-file fact cap, not read")
             for key, why in sorted(compiled.skipped.items()):
                 print(f"{'':38}   skipped {key}: {why[:160]}")
             if not compiled.specs:
                 failures.append(f"{folder.name}: no spec compiled")
+            shown = 0
             for s in compiled.specs:
                 families[s.family or "?"] += 1
                 spec = specs_store.load_spec(ctx.graph, s.spec_id)
@@ -110,12 +116,15 @@ def run(args: argparse.Namespace) -> int:
                     by_criterion.setdefault(a.criterion_id, []).append(a)
                 for c in spec.positive:
                     got = by_criterion.get(c.criterion_id, [])
+                    positives += 1
+                    anchored += bool(got) and all(a.value in a.span_text for a in got)
                     if not got:
                         failures.append(f"{s.spec_id} {c.criterion_id}: positive criterion without anchor")
                     for a in got:
                         if a.value not in a.span_text:
                             failures.append(f"{s.spec_id} {c.criterion_id}: anchor value not in its span")
                 found = leaks(specs_store.agent_view(spec, specs_store.workspace_files(ctx.graph, wid)), spec)
+                leaking += bool(found)
                 if found:
                     failures.append(f"{s.spec_id}: leaks {found[:3]}")
                 if shown < args.show_specs:
@@ -158,6 +167,11 @@ def run(args: argparse.Namespace) -> int:
         f"\ncorpus: {len(folders)} workspaces in {total:.0f} s; families {dict(families)}; "
         f"formats {dict(formats)}"
     )
+    share = anchored / positives if positives else 0.0
+    print(
+        f"positive criteria anchored to facts whose text is in their span: {anchored}/{positives} "
+        f"({share:.0%}); specs with a leak: {leaking}"
+    )
     if len(families) < MIN_FAMILIES:
         failures.append(f"only {len(families)} task families across the corpus (< {MIN_FAMILIES})")
     if len(formats) < MIN_FORMATS:
@@ -165,8 +179,8 @@ def run(args: argparse.Namespace) -> int:
     if args.sample_out:
         args.sample_out.write_text("".join(json.dumps(r) + "\n" for r in sample_rows), encoding="utf-8")
         print(f"wrote {len(sample_rows)} sampled facts to {args.sample_out}")
-    for f in failures:
-        print(f"FAIL {f}")
+    for failure in failures:
+        print(f"FAIL {failure}")
     print("corpus tasks: " + ("FAILED" if failures else "all acceptance figures met"))
     return 1 if failures else 0
 
@@ -176,7 +190,7 @@ def _pct(p: object) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
-def _show(spec: object, anchors: dict[str, list[object]]) -> None:
+def _show(spec: object, anchors: Mapping[str, Sequence[object]]) -> None:
     from graphforge.models.spec import TaskSpec
 
     assert isinstance(spec, TaskSpec)
