@@ -688,7 +688,8 @@ def fit_table(fitted: dict[str, dict[str, Any]]) -> str:
         "|---|---:|---|---:|---:|\n"
     )
     return head + "".join(
-        f"| {s} | {v['exponent']:.2f} | {v['growth']} | {v['seconds_at_f1']:.0f} | {v['seconds_at_f1_linear']:.0f} |\n"
+        f"| {s} | {v['exponent']:.2f} | {v['growth']} | {v['seconds_at_f1']:.0f} | "
+        f"{v['seconds_at_f1_linear']:.0f} |\n"
         for s, v in fitted.items()
     )
 
