@@ -14,7 +14,7 @@ import pkgutil
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, LiteralString, cast
+from typing import Any
 
 from graphforge import cypher
 from graphforge.cypher import CYPHER_DIR, CypherQuery
@@ -58,7 +58,7 @@ def _load_query(name: str, cypher_dir: Path) -> CypherQuery:
     if cypher_dir == CYPHER_DIR:
         return cypher.load(f"families/{name}")
     text = (cypher_dir / "families" / f"{name}.cypher").read_text(encoding="utf-8")
-    return CypherQuery(f"families/{name}", cast(LiteralString, text), cypher.parameters_of(text))
+    return CypherQuery(f"families/{name}", text, cypher.parameters_of(text))
 
 
 def load_families(folders: Iterable[Path] = (), cypher_dir: Path = CYPHER_DIR) -> list[Family]:

@@ -25,6 +25,18 @@ def trusted(fact: GraphFact) -> bool:
     return fact.role in TRUSTED
 
 
+_SHARE_WORDS = re.compile(r"rate|share|margin|growth|percent|ratio|variance|change|%", re.I)
+
+
+def plausible(fact: GraphFact) -> bool:
+    """A figure whose value fits what it claims to measure: a named measure (not just "value"), and a
+    percentage only for a rate, share, margin or change (a revenue of "86%" is a misread table)."""
+    if not fact.metric or fact.metric == "value":
+        return False
+    percent = (fact.unit or "") == "%" or fact.value.strip().endswith("%")
+    return not percent or bool(_SHARE_WORDS.search(fact.metric))
+
+
 def base_name(path: str) -> str:
     return PurePosixPath(path).name
 
@@ -105,7 +117,7 @@ class SpecBuilder:
         return d
 
     def _add(self, **kw: object) -> CriterionSpec:
-        c = CriterionSpec(criterion_id=f"{self.spec_id}/c{len(self.criteria) + 1}", **kw)  # type: ignore[arg-type]
+        c = CriterionSpec(criterion_id=f"{self.spec_id}/c{len(self.criteria) + 1}", **kw)
         self.criteria.append(c)
         return c
 
@@ -221,7 +233,8 @@ def request(
 ) -> str:
     """A request as a colleague would write it: goal, audience, what to cover, the files to hand back."""
     who = f"As our {occupation.lower()}, " if occupation else ""
-    lines = [f"Hi — {context}", "", f"{who}{ask}"]
+    opening = f"{who}{ask}" if who else ask[:1].upper() + ask[1:]
+    lines = [f"Hi — {context}", "", opening]
     if items:
         lines += ["", "Please make sure it covers:"] + [f"- {i}" for i in items]
     lines += ["", "What I need back in the output folder:"]

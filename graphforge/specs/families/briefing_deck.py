@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
-from graphforge.specs.families._common import SpecBuilder, label_of, request, slug, spread, trusted
+from graphforge.specs.families._common import (
+    SpecBuilder,
+    label_of,
+    plausible,
+    request,
+    slug,
+    spread,
+    trusted,
+)
 
 MAX_FIGURES = 5
 
@@ -15,7 +23,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         facts[r["fact_id"]] for r in inp.rows if r["fact_id"] in facts and trusted(facts[r["fact_id"]])
     ]
     # A figure a reader can recognise: it names its measure and who or when it is about.
-    figures = [f for f in figures if f.metric and (f.entity or f.period) and len(label_of(f)) <= 90]
+    figures = [f for f in figures if plausible(f) and (f.entity or f.period) and len(label_of(f)) <= 90]
     supported = {r["fact_id"] for r in inp.rows if r.get("support")}
     chosen = spread([f for f in figures if f.fact_id in supported], MAX_FIGURES, per_file=2)
     for f in spread(figures, MAX_FIGURES * 2, per_file=2):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
 from graphforge.specs.families._common import SpecBuilder, base_name, request, short, slug
+from graphforge.specs.templates import GraphFact
 
 MAX_DOCS = 4
 
@@ -17,7 +18,8 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         if r["title"] in facts
     ]
     docs = [(t, ds) for t, ds in docs if 3 <= len(t.value) <= 120 and sum(c.isalpha() for c in t.value) >= 3]
-    distinct: dict[str, tuple] = {}  # two versions share a title: one entry per title keeps items checkable
+    # Two versions share a title: one entry per title keeps items checkable.
+    distinct: dict[str, tuple[GraphFact, list[GraphFact]]] = {}
     for t, ds in docs:
         distinct.setdefault((t.normalized or t.value).lower(), (t, ds))
     docs = list(distinct.values())[:MAX_DOCS]
