@@ -67,7 +67,8 @@ _CALLED_EARLIER = re.compile(
     r"instead of|not used|not the|draft version|old version)\b",
     re.IGNORECASE,
 )
-_CLAUSE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z])")
+# A sentence ends after a word (not "5. Milestones", "p. 3"); a semicolon ends a clause.
+_CLAUSE_END = re.compile(r"(?<=[A-Za-z)\]][.!?])\s+(?=[A-Z])|(?<=;)\s+")
 _SCALES = (1.0, 1e3, 1e6, 1e9)
 
 
@@ -231,8 +232,9 @@ def _value_lines(doc: Document, name: str) -> list[Line]:
     return out
 
 
-def _clauses(line: Line) -> list[Line]:
-    parts = _CLAUSE_END.split(line.text)
+def _clauses(line: Line, split: bool) -> list[Line]:
+    """A report line's sentences; a workbook row stays whole (its cells describe one item)."""
+    parts = _CLAUSE_END.split(line.text) if split else [line.text]
     return [Line(p, line.where, line.footprint) for p in parts if p.strip()]
 
 
@@ -264,7 +266,7 @@ def _sources(criterion: CriterionSpec, view: JudgeView, doc: Document) -> Verdic
     ignore = {d.name for d in view.spec.deliverables}
     checked = 0
     for line in _value_lines(doc, name):
-        for clause in _clauses(line):
+        for clause in _clauses(line, split=not isinstance(doc, Workbook)):
             cites = [c for c in citations([clause], view.paths, ignore) if c.path is not None]
             if not cites:
                 continue
