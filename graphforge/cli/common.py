@@ -99,17 +99,18 @@ class _Progress(Progress):
 
 
 def progress(transient: bool = False) -> Progress:
-    """A rich progress bar on stderr, so --json output on stdout stays clean."""
+    """A rich progress bar on stderr, so --json output on stdout stays clean; nothing when stderr is not a
+    terminal (rich would leave a blank line there, beside the one 'error:' line of a failed command)."""
     return _Progress(SpinnerColumn(), TextColumn("[progress.description]{task.description}"), BarColumn(),
                      MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console,
-                     transient=transient)
+                     transient=transient, disable=not console.is_terminal)
 
 
 @contextmanager
 def working(label: str) -> Iterator[None]:
     """A spinner with elapsed time on stderr while a command works (nothing when stderr is not a terminal)."""
     with Progress(SpinnerColumn(), TextColumn(label), TimeElapsedColumn(), console=console,
-                  transient=True) as bar:
+                  transient=True, disable=not console.is_terminal) as bar:
         bar.add_task(label, total=None)
         yield
 
