@@ -721,8 +721,10 @@ def plot(runs: dict[str, dict[str, Any]], fitted: dict[str, dict[str, Any]], out
             [s for _, s in pts],
             "o-",
             label=f"{stage} (b={fitted[stage]['exponent']:.2f})",
-            **({"color": "black", "linewidth": 2.5} if stage == "total" else {}),
         )
+        if stage == "total":
+            line.set_color("black")
+            line.set_linewidth(2.5)
         b, a = fitted[stage]["exponent"], fitted[stage]["seconds_at_f1"]
         xs = [min(f for f, _ in pts), 1.0]
         ax.plot(xs, [a * x**b for x in xs], ":", color=line.get_color())
