@@ -249,3 +249,38 @@ def test_long_commands_show_progress_on_a_terminal(cli_env: Path, graph: Any,
     shown = terminal.getvalue()
     assert f"loading benchmark {sample.name}" in shown and "corpus report" in shown
     assert json.loads(capsys.readouterr().out.splitlines()[-1])  # stdout stays one JSON object per command
+
+
+# Positional path arguments that name something the command writes (created when missing).
+OUTPUT_ARGUMENTS = {"eval sample", "eval sample-benchmark", "export rft", "export rubrics", "export sft",
+                    "load taxonomy-sample"}
+
+
+def test_every_input_path_argument_that_does_not_exist_is_one_error_line(
+        cli_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = "/no/such/input/anywhere"
+    cases = []
+    for path, command in _commands(typer.main.get_command(app)):
+        label = " ".join(path)
+        arguments = [p for p in command.params if not type(p).__name__.endswith("Option")]
+        options: list[str] = []
+        for param in command.params:
+            if type(param).__name__.endswith("Option") and param.required:
+                options += [param.opts[0], _good_value(param, cli_env)]
+        for tested in arguments:
+            if _annotation(tested) is not Path or label in OUTPUT_ARGUMENTS:
+                continue
+            values = []
+            for param in arguments:
+                values.append(missing if param is tested else _good_value(param, cli_env))
+                if param is tested:
+                    break
+            cases.append((f"{label} {tested.name.upper()}", list(path) + values + options))
+    assert len(cases) >= 8, cases  # load onet/workspace/trajectories/benchmark/digital, eval elo/winrate...
+    failures = []
+    for label, argv in cases:
+        code = main(argv)
+        lines = capsys.readouterr().err.splitlines()
+        if not (code == 1 and len(lines) == 1 and lines[0].startswith("error: ") and missing in lines[0]):
+            failures.append(f"{label}: exit {code}, stderr {lines!r}")
+    assert not failures, "\n".join(failures)
