@@ -61,10 +61,12 @@ ADDRESSED_TO_GRADER = re.compile(
     r"10/10|100|correct|pass(?:ed|ing)?)\b",
     re.IGNORECASE | re.MULTILINE,
 )
-# A clause that names a superseded or confuser file as such ("not the superseded draft.pdf") cites no source.
-_CALLED_EARLIER = re.compile(
-    r"\b(?:supersed\w*|earlier|previous(?:ly)?|prior|outdated|obsolete|no longer|replaced|rather than|"
-    r"instead of|not used|not the|draft version|old version)\b",
+# Words right before a file name that call it old ("not the superseded draft.pdf", "the earlier version in
+# X.pdf"): naming a superseded file as such is no citation of it. Only letters may stand between, so
+# "(earlier: March 22, 2024) RFQ.md" does not call RFQ.md old.
+_NAMED_AS_OLD = re.compile(
+    r"\b(?:supersed\w*|earlier|previous|prior|outdated|obsolete|old|not|rather\s+than|instead\s+of|replaced)"
+    r"\W+(?:[A-Za-z]+\W+){0,2}$",
     re.IGNORECASE,
 )
 # A sentence ends after a word (not "5. Milestones", "p. 3"); a semicolon ends a clause.
@@ -259,6 +261,11 @@ def _at_place(c: Citation, places: set[str]) -> bool:
     return not comparable or any(locator_matches(x, p) for x, p in comparable)
 
 
+def _named_as_old(text: str, token: str) -> bool:
+    at = text.find(token)
+    return at > 0 and bool(_NAMED_AS_OLD.search(text[max(0, at - 60):at]))
+
+
 def _sources(criterion: CriterionSpec, view: JudgeView, doc: Document) -> Verdict:
     name = criterion.target_deliverable
     known = figures(view)
@@ -275,16 +282,20 @@ def _sources(criterion: CriterionSpec, view: JudgeView, doc: Document) -> Verdic
             if not matched:
                 continue
             checked += 1
-            direct = {p for f in matched for p, _ in f.direct}
             holding: dict[str, set[str]] = {}
             for f in matched:
                 for p, loc in f.direct | f.agreeing:
                     holding.setdefault(p, set()).add(loc)
             shown = clause.text.strip()[:160]
-            for c in cites:
-                if c.path in bad and c.path not in direct and not _CALLED_EARLIER.search(clause.text):
-                    return Verdict(1.0, f"violation: {clause.where} credits a figure to {c.path}, "
-                                        f"{bad[c.path]}: {shown!r}", clause.footprint)
+            # A current figure (not only a superseded file's own) that no cited file holds, while a superseded
+            # or confuser file is cited: the figure is credited to that file.
+            current = [f for f in matched if not all(p in bad for p, _ in f.direct)]
+            unheld = [f for f in current if not any(c.path in {p for p, _ in f.direct | f.agreeing}
+                                                    for c in cites)]
+            old = [c for c in cites if c.path in bad and not _named_as_old(clause.text, c.token)]
+            if old and unheld:
+                return Verdict(1.0, f"violation: {clause.where} credits {unheld[0].what!r} to {old[0].path}, "
+                                    f"{bad[old[0].path or '']}: {shown!r}", clause.footprint)
             right = [c for c in cites if c.path in holding and _at_place(c, holding[c.path or ""])]
             if not right:
                 held = sorted(f"{p} ({', '.join(sorted(x for x in locs if x)) or 'anywhere'})"

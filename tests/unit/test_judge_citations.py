@@ -221,3 +221,41 @@ def test_office_prose_about_judges_and_scores_is_no_violation(tmp_path: Path, li
     files[MEMO_MD].write_text(memo, encoding="utf-8")
     judged = judge_attempt(sample_view(), files, JudgeArm.ANCHORED, trajectory_id="prose")[0]
     assert _fired(judged) == {} and judged.q == pytest.approx(1.0), judged.reason
+
+
+def test_a_timeline_row_is_one_clause_and_may_name_the_earlier_date(tmp_path: Path) -> None:
+    # A CSV row states the current deadline, the earlier one in its note and cites the current file: right.
+    current = Anchor(fact_id="f-new", value="March 27, 2024", locator="section=3", path="solicitation/RFQ.md",
+                     span_text="| 3 | March 27, 2024 | Written quotes due |")
+    earlier = Anchor(fact_id="f-old", value="March 22, 2024", locator="section=3",
+                     path="solicitation/RFQ_as-issued_2024-03-01.md",
+                     span_text="| 3 | March 22, 2024 | Written quotes due |")
+    name = "timeline.csv"
+    criteria = [
+        CriterionSpec(criterion_id="t@v1/c1", polarity=Polarity.POSITIVE, kind=CriterionKind.VALUE, weight=1,
+                      requirement="quotes due", target_deliverable=name, check="item", fact_kind="date",
+                      verification="find the date", anchors=["f-new"]),
+        CriterionSpec(criterion_id="t@v1/c2", polarity=Polarity.NEGATIVE, kind=CriterionKind.VALUE, weight=1,
+                      requirement="not the earlier date as current", target_deliverable=name, check="stale",
+                      fact_kind="date", verification="find the stale date", anchors=["f-old", "f-new"]),
+    ]
+    statement = f"Write {name}."
+    spec = TaskSpec(spec_id="t@v1", base_id="t", version=1, workspace_id="ws", statement=statement,
+                    statement_hash=statement_hash(statement), compiler="template", criteria=criteria,
+                    deliverables=[DeliverableSpec(deliverable_id=f"t@v1/{name}", name=name, format="csv")])
+    files = [WorkspaceFile(path=current.path or ""),
+             WorkspaceFile(path=earlier.path or "", superseded_by=[current.path or ""])]
+    view = JudgeView(spec=spec, anchors={"t@v1/c1": [current], "t@v1/c2": [earlier, current]}, files=files)
+    rows = ["Date,Event,Source",
+            '"2024-03-27 (March 27, 2024)","Written quotes due (5. Milestones) (earlier: March 22, 2024)",'
+            "RFQ.md (section=3)"]
+    path = tmp_path / name
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    judged = judge_attempt(view, {name: path}, JudgeArm.ANCHORED, trajectory_id="row")[0]
+    assert judged.q == pytest.approx(1.0) and _fired(judged) == {}, judged.reason
+    # The same row crediting the current deadline to the superseded issue is a misattribution.
+    path.write_text(path.read_text(encoding="utf-8").replace("RFQ.md (section=3)",
+                                                             "RFQ_as-issued_2024-03-01.md (section=3)"),
+                    encoding="utf-8")
+    judged = judge_attempt(view, {name: path}, JudgeArm.ANCHORED, trajectory_id="row2")[0]
+    assert "superseded by solicitation/RFQ.md" in _fired(judged).get("s1-sources", ""), judged.reason
