@@ -138,6 +138,7 @@ _IDENTITY_HEADER_RE = re.compile(
 )
 # Questionnaire item codes as survey exports head their columns: "Q7", "Q21B_3", "Q78B#1_2_1".
 _CODE_HEADER_RE = re.compile(r"^Q\d+[A-Z]?(?:[_#]\S*)?$")
+_SCIENTIFIC_RE = re.compile(r"^[-+]?\d+(?:\.\d+)?[eE][-+]?\d+$")  # 7.95807864051312E-13 stored as text
 _PERIOD_HEADER_RE = re.compile(r"\b(year|fy|period|quarter|month|calendar|cy|date)\b", re.I)
 _TOC_RE = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$|…{2,}")  # table-of-contents leaders
 _PLACE_RE = re.compile(r"\b(?:[A-Z]{2}|d\.?\s?c\.?|street|st\.|avenue|ave\.?|suite|room|box)\s*$", re.I)
@@ -474,6 +475,24 @@ def _code_columns(header: dict[int, str]) -> set[int]:
     return set(coded) if questionnaire else set()
 
 
+def _restates_header(texts: Sequence[Cell], header: dict[int, str]) -> bool:
+    """A value-less row inside a sheet's records starts a new table only when it is a full header row
+    (as many cells as the current header, none of them a number in scientific notation); a record whose
+    figure is withheld has fewer cells and must not become the columns' names."""
+    named = sum(1 for h in header.values() if h)
+    return (
+        len(texts) >= 2
+        and len(texts) >= named
+        and not any(_SCIENTIFIC_RE.match(c.text.strip()) for c in texts)
+    )
+
+
+def _one_period(head: str) -> str | None:
+    """The period a header names beside its measure ("CY 2013 Revenues" -> 2013), when it names one."""
+    periods = find_periods(head)
+    return periods[0][0] if len(periods) == 1 else None
+
+
 def _grid_facts(
     grid: Grid, file_context: str, budget: int | None = None
 ) -> tuple[list[FactRow], list[DependsOnRow], int]:
@@ -493,6 +512,8 @@ def _grid_facts(
         texts = [c for c in row.cells if c.text.strip()]
         values = [c for c in texts if _is_value(c.text)]
         if not values:
+            if not grid.from_text and data_index and not _restates_header(texts, header):
+                continue  # a record whose figure is withheld ("W") or a note between records
             if len(texts) >= 2:
                 header = {c.col: c.text.strip() for c in row.cells}
                 codes = _code_columns(header)
@@ -555,7 +576,8 @@ def _grid_facts(
             ):
                 continue  # a bare year is a label
             head_period = period_of(head) if is_period_label(head) else None
-            period = head_period or row_period or (next(iter(ctx_periods)) if len(ctx_periods) == 1 else None)
+            only_ctx = next(iter(ctx_periods)) if len(ctx_periods) == 1 else None
+            period = head_period or _one_period(head) or row_period or only_ctx
             found = None if head_period else _measure(head)
             if found is not None:  # the column names the measure: the row label names the entity
                 metric, subject = found[0], f"{label} {extra}".strip()

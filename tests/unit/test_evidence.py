@@ -251,3 +251,26 @@ def test_table_quantities_over_the_per_file_cap_are_counted_not_read() -> None:
     assert {f.entity for f in capped.facts} == {f"Account {i}" for i in range(5)}
     assert capped.capped == {"outlays.csv": 45}
     assert all(f.metric == "outlays" for f in capped.facts)  # the file name says what the figures are
+
+
+def test_a_withheld_record_does_not_rename_the_columns() -> None:
+    # A production sheet: a record whose volume is withheld ("W") and whose FIPS code is blank has no
+    # figure at all; it is a record, not a new header, so the next record's FIPS code stays an identifier.
+    rows = [
+        "Calendar Year\tProduct\tState\tFIPS Code\tCounty\tProduction Volume",
+        "2008\tGas (mcf)\tLA\t22061\tLincoln Parish\t28159",
+        "2008\tHelium (mcf)\tWY\t\tSweetwater County\tW",
+        "2008\tMagnesium Chloride Brine (tons)\tUT\t49045\tTooele County\tW",
+        "2009\tGas (mcf)\tLA\t22061\tLincoln Parish\t30114",
+    ]
+    spans = [span("wh", f"sheet=Data!A{i + 1}:F{i + 1}", t, "production.xlsx", i) for i, t in enumerate(rows)]
+    facts = [f for f in RuleBasedExtractor().extract(spans).facts if f.kind == "quantity"]
+    assert {f.value for f in facts} == {"28159", "30114"}
+    assert {(f.metric, f.period) for f in facts} == {("volume", "2008"), ("volume", "2009")}
+
+
+def test_a_header_naming_its_year_gives_the_period() -> None:
+    rows = ["Corporate Name\tRevenue Type\tCY 2013 Revenues", "CHUZA OIL CO\tONRR/BLM - Rents\t516"]
+    spans = [span("cy", f"sheet=Data!A{i + 1}:C{i + 1}", t, "by_company.xlsx", i) for i, t in enumerate(rows)]
+    [fact] = [f for f in RuleBasedExtractor().extract(spans).facts if f.kind == "quantity"]
+    assert (fact.metric, fact.period, fact.value) == ("revenue", "2013", "516")
