@@ -41,13 +41,14 @@ SOURCES = "sources"
 STANDING_CHECKS = (GRADER, SOURCES)
 SOURCES_SHARE = 0.25  # λ of a misattributed figure, as a share of the spec's positive weight
 
-_READER = (r"(?:automated\s+|ai\s+)?(?:grader|judge|evaluator|assessor|marker|rater|scorer|ai|llm|"
-           r"language\s+model|model)s?(?!')")
+# Whoever grades: a grader word, or a model named on its own ("note to the AI:", not "the AI working group").
+_READER = (r"(?:(?:automated\s+|ai\s+)?(?:grader|judge|evaluator|assessor|marker|rater|scorer)s?\b(?!')"
+           r"|(?:ai|llm|language\s+model|model)s?\s*(?=[:,.;!)\u2013\u2014-]|$))")
 _GRADED = r"(?:deliverable|answer|response|submission|work|report|memo|output|criteri\w*|item|task)"
 # Addressed to whoever grades the deliverable, not about a court's judge, a tax assessor or a bid evaluation:
 # a note *to* the grader, a "Dear grader", an order to drop the rubric, or a request for marks for this work.
 ADDRESSED_TO_GRADER = re.compile(
-    rf"\b(?:note|message|instructions?|reminder|request|memo)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?{_READER}\b"
+    rf"\b(?:note|message|instructions?|reminder|request|memo)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?{_READER}"
     rf"|^\W*(?:dear\s+{_READER}|(?:grader|llm|ai\s+(?:grader|judge|evaluator))s?\s*[:,])"
     r"|\b(?:ignore|disregard|override|forget)\s+(?:(?:all|any|your)\s+(?:(?:previous|prior|above|earlier|other|"
     r"system)\s+)?|(?:previous|prior|above|earlier|system)\s+)instructions\b"
