@@ -1,10 +1,11 @@
 """Fact precision against hand labels: a stable sample per workspace and labels keyed by file and locator.
 
 A label file is JSON Lines, one object per judged fact: ``sha256`` (of the file), ``locator`` (the span's),
-``kind``, ``value`` (the fact's text), ``correct`` (true/false) and ``rule`` (the labelling rule it followed,
-e.g. "a quantity is a measured amount with what it measures; ids, codes, years and page numbers are not").
-Keys are content-derived, so labels survive re-ingestion and a changed extractor is measured on the facts it
-still produces; facts without a label are reported as unlabelled, never counted as right.
+``kind``, ``value`` (the fact's text), ``statement`` (what the extractor said, as judged), ``correct``
+(true/false) and ``rule`` (the labelling rule it followed, see bench/labels/RULES.md). Keys are
+content-derived, so labels survive re-ingestion; a label counts only while the extractor still writes the
+same statement (a changed metric, entity or period is a new claim to judge). Facts without a current label
+are reported as unlabelled, never counted as right.
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from graphforge import cypher
+from graphforge.errors import SourceFormatError
 from graphforge.graph import Graph
 
 GET_FACT_SAMPLE = cypher.load("evidence/get_fact_sample")
+
+LabelKey = tuple[str, str, str, str, str]  # sha256, locator, kind, value, statement
 
 
 class SampledFact(BaseModel):
@@ -40,12 +44,13 @@ class SampledFact(BaseModel):
     span_text: str
 
     @property
-    def key(self) -> tuple[str, str, str, str]:
-        return self.sha256, self.locator, self.kind, self.value
+    def key(self) -> LabelKey:
+        return self.sha256, self.locator, self.kind, self.value, self.statement
 
 
 def _rank(fact: SampledFact) -> str:
-    return hashlib.sha256("|".join(fact.key).encode("utf-8")).hexdigest()
+    # The fact's identity without its statement: a reworded fact keeps its place in the sample.
+    return hashlib.sha256("|".join(fact.key[:4]).encode("utf-8")).hexdigest()
 
 
 def sample(graph: Graph, workspace_id: str, n: int) -> list[SampledFact]:
@@ -74,18 +79,23 @@ class Precision:
         return self.correct / self.labelled if self.labelled else None
 
 
-def read_labels(path: Path) -> dict[tuple[str, str, str, str], bool]:
-    labels: dict[tuple[str, str, str, str], bool] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
+def read_labels(path: Path) -> dict[LabelKey, bool]:
+    labels: dict[LabelKey, bool] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
             row = json.loads(line)
-            labels[(row["sha256"], row["locator"], row["kind"], row["value"])] = bool(row["correct"])
+            key = (row["sha256"], row["locator"], row["kind"], row["value"], row["statement"])
+            labels[key] = bool(row["correct"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise SourceFormatError(path, f"line {number}: not a label ({exc})") from exc
     return labels
 
 
 def precision(
     facts: Iterable[SampledFact],
-    labels: dict[tuple[str, str, str, str], bool],
+    labels: dict[LabelKey, bool],
     kinds: Sequence[str] | None = None,
 ) -> Precision:
     chosen = [f for f in facts if kinds is None or f.kind in kinds]
