@@ -1,7 +1,9 @@
 """PPTX with python-pptx: one span per slide ("slide=4"): titles, text frames, tables, speaker notes.
 
 The slide title is the span's first line as a markdown heading (``# Quarterly results``); a table is its
-rows as tab-separated lines, header row first; notes follow as ``Notes: ...``.
+rows as tab-separated lines, header row first; a chart is ``Chart: <title>`` and then its data as such a
+table (a ``series`` header row of categories, one row of values per series, from the values the chart
+caches); notes follow as ``Notes: ...``.
 """
 
 from __future__ import annotations
@@ -63,8 +65,44 @@ def _shape_lines(shapes: Iterable[Any], skip_id: int | None = None) -> Iterator[
         # such shape made the whole deck invalid.
         if isinstance(shape, GroupShape):
             yield from _shape_lines(shape.shapes, skip_id)
+        elif getattr(shape, "has_chart", False):
+            yield from _chart_lines(shape.chart)
         elif getattr(shape, "has_table", False):
             for row in shape.table.rows:
                 yield "\t".join(" ".join(cell.text.split()) for cell in row.cells)
         elif getattr(shape, "has_text_frame", False):
             yield shape.text_frame.text.strip()
+
+
+def _chart_lines(chart: Any) -> Iterator[str]:
+    """A chart's title and cached data as tab-separated rows; a chart whose XML python-pptx cannot read
+    yields only what it could (the deck stays readable)."""
+    try:
+        title = chart.chart_title.text_frame.text.strip() if chart.has_title else ""
+    except (AttributeError, KeyError, ValueError):
+        title = ""
+    yield f"Chart: {' '.join(title.split())}" if title else "Chart"
+    for plot in _safe(lambda: list(chart.plots)) or []:
+        categories = _safe(lambda p=plot: [str(c) for c in p.categories]) or []
+        if categories:
+            yield "\t".join(["series", *(" ".join(c.split()) for c in categories)])
+        for series in _safe(lambda p=plot: list(p.series)) or []:
+            values = _safe(lambda s=series: list(s.values)) or []
+            cells = [_number(v) for v in values]
+            yield "\t".join([" ".join(str(series.name or "").split()) or "(unnamed)", *cells])
+
+
+def _number(value: Any) -> str:
+    """A cached chart value as written: whole numbers without ".0", others in their shortest exact form."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return str(value)
+
+
+def _safe(read: Any) -> Any:
+    try:
+        return read()
+    except (AttributeError, KeyError, ValueError, TypeError, NotImplementedError, IndexError):
+        return None
