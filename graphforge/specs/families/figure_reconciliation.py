@@ -1,30 +1,148 @@
-"""Reconcile figures that files state differently, with totals recomputed from their parts (XLSX + MD)."""
+"""Reconcile the figures that files state for the same measure, and check totals against their parts,
+for a reviewer (XLSX workbook + Markdown memo)."""
 
 from __future__ import annotations
 
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
-from graphforge.specs.templates import compile_template
+from graphforge.specs.families._common import (
+    SpecBuilder,
+    base_name,
+    label_of,
+    plausible,
+    request,
+    slug,
+    trusted,
+)
+from graphforge.specs.templates import GraphFact
+
+MAX_PAIRS, MAX_TOTALS = 5, 2
+
+
+def _agree(a: GraphFact, b: GraphFact) -> bool:
+    if a.value_num is None or b.value_num is None:
+        return a.value.strip() == b.value.strip()
+    return abs(a.value_num - b.value_num) <= 0.005 * max(abs(a.value_num), abs(b.value_num), 1.0)
 
 
 def build(inp: FamilyInput) -> TaskSpec | None:
-    # The template reads figures only: quantity facts and the edges between them.
-    # Only the figures the pattern matched (and the edges between them): the template's ranking is
-    # quadratic in what it is given, and a 20k-figure workspace made it run for half an hour.
-    matched = {r["src"] for r in inp.rows} | {r["dst"] for r in inp.rows}
-    facts = [f for f in inp.graph.facts if f.kind == "quantity" and f.fact_id in matched]
-    ids = {f.fact_id for f in facts}
-    edges = [
-        e
-        for e in inp.graph.edges
-        if e.src_fact_id in ids
-        and e.dst_fact_id in ids
-        and e.kind in ("compare", "reconcile", "derive", "interpret")
-    ]
-    spec = compile_template(inp.graph.model_copy(update={"facts": facts, "edges": edges}), inp.version)
-    if spec is None:
+    facts = {f.fact_id: f for f in inp.graph.facts}
+    usable = {k: f for k, f in facts.items() if trusted(f) and plausible(f)}
+    pairs: list[tuple[GraphFact, GraphFact, GraphFact | None]] = []  # (a, b, the current one if versioned)
+    totals: list[GraphFact] = []
+    seen: set[str] = set()
+    for r in inp.rows:
+        a, other = usable.get(r["src"]), usable.get(r["dst"])
+        if a is None or other is None:
+            continue
+        if r["kind"] == "derive":
+            if a.fact_id not in seen and a.path == other.path:
+                seen.add(a.fact_id)
+                totals.append(a)
+            continue
+        if a.path == other.path or a.fact_id in seen or other.fact_id in seen:
+            continue
+        seen.update((a.fact_id, other.fact_id))
+        pairs.append((a, other, usable.get(r["current"] or "")))
+    # Disagreements first (they are what the reviewer needs), then figures two files confirm.
+    pairs.sort(key=lambda p: (_agree(p[0], p[1]), p[0].path, p[0].ordinal, p[0].fact_id))
+    pairs = pairs[:MAX_PAIRS]
+    totals = sorted(totals, key=lambda f: (f.path, f.ordinal, f.fact_id))[:MAX_TOTALS]
+    if len(pairs) + len(totals) < 2:
         return None
-    return spec.model_copy(update={"family": FAMILY.name, "seed_id": inp.seed.seed_id or spec.seed_id})
+    sb = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)
+    book = sb.deliverable(
+        f"{slug(inp.graph.name)}_reconciliation.xlsx",
+        "xlsx",
+        "reconciliation workbook",
+        sheets=("Reconciliation",),
+    )
+    memo = sb.deliverable(
+        f"{slug(inp.graph.name)}_reconciliation_memo.md",
+        "md",
+        "reconciliation memo",
+        sections=("Summary", "Discrepancies", "Sources"),
+    )
+    items: list[str] = []
+    anchored: list[GraphFact] = []
+    for a, c, current in pairs:
+        if _agree(a, c):
+            sb.item(
+                a,
+                book,
+                f"{book.name} gives {label_of(a)}, stated alike in {base_name(a.path)} and "
+                f"{base_name(c.path)}",
+                weight=1.5,
+            )
+            items.append(f"{label_of(a)} ({base_name(a.path)} and {base_name(c.path)})")
+            anchored.append(a)
+        elif current is not None:
+            old = c if current is a else a
+            sb.item(
+                current,
+                book,
+                f"{book.name} relies on the current {label_of(current)} from {base_name(current.path)}",
+                weight=2.0,
+            )
+            sb.stale(old, current, book)
+            items.append(
+                f"{label_of(current)}, which {base_name(current.path)} and {base_name(old.path)} "
+                f"state differently"
+            )
+            anchored += [current, old]
+        else:
+            for f in (a, c):
+                sb.item(
+                    f, book, f"{book.name} gives {label_of(f)} as {base_name(f.path)} states it", weight=1.5
+                )
+            items.append(
+                f"{label_of(a)}, which {base_name(a.path)} and {base_name(c.path)} state differently"
+            )
+            anchored += [a, c]
+    for t in totals:
+        sb.item(
+            t,
+            book,
+            f"{book.name} gives the total {label_of(t)} and whether its parts add up to it",
+            weight=1.5,
+        )
+        items.append(f"the total {label_of(t)} in {base_name(t.path)}, checked against its parts")
+        anchored.append(t)
+    sb.cites(anchored, book)
+    sb.layout(book, "Reconciliation", anchored)
+    sb.layout(memo, "Discrepancies", anchored)
+    sb.layout(memo, "Sources", anchored)
+    statement = request(
+        occupation=inp.seed.occupation,
+        context=(
+            f"before the {inp.graph.name} figures go into the review, we need to know which ones the files "
+            f"agree on and where they differ."
+        ),
+        ask=(
+            "could you reconcile the figures below across the files: what each source states, whether "
+            "they agree, and which value we should rely on?"
+        ),
+        items=items,
+        deliverables=[
+            (
+                book,
+                "a workbook with a sheet named Reconciliation: one row per figure with the figure, each "
+                "source file and the value it states, whether they agree, and the value relied on "
+                "(totals checked against the sum of their parts with a formula)",
+            ),
+            (
+                memo,
+                "a short memo with the sections Summary, Discrepancies and Sources: what differs, why you "
+                "relied on the value you chose, and the files you used",
+            ),
+        ],
+        constraints=[
+            "Where a later version of a document replaces an earlier one, rely on the later version and "
+            "mention the earlier value only as earlier.",
+            "Give figures as the documents state them; do not round them.",
+        ],
+    )
+    return sb.spec(statement, "")
 
 
 FAMILY = Family(
