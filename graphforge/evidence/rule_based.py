@@ -479,12 +479,15 @@ def _restates_header(texts: Sequence[Cell], header: dict[int, str]) -> bool:
     """A value-less row inside a sheet's records starts a new table only when it is a full header row
     (as many cells as the current header, none of them a number in scientific notation); a record whose
     figure is withheld has fewer cells and must not become the columns' names."""
-    named = sum(1 for h in header.values() if h)
-    return (
-        len(texts) >= 2
-        and len(texts) >= named
-        and not any(_SCIENTIFIC_RE.match(c.text.strip()) for c in texts)
-    )
+    named = {h for h in header.values() if h}
+    cells = [c.text.strip() for c in texts]
+    if len(cells) < 2 or len(cells) < len(named):
+        return False
+    if 2 * len(named & set(cells)) >= len(named):
+        return True  # the same header repeated (a page break in an export)
+    # Otherwise a new header has no figure-like cell: "2082" under "CY 2013 Revenues" is an amount that
+    # happens to read as a year, and a figure stored as text in scientific notation is a figure.
+    return not any(_SCIENTIFIC_RE.match(t) or is_period_label(t) or t.isdigit() for t in cells)
 
 
 def _one_period(head: str) -> str | None:
@@ -510,7 +513,11 @@ def _grid_facts(
             unread += 1
             continue
         texts = [c for c in row.cells if c.text.strip()]
-        values = [c for c in texts if _is_value(c.text)]
+        # A bare integer under a header that already names its period ("CY 2013 Revenues") is an amount,
+        # even one that reads as a year (2082).
+        dated = {col for col, h in header.items() if h and not is_period_label(h) and _one_period(h)}
+        values = [c for c in texts if _is_value(c.text) or (c.col in dated and c.text.strip().isdigit())]
+        value_ids = {id(c) for c in values}
         if not values:
             if not grid.from_text and data_index and not _restates_header(texts, header):
                 continue  # a record whose figure is withheld ("W") or a note between records
@@ -524,7 +531,7 @@ def _grid_facts(
             continue
         ctx_text = " ".join(context)
         ctx_periods = {p for p, _, _ in find_periods(ctx_text)}
-        label_cells = [c for c in texts if not _is_value(c.text) and c.col < values[0].col]
+        label_cells = [c for c in texts if id(c) not in value_ids and c.col < values[0].col]
         row_period = next(
             (
                 period_of(c.text)
@@ -547,7 +554,7 @@ def _grid_facts(
         data_index += 1
         # Every word of the row, for when the label alone names several rows' values (_unambiguous).
         full = " ".join(
-            c.text.strip() for c in texts if not _is_value(c.text) and not is_period_label(c.text)
+            c.text.strip() for c in texts if id(c) not in value_ids and not is_period_label(c.text)
         )
         for cell in values:
             figure = parse_figure(cell.text)

@@ -274,3 +274,14 @@ def test_a_header_naming_its_year_gives_the_period() -> None:
     spans = [span("cy", f"sheet=Data!A{i + 1}:C{i + 1}", t, "by_company.xlsx", i) for i, t in enumerate(rows)]
     [fact] = [f for f in RuleBasedExtractor().extract(spans).facts if f.kind == "quantity"]
     assert (fact.metric, fact.period, fact.value) == ("revenue", "2013", "516")
+
+
+def test_an_amount_that_reads_as_a_year_is_an_amount_not_a_new_header() -> None:
+    rows = [
+        "Corporate Name\tRevenue Type\tCommodity\tCY 2013 Revenues",
+        "GILES THOMAS\tONRR/BLM - Rents\tOil & Gas\t2082",
+        "INTREPID POTASH INC\tBLM - Permit Fees\tPotassium\t120",
+    ]
+    spans = [span("yr", f"sheet=Data!A{i + 1}:D{i + 1}", t, "by_company.xlsx", i) for i, t in enumerate(rows)]
+    facts = [f for f in RuleBasedExtractor().extract(spans).facts if f.kind == "quantity"]
+    assert {(f.period, f.value) for f in facts} == {("2013", "2082"), ("2013", "120")}
