@@ -58,6 +58,9 @@ SLIDES = [
     Slide("A spec's lineage", "Where a spec comes from: its workspace and seed, every file, span and fact "
           "its criteria are anchored to, and the specs it revises.", "lineage", "spec_id",
           "a graph around one red TaskSpec"),
+    Slide("Task families per workspace", "The task families whose Cypher pattern (cypher/families/) matches "
+          "each workspace's evidence graph, and the specs compiled for each with why that family was "
+          "chosen for the seed.", "workspace_families", None, "a table, one row per workspace"),
     Slide("Why a trajectory failed", "The trajectory's status and its reason, then each criterion it lost, "
           "with the judge's score and evidence.", "trajectory_failure", "trajectory_id",
           "a table, one row per lost criterion"),

@@ -21,6 +21,7 @@ GET_SPEC_WORKSPACES = cypher.load("evidence/get_workspaces")
 GET_SEED_CONTEXT = cypher.load("specs/get_seed_context")
 GET_FACTS_BY_ID = cypher.load("specs/get_facts_by_id")
 GET_DEPENDENCIES_AMONG = cypher.load("specs/get_dependencies_among")
+SET_SUPPORTED_FAMILIES = cypher.load("specs/set_supported_families")
 FAMILIES = load_families()
 # Without a seed, the family that checks the most: figures first, then versions, requirements, dates.
 DEFAULT_ORDER = [
@@ -46,7 +47,7 @@ class CompileSpecsParams(BaseModel):
     seed_id: str | None = None  # compile for this seed instead of the workspace's own
     family: str | None = None  # force one task family (graphforge/specs/families/)
     all_families: bool = False  # one spec per family the evidence supports (else one per workspace)
-    shard: Shard | None = None  # only the workspaces whose id hashes into this shard (see graphforge.sharding)
+    shard: Shard | None = None  # only the workspaces whose id hashes into this shard (graphforge.sharding)
 
 
 class CompiledSpec(BaseModel):
@@ -215,6 +216,9 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
         # (a budget database of a million figures compiles as fast as a memo).
         graph = gather_for(ctx, workspace_id, head, [rows for _, rows in supported])
         supported_by[workspace_id] = [f.name for f, _ in supported]
+        ctx.graph.execute(
+            SET_SUPPORTED_FAMILIES, workspace_id=workspace_id, families=supported_by[workspace_id]
+        )
         if not supported:
             skipped[workspace_id] = "no task family's Cypher pattern matches this workspace's evidence graph"
             continue

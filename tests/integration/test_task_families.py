@@ -128,6 +128,14 @@ def test_a_text_only_workspace_compiles_anchored_specs(ctx: StageContext, tmp_pa
         assert all(a.value in a.span_text for a in anchors)
         assert all(c.anchors for c in spec.positive)
         assert spec.family == summary.family and spec.family_reason
+    # The Browser's "task families per workspace" query shows what the compiler found.
+    from graphforge.cli.browser import browser_query
+
+    query = browser_query("workspace_families")
+    records, _, _ = ctx.graph.driver.execute_query(query, database_=ctx.graph.database)
+    [row] = [r.data() for r in records if r["workspace"] == "ws-text"]
+    assert row["supported_families"] == out.supported["ws-text"]
+    assert {c.split(" -> ")[0] for c in row["compiled_specs"]} == families
 
 
 def test_a_moved_deadline_links_the_versions_and_the_memo_asks_for_the_current_date(
@@ -217,7 +225,8 @@ FAMILY = Family(name="toy_titles", title="a list of titles", patterns=("record k
 
 TOY_CYPHER = """// Toy family: document titles.
 // $workspace_id: the workspace.
-MATCH (w:Workspace {workspace_id: $workspace_id})-[:CONTAINS]->(:File)-[:HAS_SPAN]->(:Span)<-[:FROM_SPAN]-(f:Fact)
+MATCH (w:Workspace {workspace_id: $workspace_id})-[:CONTAINS]->(:File)-[:HAS_SPAN]->(:Span)
+      <-[:FROM_SPAN]-(f:Fact)
 WHERE f.kind = 'metadata' AND f.entity = 'title'
 RETURN f.fact_id AS fact_id ORDER BY fact_id
 """
