@@ -483,14 +483,19 @@ def test_rewritten_sources_and_a_note_to_the_grader_are_not_admitted_on_the_samp
     noted = _oracle(ctx, spec_id, InjectKind.PROMPT_INJECTION)
     t = store.get_trajectories(ctx.graph, [good])[0]
     files = {d.name: Path(d.path) for d in t.deliverables}
-    assert judge_attempt(view, files, JudgeArm.ANCHORED, trajectory_id=good)[0].q == pytest.approx(1.0)
+    clean = judge_attempt(view, files, JudgeArm.ANCHORED, trajectory_id=good)[0]
+    standing = [r for r in clean.ratings if r.criterion_id.endswith(("-sources", "-grader"))]
+    assert clean.q > threshold and standing and all(r.score == 0 for r in standing), clean.reason
     cited = sorted({a.path for anchors in view.anchors.values() for a in anchors
                     if a.path and a.role != "confuser"})
     draft = next(f.path for f in view.files if f.role == "confuser" or f.superseded_by)
-    unrelated = next(f.path for f in view.files
-                     if f.path not in cited and f.path != draft and f.role != "core")
+    # A file that states none of the anchored figures (no compare edge to any of them).
+    holders = {s.path for sources in view.agreeing.values() for s in sources}
+    unrelated = next(f.path for f in view.files if f.path not in {*cited, *holders, draft})
     for kind, target in (("unrelated", unrelated), ("draft", draft)):
-        moved = _swap_sources(files, tmp_path / kind, {p: target for p in cited})
+        # Deliverables cite by full path or by file name: both are rewritten.
+        swap = {**{p: target for p in cited}, **{Path(p).name: Path(target).name for p in cited}}
+        moved = _swap_sources(files, tmp_path / kind, swap)
         judged = judge_attempt(view, moved, JudgeArm.ANCHORED, trajectory_id=f"{good}-{kind}")[0]
         assert judged.q <= threshold, (kind, judged.reason)
         fired = [r for r in judged.ratings if r.criterion_id.endswith("-sources") and r.score == 1]
