@@ -87,7 +87,8 @@ def test_a_changed_workspace_compiles_a_new_version_and_the_old_one_keeps_its_tr
     v1 = specs_store.load_spec(ctx.graph, first.specs[0].spec_id)
     assert any(c.expected == "2024-05-31" for c in v1.positive)
     tid = rollout_oracle.run(ctx, rollout_oracle.RolloutOracleParams(spec_id=v1.spec_id)).trajectory_id
-    judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(use_llm=False))
+    judged = judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(use_llm=False))
+    assert [j.q for j in judged.judgments] == [pytest.approx(1.0)], judged.judgments
     held = ctx.graph.read_dicts(COUNT_ANCHORS, spec_id=v1.spec_id)[0]
     assert held["anchors"] > 0
 
@@ -110,6 +111,9 @@ def test_a_changed_workspace_compiles_a_new_version_and_the_old_one_keeps_its_tr
     assert ctx.graph.read_dicts(COUNT_ANCHORS, spec_id=v1.spec_id)[0] == held
     kept = store.get_trajectories(ctx.graph, [tid])[0]
     assert kept.spec_id == v1.spec_id and kept.status is TrajectoryStatus.JUDGED
+    again = judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(
+        use_llm=False, trajectory_ids=[tid], statuses=["judged"]))
+    assert [j.q for j in again.judgments] == [pytest.approx(1.0)], again.judgments  # still judged against v1
 
     # And the new version, compiled again, is left alone too.
     before = db.counts(ctx.graph)
