@@ -66,7 +66,7 @@ _DESC_HEADER = re.compile(
     r"\b(description|definition|meaning|question text|explanation|label|notes?)\b", re.I
 )
 _STATUS_HEADER = re.compile(
-    r"\b(status|result|decision|outcome|resolution|pass/fail|disposition|state)\b", re.I
+    r"\b(status|result|decision|outcome|resolution|pass/fail|disposition)\b", re.I
 )
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -170,15 +170,53 @@ class _Collector:
         )
 
 
+_MONTHS = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b|\d", re.I
+)
+_CLAUSE_DATE = re.compile(r"^\((?:JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC) \d{4}\)$")
+_CITATION = re.compile(r"^\d{1,3}\s+\S|https?://|\bretrieved\b|\bavailable at\b", re.I)
+_SENTENCE_END = re.compile(r"[.?!;](?=\s|$)")
+
+
+def _continued(lines: Sequence[str], i: int, text: str, most: int = 3) -> str:
+    """``text`` (the end of line ``i``) with the lines that continue it, verbatim as the span holds them
+    (line breaks kept), up to the sentence end; a blank line, a bullet, a heading or a table row stops."""
+    out = text
+    for nxt in lines[i + 1 : i + 1 + most]:
+        if _SENTENCE_END.search(out[-1:] or "") or not nxt.strip() or "\t" in nxt:
+            break
+        if _BULLET.match(nxt) or heading_of(nxt.strip()) is not None:
+            break
+        end = _SENTENCE_END.search(nxt)
+        out += "\n" + (nxt[: end.end()] if end else nxt).rstrip()
+        if end:
+            break
+    return out
+
+
 def short_row(line: str, value: str) -> str:
     """The other cells of a table row that holds ``value``: what the date is for."""
     cells = [c.strip() for c in line.split("\t") if c.strip() and value not in c and not c.strip().isdigit()]
     return " ".join(cells)[:80]
 
 
-def _title(out: _Collector, span: WorkspaceSpan, text: str, section: str) -> None:
+_YAML_KEY = re.compile(r"^\s*title\s*:\s*[\"']?(?P<t>.+?)[\"']?\s*$", re.I)
+_TRAILING_PAGE = re.compile(r"^(?P<t>.*\D)\s+\d{1,3}$")
+_NOT_A_TITLE = re.compile(r"\{\{|\{%|^(?:dear|hi|hello)\b|^[A-Z0-9]+-\d+$", re.I)
+
+
+def _title(out: _Collector, span: WorkspaceSpan, text: str, section: str) -> bool:
+    """Record the document's title; False when ``text`` is no title (a template placeholder, a greeting,
+    an id, a bare date) so the caller keeps looking."""
+    if (m := _YAML_KEY.match(text)) and (m.group("t") in span.text):
+        text = m.group("t")  # front matter: the value, not the key
+    if (m := _TRAILING_PAGE.match(text)) and len(m.group("t").split()) >= 3:
+        text = m.group("t").strip()  # a running header with its page number
+    if _NOT_A_TITLE.search(text) or not re.search(r"[A-Za-z]{3}", re.sub(_MONTHS, "", text)):
+        return False
     out.add(span, FactKind.METADATA, text, f"Title of the document is {text!r}", entity="title",
             normalized=normalise_text(text), section=section)
+    return True
 
 
 def _version(out: _Collector, span: WorkspaceSpan, mark: str, statement: str, section: str) -> None:
@@ -197,6 +235,7 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
     out = _Collector()
     trail = _Trail([])
     title_done = False
+    lead_in: str | None = None
     for n, span in enumerate(spans):
         lines = span.text.splitlines()
         for i, raw in enumerate(lines):
@@ -230,28 +269,31 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                 level, text = heading
                 trail.push(level, text)
                 if not title_done:
-                    _title(out, span, text, _place(span, trail))
-                    title_done = True
+                    title_done = _title(out, span, text, _place(span, trail))
                 if n < 2 and (v := _VERSION.search(text)):
                     mark = v.group("v")
                     _version(out, span, mark, f"Document version: {mark}", _place(span, trail))
                 continue
             if not title_done and n == 0 and i < 3 and 3 <= len(line) <= 120 and not line.endswith("."):
-                _title(out, span, line, _place(span, trail))
-                title_done = True
+                title_done = _title(out, span, line, _place(span, trail))
             section = _place(span, trail)
             if n < 2 and (v := _VERSION.search(line)) and len(line) <= 160:
                 mark = v.group("v")
                 _version(out, span, mark, f"Document version: {mark} ({line[:80]})", section)
             bullet = _BULLET.match(raw)
-            if bullet and trail.last():
-                item = bullet.group("item").strip()
+            if bullet is None and line.endswith(":") and len(line) <= 200:
+                lead_in = line.rstrip(":").strip()  # "The process included the following steps:"
+            elif bullet is None:
+                lead_in = None if not _BULLET.match(lines[i - 1] if i else "") else lead_in
+            if bullet and (lead_in or trail.last()):
+                item = _continued(lines, i, bullet.group("item").strip())
+                name = lead_in or trail.last()
                 out.add(
                     span,
                     FactKind.LIST_ITEM,
                     item,
-                    f"{trail.last()!r} lists: {item}",
-                    entity=trail.last(),
+                    f"{name!r} lists: {item}",
+                    entity=name,
                     normalized=normalise_text(item),
                     section=section,
                 )
@@ -273,6 +315,8 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                 if len(sentence) < 12:
                     continue
                 modal = _MODAL.search(sentence)
+                if modal and end >= len(line) and not sentence.endswith((".", "?", "!", ";", ":")):
+                    sentence = _continued(lines, i, sentence)  # wrapped at the page's line end
                 if modal and len(sentence) <= 400:
                     who = _subject(sentence, modal.start())
                     out.add(
@@ -285,7 +329,10 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                         section=section,
                     )
                 for found in find_dates(sentence):
-                    before = sentence[max(0, found.start - 80) : found.start]
+                    around = sentence[max(0, found.start - 1) : found.end + 1]
+                    if _CLAUSE_DATE.search(around) or _CITATION.search(line):
+                        continue  # "(JAN 2017)" dates a clause's wording; a footnote cites a source
+                    before = sentence[max(0, found.start - 30) : found.start]
                     cue = _DEADLINE.findall(before)
                     what = cue[-1].lower() if cue else "date"
                     subject = _subject(sentence, found.start) or what

@@ -285,3 +285,27 @@ def test_an_amount_that_reads_as_a_year_is_an_amount_not_a_new_header() -> None:
     spans = [span("yr", f"sheet=Data!A{i + 1}:D{i + 1}", t, "by_company.xlsx", i) for i, t in enumerate(rows)]
     facts = [f for f in RuleBasedExtractor().extract(spans).facts if f.kind == "quantity"]
     assert {(f.period, f.value) for f in facts} == {("2013", "2082"), ("2013", "120")}
+
+
+def test_wrapped_lines_clause_dates_front_matter_and_lead_ins() -> None:
+    page = (
+        "title: Executive Summary\n"
+        "The reconciliation process included the following steps:\n"
+        "• Companies completed reporting\n"
+        "templates directly to the IA\n"
+        "• The IA compared the figures\n"
+        "The contractor shall notify the Contracting\n"
+        "Officer within ten days of any change.\n"
+        "52.204-21 Basic Safeguarding of Covered Contractor Information Systems (JAN 2017)\n"
+        "12 Bureau of Land Management, Mineral Materials Program, March 2014\n"
+    )
+    facts = RuleBasedExtractor().extract([span("tx", "page=1", page, "report.pdf")]).facts
+    by_kind: dict[str, list[FactRow]] = {}
+    for f in facts:
+        by_kind.setdefault(f.kind, []).append(f)
+    assert [f.value for f in by_kind["metadata"] if f.entity == "title"] == ["Executive Summary"]
+    items = {f.value: f.entity for f in by_kind["list_item"]}
+    assert items["Companies completed reporting\ntemplates directly to the IA"] == (
+        "The reconciliation process included the following steps")
+    assert any(f.value.endswith("Officer within ten days of any change.") for f in by_kind["requirement"])
+    assert "date" not in by_kind  # a clause's version date and a footnote's citation date are not dates
