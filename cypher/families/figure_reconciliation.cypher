@@ -1,5 +1,6 @@
 // Figures that two files state for the same measure (compare, reconcile) or a total and its parts (derive),
 // with the fact whose file is the later version of the other's (a supersedes edge), where there is one.
+// At least one side is in a trusted file; the other may be a superseded draft or a confuser (a negative).
 // $workspace_id: the workspace.
 CALL (*) {
   OPTIONAL MATCH (w0:Workspace {workspace_id: $workspace_id})-[:CONTAINS]->(nf:File)-[:HAS_SPAN]->(:Span)
@@ -11,7 +12,7 @@ MATCH (w:Workspace {workspace_id: $workspace_id})-[ca:CONTAINS]->(fa:File)-[:HAS
 MATCH (a)-[d:DEPENDS_ON]->(b:Fact)-[:FROM_SPAN]->(:Span)<-[:HAS_SPAN]-(fb:File)<-[cb:CONTAINS]-(w)
 WHERE d.kind IN ['compare', 'reconcile', 'derive'] AND coalesce(a.kind, 'quantity') = 'quantity'
   AND coalesce(b.kind, 'quantity') = 'quantity'
-  AND coalesce(ca.role, 'core') IN ['core', 'supporting'] AND coalesce(cb.role, 'core') IN ['core', 'supporting']
+  AND (coalesce(ca.role, 'core') IN ['core', 'supporting'] OR coalesce(cb.role, 'core') IN ['core', 'supporting'])
 WITH DISTINCT a, b, d, fa, fb, versions
 RETURN a.fact_id AS src, b.fact_id AS dst, d.kind AS kind,
        CASE WHEN [fa.sha256, fb.sha256] IN versions THEN a.fact_id

@@ -25,6 +25,7 @@ SET_SUPPORTED_FAMILIES = cypher.load("specs/set_supported_families")
 FAMILIES = load_families()
 # Without a seed, the family that checks the most: figures first, then versions, requirements, dates.
 DEFAULT_ORDER = [
+    "review_workbook",
     "figure_reconciliation",
     "version_change_memo",
     "compliance_checklist",

@@ -139,6 +139,8 @@ def spec_checks(view: JudgeView) -> list[str]:
             unrecoverable = [a.fact_id for a in anchors if recover(a) is None]
             if unrecoverable:
                 problems.append(f"{cid}: values not recoverable from their spans: {unrecoverable}")
+            elif c.check is not None and c.computation is None:
+                pass  # a family check by meaning (a stale value, a date or text item): no computation
             elif parse_computation(c.computation, len(anchors)) is None:
                 problems.append(f"{cid}: unknown computation {c.computation!r}")
             else:

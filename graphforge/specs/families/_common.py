@@ -206,6 +206,14 @@ class SpecBuilder:
         )
 
     def spec(self, statement: str, reason: str) -> TaskSpec:
+        # Each negative weighs at least NEGATIVE_SHARE of the positives the spec ends up with (a stale
+        # criterion added before the citation and layout ones was weighed against fewer).
+        positive = sum(c.weight for c in self.criteria if c.polarity is Polarity.POSITIVE)
+        floor = round(max(0.5, NEGATIVE_SHARE * positive + 1.0), 3)
+        self.criteria = [
+            c.model_copy(update={"weight": max(c.weight, floor)}) if c.polarity is Polarity.NEGATIVE else c
+            for c in self.criteria
+        ]
         return TaskSpec(
             spec_id=self.spec_id,
             base_id=self.base_id,

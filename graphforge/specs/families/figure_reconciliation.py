@@ -27,7 +27,7 @@ def _agree(a: GraphFact, b: GraphFact) -> bool:
 
 def build(inp: FamilyInput) -> TaskSpec | None:
     facts = {f.fact_id: f for f in inp.graph.facts}
-    usable = {k: f for k, f in facts.items() if trusted(f) and plausible(f)}
+    usable = {k: f for k, f in facts.items() if plausible(f)}
     pairs: list[tuple[GraphFact, GraphFact, GraphFact | None]] = []  # (a, b, the current one if versioned)
     totals: list[GraphFact] = []
     seen: set[str] = set()
@@ -35,15 +35,23 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         a, other = usable.get(r["src"]), usable.get(r["dst"])
         if a is None or other is None:
             continue
+        if not trusted(a) and not trusted(other):
+            continue
         if r["kind"] == "derive":
-            if a.fact_id not in seen and a.path == other.path:
+            if a.fact_id not in seen and a.path == other.path and trusted(a):
                 seen.add(a.fact_id)
                 totals.append(a)
             continue
         if a.path == other.path or a.fact_id in seen or other.fact_id in seen:
             continue
+        if _agree(a, other) and not (trusted(a) and trusted(other)):
+            continue  # a draft that happens to agree confirms nothing
         seen.update((a.fact_id, other.fact_id))
-        pairs.append((a, other, usable.get(r["current"] or "")))
+        # A draft or confuser file beside a trusted one: the trusted file's figure is the current one.
+        current = (
+            usable.get(r["current"] or "") if trusted(a) and trusted(other) else (a if trusted(a) else other)
+        )
+        pairs.append((a, other, current))
     # Disagreements first (they are what the reviewer needs), then figures two files confirm.
     pairs.sort(key=lambda p: (_agree(p[0], p[1]), p[0].path, p[0].ordinal, p[0].fact_id))
     pairs = pairs[:MAX_PAIRS]
@@ -84,12 +92,12 @@ def build(inp: FamilyInput) -> TaskSpec | None:
                 f"{book.name} relies on the current {label_of(current)} from {base_name(current.path)}",
                 weight=2.0,
             )
-            sb.stale(old, current, book)
+            sb.stale(old, current, book)  # the earlier value is not a source to cite, only a trap
             items.append(
                 f"{label_of(current)}, which {base_name(current.path)} and {base_name(old.path)} "
                 f"state differently"
             )
-            anchored += [current, old]
+            anchored.append(current)
         else:
             for f in (a, c):
                 sb.item(
@@ -151,8 +159,7 @@ FAMILY = Family(
     patterns=(
         "data cleaning and reconciliation",
         "data analysis and reporting",
-        "financial modeling and forecasting",
-        "budgeting and cost estimation",
+        "review, audit and compliance checking",
     ),
     inputs=("spreadsheet", "csv", "pdf"),
     formats=("xlsx", "md"),
