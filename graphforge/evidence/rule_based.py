@@ -74,6 +74,7 @@ MEASURES: dict[str, str] = {
     # Public budgets and revenue statements.
     "budget authority": "budget authority",
     "outlays": "outlays",
+    "budauth": "budget authority",  # OMB's public budget database names its file so
     "outlay": "outlays",
     "receipts": "receipts",
     "obligations": "obligations",
@@ -136,8 +137,9 @@ _IDENTITY_HEADER_RE = re.compile(
     r"segment|division|organi[sz]ation|component|description|title)s?\b",
     re.I,
 )
-# Questionnaire item codes as survey exports head their columns: "Q7", "Q21B_3", "Q78B#1_2_1".
-_CODE_HEADER_RE = re.compile(r"^Q\d+[A-Z]?(?:[_#]\S*)?$")
+# Questionnaire item codes as survey exports head their columns: "Q7", "Q21B_3", "Q78B#1_2_1",
+# "q33jinternal", "q11a pt".
+_CODE_HEADER_RE = re.compile(r"^Q\d+[A-Z]{0,12}(?:[_#]\S*|\s[A-Z]{1,4})?$", re.I)
 _REFERENCE_ONLY = re.compile(r"^=\s*(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+\s*$")  # "=C7", "='Sheet 1'!C7"
 _SCIENTIFIC_RE = re.compile(r"^[-+]?\d+(?:\.\d+)?[eE][-+]?\d+$")  # 7.95807864051312E-13 stored as text
 _PERIOD_HEADER_RE = re.compile(r"\b(year|fy|period|quarter|month|calendar|cy|date)\b", re.I)

@@ -68,6 +68,7 @@ _DESC_HEADER = re.compile(
 _STATUS_HEADER = re.compile(
     r"\b(status|result|decision|outcome|resolution|pass/fail|disposition)\b", re.I
 )
+_CODED = re.compile(r"^\s*q\d+", re.I)  # a questionnaire item's code leads the header
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     "the a an of to and or in on for by with at as is are be this that any all its their from "
@@ -194,6 +195,17 @@ def _continued(lines: Sequence[str], i: int, text: str, most: int = 3) -> str:
     return out
 
 
+_SUBHEADING = re.compile(r"^\s*(?:\d{1,2}|[a-z])[.)]\s+(?:\S+\s+){0,5}\S+\s*$")
+
+
+def _continues_list(lines: Sequence[str], i: int) -> bool:
+    """The next non-blank line after ``i`` is another item of the same list."""
+    for nxt in lines[i + 1 :]:
+        if nxt.strip():
+            return bool(_BULLET.match(nxt))
+    return False
+
+
 def short_row(line: str, value: str) -> str:
     """The other cells of a table row that holds ``value``: what the date is for."""
     cells = [c.strip() for c in line.split("\t") if c.strip() and value not in c and not c.strip().isdigit()]
@@ -202,7 +214,8 @@ def short_row(line: str, value: str) -> str:
 
 _YAML_KEY = re.compile(r"^\s*title\s*:\s*[\"']?(?P<t>.+?)[\"']?\s*$", re.I)
 _TRAILING_PAGE = re.compile(r"^(?P<t>.*\D)\s+\d{1,3}$")
-_NOT_A_TITLE = re.compile(r"\{\{|\{%|^(?:dear|hi|hello)\b|^[A-Z0-9]+-\d+$", re.I)
+_NOT_A_TITLE = re.compile(r"\{\{|\{%|^(?:dear|hi|hello)\b|^[A-Z0-9]+-\d+$|^[a-z_]+\s*:\s", re.I)
+_DESCRIBED = re.compile(r"\b(?:what|which|whatever|how much|how)\s+(?:\w+\s+)?$", re.I)
 
 
 def _title(out: _Collector, span: WorkspaceSpan, text: str, section: str) -> bool:
@@ -285,6 +298,8 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                 lead_in = line.rstrip(":").strip()  # "The process included the following steps:"
             elif bullet is None:
                 lead_in = None if not _BULLET.match(lines[i - 1] if i else "") else lead_in
+            if bullet and _SUBHEADING.match(raw) and not _continues_list(lines, i):
+                bullet = None  # "a. Sources of data" over a paragraph: a sub-heading, not a list item
             if bullet and (lead_in or trail.last()):
                 item = _continued(lines, i, bullet.group("item").strip())
                 name = lead_in or trail.last()
@@ -317,6 +332,8 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                 modal = _MODAL.search(sentence)
                 if modal and end >= len(line) and not sentence.endswith((".", "?", "!", ";", ":")):
                     sentence = _continued(lines, i, sentence)  # wrapped at the page's line end
+                if modal and _DESCRIBED.search(sentence[: modal.start()]):
+                    modal = None  # "specify what must be paid" describes, it obliges no one
                 if modal and len(sentence) <= 400:
                     who = _subject(sentence, modal.start())
                     out.add(
@@ -359,7 +376,13 @@ def table_facts(
     """
     out = _Collector()
     names = [i for i, h in enumerate(header) if _NAME_HEADER.search(h or "")]
-    descs = [i for i, h in enumerate(header) if _DESC_HEADER.search(h or "") and i not in names[:1]]
+    # A data dictionary is a narrow table whose description column is not a survey answer ("q2 description").
+    dictionary = sum(1 for h in header if h) <= 6
+    descs = [
+        i
+        for i, h in enumerate(header)
+        if dictionary and _DESC_HEADER.search(h or "") and i not in names[:1] and not _CODED.match(h or "")
+    ]
     statuses = [i for i, h in enumerate(header) if _STATUS_HEADER.search(h or "")]
     for span, cells, where in rows:
 

@@ -309,3 +309,21 @@ def test_wrapped_lines_clause_dates_front_matter_and_lead_ins() -> None:
         "The reconciliation process included the following steps")
     assert any(f.value.endswith("Officer within ten days of any change.") for f in by_kind["requirement"])
     assert "date" not in by_kind  # a clause's version date and a footnote's citation date are not dates
+
+
+def test_subheadings_descriptions_front_matter_and_survey_answers_are_not_facts() -> None:
+    guide = (
+        "layout: page\n"
+        "title: Public Budget Database\n"
+        "a. Sources of data\n"
+        "The database is compiled from agency submissions.\n"
+        "Statutes generally specify what must be paid to eligible recipients.\n"
+    )
+    facts = RuleBasedExtractor().extract([span("gd", "page=1", guide, "guide.pdf")]).facts
+    assert [f.value for f in facts if f.entity == "title"] == ["Public Budget Database"]
+    assert not [f for f in facts if f.kind in ("list_item", "requirement")]
+    rows = ["Reporting Entity Name\tq2 description\tq33jinternal"] + [
+        "Agency A\tA centralized program office\t12",
+    ]
+    spans = [span("sv", f"row={i + 1}", t, "fy25.csv", i) for i, t in enumerate(rows)]
+    assert not [f for f in RuleBasedExtractor().extract(spans).facts if f.kind in ("definition", "quantity")]
