@@ -16,6 +16,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from graphforge.evidence.base import Extraction, WorkspaceSpan, fact_id, verify
@@ -220,6 +221,10 @@ def _split_cells(line: str) -> list[str]:
     return next(csv.reader([line]), [])
 
 
+_is_period = lru_cache(maxsize=262144)(is_period_label)  # called on every cell, three times a row
+
+
+@lru_cache(maxsize=262144)
 def _is_value(text: str) -> bool:
     return parse_figure(text) is not None and not is_period_label(text)
 
@@ -429,6 +434,7 @@ def _measure(text: str) -> tuple[str, str] | None:
     return MEASURES[m.group(1).lower()], rest
 
 
+@lru_cache(maxsize=65536)
 def _entity(subject: str) -> str | None:
     cleaned = re.sub(r"\b(eur|usd|gbp|k|thousands?|millions?)\b", " ", subject, flags=re.I)
     cleaned = re.sub(r"\s+", " ", re.sub(r"[^\w&/ ]+", " ", cleaned)).strip()
@@ -493,6 +499,12 @@ def _restates_header(texts: Sequence[Cell], header: dict[int, str]) -> bool:
     return not any(_SCIENTIFIC_RE.match(t) or is_period_label(t) or t.isdigit() for t in cells)
 
 
+@lru_cache(maxsize=65536)
+def _head_periods(head: str) -> tuple[str | None, str | None]:
+    """A header's period when the header is one ("2014", "Q2 2024"), and the one it names beside a measure."""
+    return (period_of(head) if is_period_label(head) else None), _one_period(head)
+
+
 def _one_period(head: str) -> str | None:
     """The period a header names beside its measure ("CY 2013 Revenues" -> 2013), when it names one."""
     periods = find_periods(head)
@@ -510,6 +522,7 @@ def _grid_facts(
     formulas: dict[str, str] = {}
     data_index = 0
     codes: set[int] = set()
+    dated: set[int] = set()  # columns whose header names its period ("CY 2013 Revenues")
     unread = 0
     for row in grid.rows:
         if budget is not None and len(placed) >= budget:
@@ -518,7 +531,6 @@ def _grid_facts(
         texts = [c for c in row.cells if c.text.strip()]
         # A bare integer under a header that already names its period ("CY 2013 Revenues") is an amount,
         # even one that reads as a year (2082).
-        dated = {col for col, h in header.items() if h and not is_period_label(h) and _one_period(h)}
         values = [c for c in texts if _is_value(c.text) or (c.col in dated and c.text.strip().isdigit())]
         value_ids = {id(c) for c in values}
         if not values:
@@ -527,6 +539,7 @@ def _grid_facts(
             if len(texts) >= 2:
                 header = {c.col: c.text.strip() for c in row.cells}
                 codes = _code_columns(header)
+                dated = {col for col, h in header.items() if h and not is_period_label(h) and _one_period(h)}
             elif texts:
                 context.append(texts[0].text.strip())
                 if grid.from_text:  # in running text a title line starts another table; in a sheet,
@@ -539,12 +552,12 @@ def _grid_facts(
             (
                 period_of(c.text)
                 for c in texts
-                if is_period_label(c.text)
+                if _is_period(c.text)
                 and (not c.text.strip().isdigit() or _PERIOD_HEADER_RE.search(header.get(c.col, "")))
             ),
             None,
         )
-        names = [c for c in label_cells if not is_period_label(c.text)]
+        names = [c for c in label_cells if not _is_period(c.text)]
         label = names[0].text.strip() if names else ""
         # Further label cells name the entity only when their column does (a name, an office, a region);
         # under a header such as "Maturity Bracket" they are the row's attributes, not part of its name.
@@ -557,7 +570,7 @@ def _grid_facts(
         data_index += 1
         # Every word of the row, for when the label alone names several rows' values (_unambiguous).
         full = " ".join(
-            c.text.strip() for c in texts if id(c) not in value_ids and not is_period_label(c.text)
+            c.text.strip() for c in texts if id(c) not in value_ids and not _is_period(c.text)
         )
         for cell in values:
             figure = parse_figure(cell.text)
@@ -588,9 +601,9 @@ def _grid_facts(
                 and 1900 <= figure.number <= 2100
             ):
                 continue  # a bare year is a label
-            head_period = period_of(head) if is_period_label(head) else None
+            head_period, named_period = _head_periods(head)
             only_ctx = next(iter(ctx_periods)) if len(ctx_periods) == 1 else None
-            period = head_period or _one_period(head) or row_period or only_ctx
+            period = head_period or named_period or row_period or only_ctx
             found = None if head_period else _measure(head)
             if found is not None:  # the column names the measure: the row label names the entity
                 metric, subject = found[0], f"{label} {extra}".strip()
