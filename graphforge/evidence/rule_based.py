@@ -141,7 +141,6 @@ _IDENTITY_HEADER_RE = re.compile(
 # Questionnaire item codes as survey exports head their columns: "Q7", "Q21B_3", "Q78B#1_2_1",
 # "q33jinternal", "q11a pt".
 _CODE_HEADER_RE = re.compile(r"^Q\d+[A-Z]{0,12}(?:[_#]\S*|\s[A-Z]{1,4})?$", re.I)
-_REFERENCE_ONLY = re.compile(r"^=\s*(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+\s*$")  # "=C7", "='Sheet 1'!C7"
 _SCIENTIFIC_RE = re.compile(r"^[-+]?\d+(?:\.\d+)?[eE][-+]?\d+$")  # 7.95807864051312E-13 stored as text
 _PERIOD_HEADER_RE = re.compile(r"\b(year|fy|period|quarter|month|calendar|cy|date)\b", re.I)
 _TOC_RE = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$|…{2,}")  # table-of-contents leaders
@@ -577,8 +576,8 @@ def _grid_facts(
             if figure is None:
                 continue
             formula = row.formulas.get(cell.address or "", "")
-            if figure.number == 0 and _REFERENCE_ONLY.match(formula):
-                continue  # "=C7" showing 0: a template repeating an empty cell, not an amount
+            if figure.number == 0 and formula:
+                continue  # a formula showing 0 ("=C7", "=IFERROR(..,$F30,..)" over an empty cell): a template
             head = header.get(cell.col, "")
             if head and _ID_HEADER_RE.search(head) and not _MEASURE_RE.search(head.replace("_", " ")):
                 continue
