@@ -214,7 +214,19 @@ def short_row(line: str, value: str) -> str:
 
 _YAML_KEY = re.compile(r"^\s*title\s*:\s*[\"']?(?P<t>.+?)[\"']?\s*$", re.I)
 _TRAILING_PAGE = re.compile(r"^(?P<t>.*\D)\s+\d{1,3}$")
-_NOT_A_TITLE = re.compile(r"\{\{|\{%|^(?:dear|hi|hello)\b|^[A-Z0-9]+-\d+$|^[a-z_]+\s*:\s", re.I)
+_NOT_A_TITLE = re.compile(
+    r"\{\{|\{%|^(?:dear|hi|hello)\b|^[A-Z]{2,}[A-Z0-9]*-\d+\b|^[a-z_]+\s*:\s|[?:]$", re.I
+)  # placeholders, greetings, ids ("TCRW-01 Login"), front-matter keys, questions and lead-ins
+_DANGLING = re.compile(r"(?:,|\b(?:for|of|and|the|to|in|on|&))$", re.I)
+
+
+def _continued_title(lines: Sequence[str], i: int, line: str) -> str:
+    """A title broken over two lines ("... Department of Labor," / "Wage and Hour Division"), verbatim."""
+    nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    joined = f"{line}\n{nxt}"
+    if _DANGLING.search(line) and nxt and len(joined) <= 160 and joined in "\n".join(lines):
+        return joined
+    return line
 _DESCRIBED = re.compile(r"\b(?:what|which|whatever|how much|how)\s+(?:\w+\s+)?$", re.I)
 
 
@@ -277,20 +289,28 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                         period=found.iso[:4],
                     )
                 continue
+            if not title_done and n == 0 and i < 12 and (front := _YAML_KEY.match(line)):
+                title_done = _title(out, span, front.group("t"), _place(span, trail))  # front matter's title
+                continue
             heading = heading_of(line)
             if heading is not None:
                 level, text = heading
                 trail.push(level, text)
-                if not title_done:
+                if not title_done and level == 1:  # a section heading (## ...) is not the document's title
                     title_done = _title(out, span, text, _place(span, trail))
                 if n < 2 and (v := _VERSION.search(text)):
                     mark = v.group("v")
                     _version(out, span, mark, f"Document version: {mark}", _place(span, trail))
                 continue
             if not title_done and n == 0 and i < 3 and 3 <= len(line) <= 120 and not line.endswith("."):
-                title_done = _title(out, span, line, _place(span, trail))
+                title_done = _title(out, span, _continued_title(lines, i, line), _place(span, trail))
             section = _place(span, trail)
-            if n < 2 and (v := _VERSION.search(line)) and len(line) <= 160:
+            if (
+                n < 2
+                and (v := _VERSION.search(line))
+                and len(line) <= 80
+                and not re.search(r"\b(?:the|a|an|of)\s+$", line[: v.start()], re.I)
+            ):  # a version mark on a title or header line; "the final report" in a sentence is prose
                 mark = v.group("v")
                 _version(out, span, mark, f"Document version: {mark} ({line[:80]})", section)
             bullet = _BULLET.match(raw)

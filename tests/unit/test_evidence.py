@@ -327,3 +327,16 @@ def test_subheadings_descriptions_front_matter_and_survey_answers_are_not_facts(
     ]
     spans = [span("sv", f"row={i + 1}", t, "fy25.csv", i) for i, t in enumerate(rows)]
     assert not [f for f in RuleBasedExtractor().extract(spans).facts if f.kind in ("definition", "quantity")]
+
+
+def test_titles_come_from_front_matter_or_the_top_heading_not_sections_ids_or_broken_lines() -> None:
+    md = "---\nlayout: page\ntitle: Executive Summary\n---\n## Highlighted Findings\nText.\n"
+    facts = RuleBasedExtractor().extract([span("md", "section=1", md, "summary.md")]).facts
+    assert [f.value for f in facts if f.entity == "title"] == ["Executive Summary"]
+    cover = "U.S. Department of Labor,\nWage and Hour Division\nThe project shall start.\n"
+    facts = RuleBasedExtractor().extract([span("cv", "page=1", cover, "rfq.pdf")]).facts
+    titles = [f.value for f in facts if f.entity == "title"]
+    assert titles == ["U.S. Department of Labor,\nWage and Hour Division"]
+    tests = "# TCRW-01 Login page\nSteps.\n"
+    facts = RuleBasedExtractor().extract([span("tc", "section=1", tests, "cases.md")]).facts
+    assert not [f for f in facts if f.entity == "title"]
