@@ -220,6 +220,18 @@ _NOT_A_TITLE = re.compile(
 _DANGLING = re.compile(r"(?:,|\b(?:for|of|and|the|to|in|on|&))$", re.I)
 
 
+def _begun(lines: Sequence[str], i: int, sentence: str) -> str:
+    """``sentence`` (the start of line ``i``) with the start of its sentence on the line above, verbatim."""
+    if i == 0 or not lines[i - 1].strip() or "\t" in lines[i - 1] or _BULLET.match(lines[i - 1]):
+        return sentence
+    above = lines[i - 1].rstrip()
+    ends = list(_SENTENCE_END.finditer(above))
+    tail = above[ends[-1].end() :].lstrip() if ends else above.lstrip()
+    if not tail or ends and ends[-1].end() >= len(above) or heading_of(tail) is not None:
+        return sentence
+    return f"{tail}\n{lines[i][: len(lines[i]) - len(lines[i].lstrip())]}{sentence}"
+
+
 def _continued_title(lines: Sequence[str], i: int, line: str) -> str:
     """A title broken over two lines ("... Department of Labor," / "Wage and Hour Division"), verbatim."""
     nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
@@ -350,6 +362,9 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                 if len(sentence) < 12:
                     continue
                 modal = _MODAL.search(sentence)
+                if modal and start == 0 and sentence[:1].islower():
+                    sentence = _begun(lines, i, sentence)  # it began on the line above: keep its subject
+                    modal = _MODAL.search(sentence)
                 if modal and end >= len(line) and not sentence.endswith((".", "?", "!", ";", ":")):
                     sentence = _continued(lines, i, sentence)  # wrapped at the page's line end
                 if modal and _DESCRIBED.search(sentence[: modal.start()]):

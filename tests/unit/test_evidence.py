@@ -340,3 +340,10 @@ def test_titles_come_from_front_matter_or_the_top_heading_not_sections_ids_or_br
     tests = "# TCRW-01 Login page\nSteps.\n"
     facts = RuleBasedExtractor().extract([span("tc", "section=1", tests, "cases.md")]).facts
     assert not [f for f in facts if f.entity == "title"]
+
+
+def test_a_requirement_begun_on_the_line_above_keeps_its_subject() -> None:
+    page = "Companies that received royalty relief in earlier years\nmust start paying once prices rise.\n"
+    facts = RuleBasedExtractor().extract([span("bg", "page=2", page, "report.pdf")]).facts
+    [req] = [f for f in facts if f.kind == "requirement"]
+    assert req.value == page.strip()
