@@ -332,9 +332,11 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                 lead_in = None if not _BULLET.match(lines[i - 1] if i else "") else lead_in
             if bullet and _SUBHEADING.match(raw) and not _continues_list(lines, i):
                 bullet = None  # "a. Sources of data" over a paragraph: a sub-heading, not a list item
-            if bullet and (lead_in or trail.last()):
+            # A page's guessed heading is mostly its running header: a PDF list is named by its lead-in.
+            heading_name = None if span.locator.startswith("page=") else trail.last()
+            if bullet and (lead_in or heading_name):
                 item = _continued(lines, i, bullet.group("item").strip())
-                name = lead_in or trail.last()
+                name = lead_in or heading_name
                 out.add(
                     span,
                     FactKind.LIST_ITEM,

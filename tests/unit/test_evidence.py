@@ -347,3 +347,9 @@ def test_a_requirement_begun_on_the_line_above_keeps_its_subject() -> None:
     facts = RuleBasedExtractor().extract([span("bg", "page=2", page, "report.pdf")]).facts
     [req] = [f for f in facts if f.kind == "requirement"]
     assert req.value == page.strip()
+
+
+def test_a_pdf_list_without_a_lead_in_is_not_named_by_the_running_header() -> None:
+    page = "2015 USEITI Executive Summary 59\n• Companies completed templates\n• The IA compared figures\n"
+    facts = RuleBasedExtractor().extract([span("ph", "page=59", page, "summary.pdf")]).facts
+    assert not [f for f in facts if f.kind == "list_item"]
