@@ -143,6 +143,12 @@ _IDENTITY_HEADER_RE = re.compile(
 _CODE_HEADER_RE = re.compile(r"^Q\d+[A-Z]{0,12}(?:[_#]\S*|\s[A-Z]{1,4})?$", re.I)
 _SCIENTIFIC_RE = re.compile(r"^[-+]?\d+(?:\.\d+)?[eE][-+]?\d+$")  # 7.95807864051312E-13 stored as text
 _PERIOD_HEADER_RE = re.compile(r"\b(year|fy|period|quarter|month|calendar|cy|date)\b", re.I)
+# "refer to Section 6.11", "see Table 2.3": a number after these words points somewhere, it measures nothing.
+_REFERENCE_RE = re.compile(
+    r"\b(?:sections?|§|para(?:graph)?s?|clauses?|items?|pages?|chapters?|appendix|exhibits?|"
+    r"attachments?|figures?|tables?|steps?|parts?|articles?|rules?|lines?|no\.?)\s*$",
+    re.I,
+)
 _TOC_RE = re.compile(r"(?:\.\s?){4,}\s*\d{1,4}\s*$|…{2,}")  # table-of-contents leaders
 _PLACE_RE = re.compile(r"\b(?:[A-Z]{2}|d\.?\s?c\.?|street|st\.|avenue|ave\.?|suite|room|box)\s*$", re.I)
 
@@ -590,6 +596,7 @@ def _grid_facts(
                 (not _formatted(figure) and not headed)
                 or _TOC_RE.search((cell.span or row.span).text)
                 or _PLACE_RE.search(label)
+                or _REFERENCE_RE.search(label)
                 or not label
             ):
                 continue  # page numbers, ZIP codes and list counts in running text are not quantities

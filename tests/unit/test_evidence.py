@@ -353,3 +353,9 @@ def test_a_pdf_list_without_a_lead_in_is_not_named_by_the_running_header() -> No
     page = "2015 USEITI Executive Summary 59\n• Companies completed templates\n• The IA compared figures\n"
     facts = RuleBasedExtractor().extract([span("ph", "page=59", page, "summary.pdf")]).facts
     assert not [f for f in facts if f.kind == "list_item"]
+
+
+def test_a_section_number_in_running_text_is_not_a_quantity() -> None:
+    page = "Acquisition services business system web portal, refer to Section 6.11\n"
+    facts = RuleBasedExtractor().extract([span("rf", "section=16", page, "pws.md")]).facts
+    assert not [f for f in facts if f.kind == "quantity"]

@@ -3,6 +3,8 @@ for a reviewer (XLSX workbook + Markdown memo)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
 from graphforge.specs.families._common import (
@@ -19,6 +21,14 @@ from graphforge.specs.templates import GraphFact
 MAX_PAIRS, MAX_TOTALS = 5, 2
 
 
+def _namer(files: list[str]) -> Callable[[str], str]:
+    """How the request names a file: its base name, or its path when another folder holds the same name
+    (fy2016/budauth.csv and fy2017/budauth.csv)."""
+    names = [base_name(p) for p in files]
+    shared = {n for n in names if names.count(n) > 1}
+    return lambda path: path if base_name(path) in shared else base_name(path)
+
+
 def _agree(a: GraphFact, b: GraphFact) -> bool:
     if a.value_num is None or b.value_num is None:
         return a.value.strip() == b.value.strip()
@@ -27,7 +37,9 @@ def _agree(a: GraphFact, b: GraphFact) -> bool:
 
 def build(inp: FamilyInput) -> TaskSpec | None:
     facts = {f.fact_id: f for f in inp.graph.facts}
-    usable = {k: f for k, f in facts.items() if plausible(f)}
+    _name = _namer(inp.graph.files)
+    # A zero that two files agree on is no figure to reconcile (budget tables hold thousands of them).
+    usable = {k: f for k, f in facts.items() if plausible(f) and f.value_num}
     pairs: list[tuple[GraphFact, GraphFact, GraphFact | None]] = []  # (a, b, the current one if versioned)
     totals: list[GraphFact] = []
     seen: set[str] = set()
@@ -78,33 +90,33 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             sb.item(
                 a,
                 book,
-                f"{book.name} gives {label_of(a)}, stated alike in {base_name(a.path)} and "
-                f"{base_name(c.path)}",
+                f"{book.name} gives {label_of(a)}, stated alike in {_name(a.path)} and "
+                f"{_name(c.path)}",
                 weight=1.5,
             )
-            items.append(f"{label_of(a)} ({base_name(a.path)} and {base_name(c.path)})")
+            items.append(f"{label_of(a)} ({_name(a.path)} and {_name(c.path)})")
             anchored.append(a)
         elif current is not None:
             old = c if current is a else a
             sb.item(
                 current,
                 book,
-                f"{book.name} relies on the current {label_of(current)} from {base_name(current.path)}",
+                f"{book.name} relies on the current {label_of(current)} from {_name(current.path)}",
                 weight=2.0,
             )
             sb.stale(old, current, book)  # the earlier value is not a source to cite, only a trap
             items.append(
-                f"{label_of(current)}, which {base_name(current.path)} and {base_name(old.path)} "
+                f"{label_of(current)}, which {_name(current.path)} and {_name(old.path)} "
                 f"state differently"
             )
             anchored.append(current)
         else:
             for f in (a, c):
                 sb.item(
-                    f, book, f"{book.name} gives {label_of(f)} as {base_name(f.path)} states it", weight=1.5
+                    f, book, f"{book.name} gives {label_of(f)} as {_name(f.path)} states it", weight=1.5
                 )
             items.append(
-                f"{label_of(a)}, which {base_name(a.path)} and {base_name(c.path)} state differently"
+                f"{label_of(a)}, which {_name(a.path)} and {_name(c.path)} state differently"
             )
             anchored += [a, c]
     for t in totals:
@@ -114,7 +126,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             f"{book.name} gives the total {label_of(t)} and whether its parts add up to it",
             weight=1.5,
         )
-        items.append(f"the total {label_of(t)} in {base_name(t.path)}, checked against its parts")
+        items.append(f"the total {label_of(t)} in {_name(t.path)}, checked against its parts")
         anchored.append(t)
     sb.cites(anchored, book)
     sb.layout(book, "Reconciliation", anchored)
