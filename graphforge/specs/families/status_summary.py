@@ -13,7 +13,14 @@ def build(inp: FamilyInput) -> TaskSpec | None:
     facts = {f.fact_id: f for f in inp.graph.facts}
     statuses = [facts[r["fact_id"]] for r in inp.rows if r["fact_id"] in facts]
     statuses = [s for s in statuses if s.entity and len(s.entity) <= 80 and s.normalized]
-    chosen = spread(statuses, MAX_ITEMS, per_file=3)
+    # One status per item: three columns of one row ("Low", "Moderate", "Very Low" for one agency) would
+    # give three criteria no reader could tell apart.
+    one_each = list(
+        {
+            s.entity: s for s in sorted(statuses, key=lambda s: (s.path, s.ordinal, s.fact_id), reverse=True)
+        }.values()
+    )
+    chosen = spread(one_each, MAX_ITEMS, per_file=3)
     if len(chosen) < 3:
         return None
     b = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)
