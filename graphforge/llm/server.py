@@ -41,6 +41,11 @@ INSTALL_HINT = (
 )
 
 
+# Servers this process launched, by pid. A Popen dropped while its server runs warns (ResourceWarning) when
+# it is collected; keeping the handle lets stop() reap the process it started.
+_LAUNCHED: dict[int, subprocess.Popen[bytes]] = {}
+
+
 @dataclass(frozen=True)
 class LocalModelInfo:
     """How to reach the running local model."""
@@ -169,6 +174,7 @@ class ManagedLocalModel:
         with open(self.log_file, "ab") as log:
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                     env=env, cwd=self.home, start_new_session=True)
+        _LAUNCHED[proc.pid] = proc  # outlives this call: the server keeps running after start() returns
         self.pid_file.write_text(str(proc.pid), encoding="utf-8")
         state = {"port": port, "model": MODEL_NAME, "model_file": str(model_file), "pid": proc.pid}
         self.state_file.write_text(json.dumps(state), encoding="utf-8")
@@ -213,8 +219,13 @@ class ManagedLocalModel:
         else:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)  # reap it when this process started it
+        launched = _LAUNCHED.pop(pid, None)
+        if launched is not None:  # this process started it: reap it (no zombie, no unfinished Popen)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                launched.wait(timeout=5)
+        else:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
         self.pid_file.unlink(missing_ok=True)
         self.state_file.unlink(missing_ok=True)
         return True
