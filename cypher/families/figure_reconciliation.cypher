@@ -1,6 +1,7 @@
 // Figures that two files state for the same measure (compare, reconcile) or a total and its parts (derive),
 // with the fact whose file is the later version of the other's (a supersedes edge), where there is one.
 // At least one side is in a trusted file; the other may be a superseded draft or a confuser (a negative).
+// Disagreements (reconcile) come first, so a large workspace's many agreeing figures cannot crowd them out.
 // $workspace_id: the workspace.
 CALL (*) {
   OPTIONAL MATCH (w0:Workspace {workspace_id: $workspace_id})-[:CONTAINS]->(nf:File)-[:HAS_SPAN]->(:Span)
@@ -17,5 +18,5 @@ WITH DISTINCT a, b, d, fa, fb, versions
 RETURN a.fact_id AS src, b.fact_id AS dst, d.kind AS kind,
        CASE WHEN [fa.sha256, fb.sha256] IN versions THEN a.fact_id
             WHEN [fb.sha256, fa.sha256] IN versions THEN b.fact_id END AS current
-ORDER BY kind, src, dst
+ORDER BY CASE kind WHEN 'reconcile' THEN 0 WHEN 'compare' THEN 1 ELSE 2 END, src, dst
 LIMIT 500
