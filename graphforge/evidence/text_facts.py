@@ -239,6 +239,8 @@ def _continued_title(lines: Sequence[str], i: int, line: str) -> str:
     if _DANGLING.search(line) and nxt and len(joined) <= 160 and joined in "\n".join(lines):
         return joined
     return line
+
+
 _DESCRIBED = re.compile(r"\b(?:what|which|whatever|how much|how)\s+(?:\w+\s+)?$", re.I)
 
 
