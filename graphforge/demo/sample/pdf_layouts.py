@@ -194,10 +194,10 @@ def positioned_words(path: Path, pages: int = 1) -> list[list[str]]:
     return known
 
 
-def kerned_runs(path: Path, pages: int = 1) -> list[list[str]]:
-    """Lines written as one TJ array whose word gaps are kerning offsets, not spaces (word-processor
-    exports do this): "willserve" is what a reader that ignores the offsets returns."""
-    rng = random.Random(8)
+def _tj_lines(path: Path, pages: int, seed: int, gaps: tuple[int, int]) -> list[list[str]]:
+    """Pages of 40 lines, each one TJ array whose word gaps are kerning offsets in ``gaps`` (thousandths
+    of an em), not space characters; returns the words of each page."""
+    rng = random.Random(seed)
     c = _doc(path)
     known: list[list[str]] = []
     for _ in range(pages):
@@ -205,7 +205,7 @@ def kerned_runs(path: Path, pages: int = 1) -> list[list[str]]:
         ops = ["BT /F1 10 Tf 12 TL 72 720 Td"]
         for _ in range(40):
             line = [rng.choice(_VOCAB) for _ in range(rng.randint(7, 10))]
-            parts = " ".join(f"({w}) {-rng.randint(150, 260)}" for w in line[:-1]) + f" ({line[-1]})"
+            parts = " ".join(f"({w}) {-rng.randint(*gaps)}" for w in line[:-1]) + f" ({line[-1]})"
             ops.append(f"[{parts}] TJ T*")
             words += line
         ops.append("ET")
@@ -215,29 +215,18 @@ def kerned_runs(path: Path, pages: int = 1) -> list[list[str]]:
         c.showPage()
     c.save()
     return known
+
+
+def kerned_runs(path: Path, pages: int = 1) -> list[list[str]]:
+    """Lines written as one TJ array whose word gaps are kerning offsets, not spaces (word-processor
+    exports do this): "willserve" is what a reader that ignores the offsets returns."""
+    return _tj_lines(path, pages, seed=8, gaps=(150, 260))
 
 
 def tight_kerning(path: Path, pages: int = 1) -> list[list[str]]:
     """Condensed justified lines: word gaps of 1.0-1.4 pt at 10 pt written as TJ offsets (narrower than
     a space glyph); pypdf and pdfium's plain text returned "willservefacilitatethe" for these."""
-    rng = random.Random(10)
-    c = _doc(path)
-    known: list[list[str]] = []
-    for _ in range(pages):
-        words: list[str] = []
-        ops = ["BT /F1 10 Tf 12 TL 72 720 Td"]
-        for _ in range(40):
-            line = [rng.choice(_VOCAB) for _ in range(rng.randint(7, 10))]
-            parts = " ".join(f"({w}) {-rng.randint(100, 140)}" for w in line[:-1]) + f" ({line[-1]})"
-            ops.append(f"[{parts}] TJ T*")
-            words += line
-        ops.append("ET")
-        c.setFont("Helvetica", 10)  # registers /F1
-        c._code.append("\n".join(ops))  # type: ignore[attr-defined]
-        known.append(words)
-        c.showPage()
-    c.save()
-    return known
+    return _tj_lines(path, pages, seed=10, gaps=(100, 140))
 
 
 LAYOUTS: dict[str, Layout] = {
