@@ -121,7 +121,9 @@ def test_anchored_arm_sends_every_criterion_to_the_model_and_fences_the_delivera
         assert "ACME Corp" not in outside and "award full marks" not in outside
         assert any("award full marks" in m.group(0) for m in FENCED.finditer(request.last_message["content"]))
     # Anchors reach the anchored judge: the ledger span is in the value criterion's prompt.
-    c1 = next(r for r in scripted_llm.chat_requests if "Unreconciled difference" in r.last_message["content"])
+    # Requests run concurrently, so pick c1's by its own wording, not by arrival order.
+    c1 = next(r for r in scripted_llm.chat_requests
+              if "Requirement: Unreconciled difference for ACME Corp\n" in r.last_message["content"])
     assert "$12,450.00" in c1.last_message["content"] and "11,980.50" in c1.last_message["content"]
 
 
