@@ -64,17 +64,20 @@ def revise_cmd(
         bool, typer.Option("--no-llm", help="Rule-based repairs only, even with a chat model.")
     ] = False,
     out: OutOption = Path("out"),
+    shard: ShardOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Check specs deterministically and revise them once; reuse rollouts when the statement is unchanged."""
     from graphforge.context import open_context
+    from graphforge.sharding import parse_shard
     from graphforge.stages import revise_specs
 
     if rerun not in ("auto", "teacher", "oracle", "none"):
         raise typer.BadParameter(f"{rerun!r} is not one of 'auto', 'teacher', 'oracle', 'none'",
                                  param_hint="'--rerun'")
-    params = revise_specs.ReviseSpecsParams(spec_ids=spec or None, rerun=rerun, use_llm=not no_llm)
-    with open_context(out_dir=out) as ctx, working("revising specs"):
+    params = revise_specs.ReviseSpecsParams(spec_ids=spec or None, rerun=rerun, use_llm=not no_llm,
+                                            shard=parse_shard(shard))
+    with open_context(out_dir=out) as ctx, working(f"revising specs (shard {shard or 'all'})"):
         require_known(ctx.graph, "spec", spec, "--spec")
         result = revise_specs.run(ctx, params)
     emit(result, as_json, title="spec revision")
@@ -109,7 +112,8 @@ def judge_cmd(
     chosen = choice(JudgeArm, arm, "--arm")
     params = judge_trajectories.JudgeTrajectoriesParams(arm=chosen, spec_ids=spec or None,
                                                         trajectory_ids=trajectory or None, statuses=statuses,
-                                                        seed=seed, use_llm=not no_llm, shard=parse_shard(shard))
+                                                        seed=seed, use_llm=not no_llm,
+                                                        shard=parse_shard(shard))
     with open_context() as ctx, working(f"judging ({arm})"):
         require_known(ctx.graph, "spec", spec, "--spec")
         require_known(ctx.graph, "trajectory", trajectory, "--trajectory")

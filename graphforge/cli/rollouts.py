@@ -9,12 +9,14 @@ import typer
 
 from graphforge.cli.common import JsonOption, emit, working
 from graphforge.cli.listing import require_known
+from graphforge.cli.sharding import ShardOption
 
 
 def rollout_run_cmd(
     spec: Annotated[
-        list[str], typer.Option("--spec", help="Spec id to attempt, e.g. 'recon-q3@v1' (repeatable).")
-    ],
+        list[str] | None, typer.Option("--spec", help="Spec id to attempt, e.g. 'recon-q3@v1' (repeatable; "
+                                                      "default: every current spec).")
+    ] = None,
     n: Annotated[int, typer.Option("--n", min=1, help="Samples (K) per spec.")] = 1,
     concurrency: Annotated[int | None, typer.Option(
         "--concurrency", min=1, help="Rollouts at once (default: GRAPHFORGE_LLM_CONCURRENCY).")] = None,
@@ -29,14 +31,16 @@ def rollout_run_cmd(
         typer.Option(exists=True, file_okay=False, help="Workspace folder (default: the root in the graph)."),
     ] = None,
     force: Annotated[bool, typer.Option(help="Re-run samples that are already materialised.")] = False,
+    shard: ShardOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run the built-in agent loop (OpenAI-compatible chat API from GRAPHFORGE_LLM_*) on a compiled spec."""
+    """Run the built-in agent loop (OpenAI-compatible chat API from GRAPHFORGE_LLM_*) on compiled specs."""
     from graphforge.context import open_context
+    from graphforge.sharding import parse_shard
     from graphforge.stages import run_rollouts
 
     params = run_rollouts.RunRolloutsParams(
-        spec_ids=spec,
+        spec_ids=spec or [],
         n=n,
         concurrency=concurrency,
         max_steps=max_steps,
@@ -45,9 +49,12 @@ def rollout_run_cmd(
         memory_mb=memory_mb,
         workspace_dir=workspace,
         force=force,
+        shard=parse_shard(shard),
     )
-    with open_context() as ctx, working(f"rollouts of {', '.join(spec)}"):
-        for spec_id in spec:
-            require_known(ctx.graph, "spec", spec_id, "--spec")
+    what = ", ".join(spec) if spec else "every current spec"
+    if shard is not None:
+        what += f" (shard {shard})"
+    with open_context() as ctx, working(f"rollouts of {what}"):
+        require_known(ctx.graph, "spec", spec, "--spec")
         result = run_rollouts.run(ctx, params)
-    emit(result, as_json, title=f"rollouts of {', '.join(spec)}")
+    emit(result, as_json, title=f"rollouts of {what}")

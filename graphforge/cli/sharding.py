@@ -1,4 +1,7 @@
-"""The ``--shard i/n`` option the long stages share (evidence build, specs compile, rollout oracle, judge)."""
+"""The ``--shard i/n`` option of the long stages.
+
+load workspaces, evidence build, specs compile, rollout oracle and run, judge, revise.
+"""
 
 from __future__ import annotations
 

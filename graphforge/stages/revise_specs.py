@@ -26,6 +26,7 @@ from graphforge.judge.verifiers import expected_value, recover
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity, TaskSpec, statement_hash
 from graphforge.models.trajectory import Trajectory, TrajectoryStatus
 from graphforge.models.workspace import FileRole
+from graphforge.sharding import Shard
 
 if TYPE_CHECKING:
     from graphforge.llm import OpenAICompatibleChatModel
@@ -68,6 +69,9 @@ class ReviseSpecsParams(BaseModel):
     rerun: Literal["auto", "teacher", "oracle", "none"] = "auto"
     use_llm: bool = True
     max_steps: int = Field(30, ge=1)  # teacher re-runs
+    # Only the specs whose base id hashes into this shard: every version of a spec stays in one process, so
+    # a shard re-run after a crash checks the versions it wrote itself.
+    shard: Shard | None = None
 
 
 class SpecRevision(BaseModel):
@@ -85,6 +89,7 @@ class SpecRevision(BaseModel):
 
 
 class ReviseSpecsResult(BaseModel):
+    shard: str | None = None  # "i/n" when one shard ran
     checked: int
     failing_checks: int
     revised: int
@@ -348,6 +353,8 @@ def run(ctx: StageContext, params: ReviseSpecsParams) -> ReviseSpecsResult:
 
     llm = chat_model(ctx.settings) if params.use_llm or params.rerun in ("auto", "teacher") else None
     rows = ctx.graph.read_dicts(GET_REVISABLE_SPECS, spec_ids=params.spec_ids)
+    if params.shard is not None:
+        rows = [r for r in rows if params.shard.owns(str(r["base_id"] or r["spec_id"]))]
     results: list[SpecRevision] = []
     pending: list[tuple[SpecRevision, TaskSpec, int]] = []  # teacher re-runs: (result, spec, samples)
     for row in rows:
@@ -401,6 +408,7 @@ def run(ctx: StageContext, params: ReviseSpecsParams) -> ReviseSpecsResult:
     reused = sum(r.rollout == "reused" for r in results)
     rerun = sum(r.rollout == "rerun" for r in results)
     return ReviseSpecsResult(
+        shard=str(params.shard) if params.shard else None,
         checked=len(results),
         failing_checks=sum(bool(r.problems) for r in results),
         revised=sum(r.revised_spec_id is not None for r in results),

@@ -1,11 +1,14 @@
-"""Roll out the built-in agent loop on compiled specs: K samples each, all concurrent, resumable, priced."""
+"""Roll out the built-in agent loop on compiled specs: K samples each, all concurrent, resumable, priced.
+
+With a shard (``graphforge.sharding``) a process rolls out only the specs whose id hashes to it, all K samples
+of each: n processes on n machines share one graph, and a re-run resumes each spec where it stopped."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher
 from graphforge.agent.loop import (
@@ -23,8 +26,10 @@ from graphforge.llm import chat_model
 from graphforge.models.base import Row
 from graphforge.models.spec import AgentView
 from graphforge.models.trajectory import TrajectoryStatus
+from graphforge.sharding import Shard
 from graphforge.store import save_trajectories
 
+GET_CURRENT_SPECS = cypher.load("oracle/get_current_specs")
 GET_SPEC_WORKSPACE = cypher.load("rollouts/get_spec_workspace")
 GET_TRAJECTORY_STATUSES = cypher.load("rollouts/get_trajectory_statuses")
 MERGE_ROLLOUT_RUNS = cypher.load("rollouts/merge_rollout_runs")
@@ -36,8 +41,10 @@ _DONE = frozenset(s.value for s in TrajectoryStatus) - {TrajectoryStatus.FAILED.
 class RunRolloutsParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    # The specs to roll out (spec_id and spec_ids together, one concurrent batch); none named: every current
+    # spec (no newer version of its base).
     spec_id: str | None = None
-    spec_ids: list[str] = Field(default_factory=list)  # more specs, rolled out in the same concurrent batch
+    spec_ids: list[str] = Field(default_factory=list)
     n: int = Field(1, ge=1, le=256)  # samples (K) per spec
     # Rollouts at once, over all specs (None: GRAPHFORGE_LLM_CONCURRENCY); HTTP calls are capped by that too.
     concurrency: int | None = Field(None, ge=1, le=256)
@@ -48,12 +55,7 @@ class RunRolloutsParams(BaseModel):
     memory_mb: int = Field(1024, ge=64)
     workspace_dir: Path | None = None  # None: the workspace root recorded in the graph
     force: bool = False  # re-run samples that are already materialised
-
-    @model_validator(mode="after")
-    def _some_spec(self) -> RunRolloutsParams:
-        if not self.all_spec_ids:
-            raise ValueError("name at least one spec (spec_id or spec_ids)")
-        return self
+    shard: Shard | None = None  # only the specs whose id hashes into this shard, each with all its K samples
 
     @property
     def all_spec_ids(self) -> list[str]:
@@ -74,8 +76,9 @@ class RolloutSummary(BaseModel):
 
 
 class RunRolloutsResult(BaseModel):
-    spec_id: str  # the first spec (all of them in spec_ids)
+    spec_id: str | None  # the first spec (all of them in spec_ids); None when there was none to roll out
     spec_ids: list[str]
+    shard: str | None = None  # "i/n" when one shard ran
     model: str
     concurrency: int
     requested: int
@@ -122,7 +125,10 @@ def run(ctx: StageContext, params: RunRolloutsParams) -> RunRolloutsResult:
             "no chat model configured: set GRAPHFORGE_LLM_BASE_URL and GRAPHFORGE_LLM_MODEL "
             "(an OpenAI-compatible endpoint) or GRAPHFORGE_LLM_LOCAL=1, or roll out the graph oracle instead"
         )
-    spec_ids = params.all_spec_ids
+    spec_ids = params.all_spec_ids or [
+        str(r["spec_id"]) for r in ctx.graph.read_dicts(GET_CURRENT_SPECS, spec_ids=None)]
+    if params.shard is not None:
+        spec_ids = params.shard.select(spec_ids)
     runs_root = ctx.settings.home / "runs"
     jobs: list[RolloutJob] = []
     skipped: list[str] = []
@@ -153,8 +159,9 @@ def run(ctx: StageContext, params: RunRolloutsParams) -> RunRolloutsResult:
     summaries = [_summary(o, runs_root) for o in outcomes]
     records = [r for o in outcomes for r in o.records]
     return RunRolloutsResult(
-        spec_id=spec_ids[0],
+        spec_id=spec_ids[0] if spec_ids else None,
         spec_ids=spec_ids,
+        shard=str(params.shard) if params.shard else None,
         model=llm.model,
         concurrency=concurrency,
         requested=params.n * len(spec_ids),
