@@ -457,6 +457,23 @@ def default_workspace_id(root: Path) -> str:
     return f"ws-{slug}-{stable_hash(where, length=8)}"
 
 
+def workspace_id_of(root: Path) -> str:
+    """The id ``scan_workspace(root)`` gives the folder: its manifest's, else one from its path (no walk)."""
+    try:
+        root = Path(os.path.realpath(root, strict=True))
+    except OSError:
+        return default_workspace_id(root)
+    found = _find_manifest(root)
+    if found is not None:
+        try:
+            manifest_id = read_manifest(found).workspace.id
+        except SourceFormatError:  # the scan refuses a broken manifest of the folder and derives the id
+            manifest_id = None
+        if manifest_id:
+            return manifest_id
+    return default_workspace_id(root)
+
+
 def shown_path(path: str) -> str:
     """``path`` as valid Unicode: undecodable file-name bytes become U+FFFD."""
     try:
