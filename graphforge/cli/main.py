@@ -29,6 +29,7 @@ from graphforge.cli import (
     listing,
     llm,
     load,
+    load_many,
     rollouts,
     seeds,
 )
@@ -53,6 +54,7 @@ def build_app() -> typer.Typer:
         ("load", "Load sources into Neo4j: O*NET, labels, workspaces, trajectories, benchmarks.", [
             ("onet", load.load_onet_cmd), ("digital", load.load_digital_cmd),
             ("taxonomy-sample", load.taxonomy_sample_cmd), ("workspace", load.load_workspace_cmd),
+            ("workspaces", load_many.load_workspaces_cmd),
             ("trajectories", load.load_trajectories_cmd), ("benchmark", load.load_benchmark_cmd)], None),
         ("seeds", "Build seed tuples and select them by coverage gain.", [
             ("vocab", seeds.vocab_cmd), ("build", seeds.build_cmd), ("select", seeds.select_cmd)], None),
