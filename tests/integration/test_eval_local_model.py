@@ -9,6 +9,7 @@ also judges, where only robustness is asked of it (verdicts stored with reasons,
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 import uuid
@@ -75,11 +76,18 @@ def local_model(settings: GraphforgeSettings) -> Iterator[LocalModelInfo]:
     with pytest.MonkeyPatch.context() as env:
         env.setenv("GRAPHFORGE_LLM_LOCAL_PORT", info.base_url.rsplit(":", 1)[1].split("/")[0])
         env.setenv(KEY_ENV, info.api_key)
+        # One llama.cpp server answers one request at a time on a shared CPU: a retried timeout would only
+        # queue behind the abandoned request, so wait long, never retry, and ask one thing at a time.
+        for name, value in LOCAL_PATIENCE.items():
+            env.setenv(f"GRAPHFORGE_{name.upper()}", str(value))
         try:
             yield info
         finally:
             if started:
                 managed.stop()
+
+
+LOCAL_PATIENCE = {"llm_timeout_s": 900.0, "llm_max_retries": 0, "llm_concurrency": 1}
 
 
 def _local_run_args(root: Path, info: LocalModelInfo) -> list[str]:
@@ -88,7 +96,7 @@ def _local_run_args(root: Path, info: LocalModelInfo) -> list[str]:
             "--model", "careful=local", "--model", f"terse={info.base_url}", "--model", "gold=oracle",
             "--system-prompt", f"careful={CAREFUL}", "--system-prompt", f"terse={TERSE}",
             "--served-model", f"terse={info.model}", "--api-key-env", f"terse={KEY_ENV}",
-            "--max-steps", "3", "--max-tokens", "256", "--temperature", "0", "--json"]
+            "--max-steps", "3", "--max-tokens", "256", "--temperature", "0", "--concurrency", "1", "--json"]
 
 
 def test_local_model_chain_ranks_the_oracle_first_and_reproduces_elo_from_stored_judgments(
@@ -218,7 +226,8 @@ def test_the_local_model_as_judge_leaves_every_pair_judged_with_reasons_or_repor
         judge=eval_compare.JudgeSpec(name="smollm2", base_url=local_model.base_url,
                                      served_model=local_model.model, api_key_env=KEY_ENV))
     try:
-        result = eval_compare.run(ctx, params)
+        result = eval_compare.run(dataclasses.replace(ctx, settings=ctx.settings.model_copy(
+            update=LOCAL_PATIENCE)), params)
     except eval_compare.PositionBiasError as biased:  # a weak judge may well be one: that is reported
         result = biased.result
     assert result.pairs == 2 and result.judged + len(result.unjudged) == 2 and result.by_rule == 0

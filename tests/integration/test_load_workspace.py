@@ -199,13 +199,13 @@ def test_kill_9_mid_run_then_rerun_equals_a_clean_run(
     assert written >= 5 and total < len(PATHS) - 1 + 12  # killed mid-run: some files are missing
 
     resumed = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
-        root=root, jobs=1, timeout_s=2.0, max_file_bytes=max_bytes, use_llm_roles=False))
+        root=root, jobs=1, timeout_s=5.0, max_file_bytes=max_bytes, use_llm_roles=False))
     assert resumed.skipped_already_ingested >= 5 and resumed.parsed > 0
     after_resume = _snapshot(ctx.graph)
 
     _query(ctx.graph, "MATCH (n) WHERE NOT n:__GraphforgeMigration DETACH DELETE n")
     load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
-        root=root, jobs=1, timeout_s=2.0, max_file_bytes=max_bytes, use_llm_roles=False))
+        root=root, jobs=1, timeout_s=5.0, max_file_bytes=max_bytes, use_llm_roles=False))
     assert _snapshot(ctx.graph) == after_resume
 
 

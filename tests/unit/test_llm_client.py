@@ -302,9 +302,10 @@ def test_retry_after_500_and_429(
 
 def test_retry_after_a_timeout(scripted_llm: ScriptedLLMServer, tmp_path: Path) -> None:
     llm = OpenAICompatibleChatModel(
-        base_url=scripted_llm.url, model="m", timeout_s=0.3, max_retries=2, backoff_s=0.01, cache_dir=None
+        base_url=scripted_llm.url, model="m", timeout_s=2.0, max_retries=2, backoff_s=0.01, cache_dir=None
     )
-    scripted_llm.push(slow(text("late"), 1.5), text("on time"))
+    # The good answer gets 2 s: the scripted server shares this process, so a busy machine can stall it.
+    scripted_llm.push(slow(text("late"), 6.0), text("on time"))
     assert llm.invoke("hello").content == "on time"
 
 

@@ -42,6 +42,7 @@ def test_a_text_shorter_than_one_ngram_has_no_shingles() -> None:
     assert len(ngram_hashes(hasher(["a"] * NGRAM_SIZE))) == 1
 
 
+@settings(deadline=None)
 @given(docs)
 def test_one_hash_per_window_and_equal_windows_hash_equal(tokens: list[str]) -> None:
     n = 3
@@ -54,7 +55,7 @@ def test_one_hash_per_window_and_equal_windows_hash_equal(tokens: list[str]) -> 
     assert len(set(hashes.tolist())) == len(set(windows))  # no collisions on small inputs
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(docs, min_size=1, max_size=6), docs)
 def test_exact_index_counts_match_python_set_intersection(
     references: list[list[str]], query: list[str]

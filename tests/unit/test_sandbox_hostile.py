@@ -257,7 +257,8 @@ print('sleeping', flush=True)
 time.sleep(120)
 """
     )
-    result = run_python(code, workspace, SandboxLimits(wall_s=3))
+    # 10 s, not 3: the clock starts before bwrap and Python start; the script sleeps 120 s either way.
+    result = run_python(code, workspace, SandboxLimits(wall_s=10))
     assert result.timed_out and "fork refused" in result.stdout and "sleeping" in result.stdout
     assert "libc fork -1" in result.stdout
     deadline = time.monotonic() + 10  # the kernel tears the namespace down asynchronously

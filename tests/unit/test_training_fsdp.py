@@ -30,7 +30,7 @@ def _run(cmd: list[str], out: Path) -> dict[str, object]:
 def test_fsdp2_two_processes_give_the_one_process_loss_curve(tmp_path: Path) -> None:
     one = _run([sys.executable], tmp_path / "one.json")
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
-                "--master_port", "29517"]
+                "--standalone"]  # a free rendezvous port, never a fixed one
     two = _run(torchrun, tmp_path / "two.json")
     assert one["world"] == 1 and two["world"] == 2
     assert two["dtensor_params"] > 0  # really sharded: Muon stepped DTensor parameters
