@@ -211,7 +211,9 @@ def parse_files(
                         yield got_index, failed(task, payload, started_at[index])
                     else:
                         yield got_index, ParsedFile.model_validate(payload)
-                elif time.perf_counter() >= deadline:
+                elif time.perf_counter() >= deadline and not worker.conn.poll():
+                    # `ready` was taken before this loop yielded results and replaced workers (both can take
+                    # seconds): a result that arrived since is read next round, not killed as a timeout.
                     worker.stop(kill=True)
                     workers[i] = _Worker(ctx, target, limits, memory)
                     yield (
