@@ -2,16 +2,20 @@
 
 The folder is read by ``loaders.workspace.scan_workspace`` (files, manifest, hidden roles); this stage
 hashes, parses and writes. Order of writes is what makes a killed run safe to repeat: a file's node, all
-its spans and its ``ingested`` flag go in one transaction, so a file is either complete or absent; the
-next run skips complete files and parses the rest. Identical bytes are one File node (keyed by sha256);
-the extra paths are reported and kept on the CONTAINS link.
+its spans, its CONTAINS link and its ``ingested`` flag go in one transaction, so a file is either complete
+or absent; the next run skips complete files and parses the rest. Identical bytes are one File node (keyed
+by sha256); the extra paths are reported and kept on the CONTAINS link.
+
+Parsing (worker processes) and writing (a thread of this process) overlap: the parsers never wait for a
+write, and each write takes every file parsed since the last one.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections import Counter
-from collections.abc import Sequence
+from collections import Counter, deque
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,6 +30,7 @@ from loaders.workspace import RoleAssigner, WorkspaceScan, rule_role, scan_works
 
 MERGE_WORKSPACES = cypher.load("workspace/merge_workspaces")
 MERGE_FILES = cypher.load("workspace/merge_files")
+MERGE_WORKSPACE_FILES = cypher.load("workspace/merge_workspace_files")
 LINK_WORKSPACE_FILES = cypher.load("workspace/link_workspace_files")
 GET_INGESTED_FILES = cypher.load("workspace/get_ingested_files")
 DELETE_STALE_CONTAINS = cypher.load("workspace/delete_stale_contains")
@@ -36,6 +41,14 @@ COUNT_SEEDS = cypher.load("workspace/count_seeds")
 FLUSH_FILES = 64
 FLUSH_SPANS = 5_000
 FLUSH_CHARS = 8_000_000
+# Parsed text waiting for the writer; past it the parsers' results wait (memory stays bounded).
+QUEUE_CHARS = 4 * FLUSH_CHARS
+
+
+class WorkspaceFileRow(FileIngestRow):
+    """A parsed file, its spans and its CONTAINS link: one row of the stage's write."""
+
+    link: ContainsRow
 
 
 class LoadWorkspaceParams(BaseModel):
@@ -156,44 +169,26 @@ def _ingest(
     )
     # No format detection here: the worker detects it; the pool does for a file whose parser never answers.
     tasks = [ParseTask(path=Path(cand.abs_path), sha256=sha, size=size) for sha, (cand, size) in todo]
-    buffer: list[ParsedFile] = []
+    # Kept for the result: each file without its spans (the writer drops those once they are written).
     parsed: list[ParsedFile] = []
-    write_s = 0.0
-    spans_written = 0
-    buffered_spans = buffered_chars = 0
-
-    def flush() -> None:
-        nonlocal write_s, spans_written, buffered_spans, buffered_chars
-        buffered_spans = buffered_chars = 0
-        if not buffer:
-            return
-        t0 = time.perf_counter()
-        ctx.graph.write(MERGE_FILES, [ingest_row(p) for p in buffer])
-        ctx.graph.write(LINK_WORKSPACE_FILES, [contains[p.sha256] for p in buffer])
-        write_s += time.perf_counter() - t0
-        spans_written += sum(len(p.spans) for p in buffer)
-        buffer.clear()
-
     if "max_span_chars" not in limits.model_fields_set:  # the setting, unless the caller chose a cap
         limits = limits.model_copy(update={"max_span_chars": ctx.settings.max_span_chars})
-    results = parse_files(tasks, limits=limits, timeout_s=params.timeout_s, jobs=params.jobs, on_idle=flush)
+    results = parse_files(tasks, limits=limits, timeout_s=params.timeout_s, jobs=params.jobs)
+    writer = _Writer(ctx.graph, contains)
     try:
         for count, (index, result) in enumerate(results, start=1):
             cand = todo[index][1][0]
             result = result.model_copy(update={"path": cand.path})
-            parsed.append(result)
-            buffer.append(result)
-            buffered_spans += len(result.spans)
-            buffered_chars += sum(len(s.text) for s in result.spans)
+            writer.put(result)
+            parsed.append(result.model_copy(update={"spans": []}))
             if ctx.progress is not None:
                 ctx.progress(count, len(tasks), cand.path)
-            # Also flushed by the pool whenever it waits on busy parsers (on_idle): batches grow while
-            # results pour in and shrink to one file when parsing is the bottleneck.
-            if len(buffer) >= FLUSH_FILES or buffered_spans >= FLUSH_SPANS or buffered_chars >= FLUSH_CHARS:
-                flush()
+        writer.close()
     except OSError as exc:  # worker processes could not be started (process limits, no /dev/shm, ...)
         raise StageError("load_workspace", f"parser workers failed: {exc}") from exc
-    flush()
+    finally:
+        writer.abort()  # after close(): nothing left; on an error: stops without writing the queue
+    write_s, spans_written = writer.seconds, writer.spans_written
 
     elapsed = time.perf_counter() - started
     invalid = [
@@ -222,6 +217,93 @@ def _ingest(
         write_seconds=round(write_s, 3),
         parse_seconds=_parse_seconds(parsed),
     )
+
+
+class _Writer:
+    """Writes parsed files on a thread of its own, so parsing goes on meanwhile.
+
+    Each transaction takes every file queued by then (up to the FLUSH_* caps): batches are one file while
+    parsing is the bottleneck and grow while writing is, so the number of commits (each costs the server
+    a full-text index update) shrinks exactly when it matters. A write error stops the writer; ``put`` and
+    ``close`` raise it in the caller's thread.
+    """
+
+    def __init__(self, graph: Graph, contains: Mapping[str, ContainsRow]) -> None:
+        self._graph = graph
+        self._contains = contains
+        self._queue: deque[ParsedFile] = deque()
+        self._queued_chars = 0
+        self._closed = False
+        self._error: BaseException | None = None
+        self._cond = threading.Condition()
+        self.seconds = 0.0  # inside graph writes
+        self.spans_written = 0
+        self._thread = threading.Thread(target=self._run, name="load-workspace-writer", daemon=True)
+        self._thread.start()
+
+    def put(self, parsed: ParsedFile) -> None:
+        """Queue a file for writing; waits while the queue holds over QUEUE_CHARS of text."""
+        chars = _text_chars(parsed)
+        with self._cond:
+            while self._error is None and self._queue and self._queued_chars + chars > QUEUE_CHARS:
+                self._cond.wait()
+            self._raise_error()
+            self._queue.append(parsed)
+            self._queued_chars += chars
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        """Write what is queued, stop the thread, raise its error if it had one."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join()
+        self._raise_error()
+
+    def abort(self) -> None:
+        """Drop what is queued, let a write in progress finish (or fail), stop the thread."""
+        with self._cond:
+            self._queue.clear()
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join()
+
+    def _raise_error(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def _run(self) -> None:
+        try:
+            while batch := self._next_batch():
+                started = time.perf_counter()
+                self._graph.write(MERGE_WORKSPACE_FILES, [workspace_file_row(p, self._contains[p.sha256])
+                                                          for p in batch])
+                self.seconds += time.perf_counter() - started
+                self.spans_written += sum(len(p.spans) for p in batch)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread, which raises it
+            with self._cond:
+                self._error = exc
+                self._cond.notify_all()
+
+    def _next_batch(self) -> list[ParsedFile]:
+        """Wait for a file (or the end); take the queued files up to the batch caps."""
+        with self._cond:
+            while not self._queue and not self._closed:
+                self._cond.wait()
+            batch: list[ParsedFile] = []
+            spans = chars = 0
+            while self._queue and len(batch) < FLUSH_FILES and spans < FLUSH_SPANS and chars < FLUSH_CHARS:
+                item = self._queue.popleft()
+                batch.append(item)
+                spans += len(item.spans)
+                chars += _text_chars(item)
+            self._queued_chars -= chars
+            self._cond.notify_all()
+            return batch
+
+
+def _text_chars(parsed: ParsedFile) -> int:
+    return sum(len(s.text) for s in parsed.spans)
 
 
 def _parse_seconds(parsed: Sequence[ParsedFile]) -> dict[str, float]:
@@ -258,6 +340,10 @@ def contains_row(workspace_id: str, sha256: str, group: Sequence[tuple[Candidate
 
 def ingest_row(parsed: ParsedFile) -> FileIngestRow:
     return FileIngestRow(**parsed.file_row().model_dump(), spans=parsed.span_rows())
+
+
+def workspace_file_row(parsed: ParsedFile, link: ContainsRow) -> WorkspaceFileRow:
+    return WorkspaceFileRow(**parsed.file_row().model_dump(), spans=parsed.span_rows(), link=link)
 
 
 MERGE_SPANS = cypher.load("workspace/merge_spans")
