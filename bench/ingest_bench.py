@@ -7,14 +7,18 @@ own query and transaction; (2) for graph writes alone, the same rows sent one pe
 them afterwards.
 
 Real files: ``--real DIR`` (repeatable) also ingests each folder as a workspace with the same stage and
-prints files/s against the generated sample's files/s from the same run, parse time per format (summed
-over the worker processes), the write time and the warnings the parsers recorded. The folders are only
-read (e.g. ``--real ../shared/corpus/gsa-section508-assessment``); the repository never depends on them.
+prints files/s and spans/s against the generated sample's files/s from the same run, parse time per format
+(summed over the worker processes), the write time, the CPU seconds of the parsers, of the Neo4j JVM (the
+managed server) and of the bench process, and the warnings the parsers recorded. Wall time inside writes
+overlaps parsing and, on a loaded machine, is mostly waiting for a CPU; the CPU split says which side
+works. The folders are only read (e.g. ``--real ../shared/corpus/gsa-section508-assessment``); the
+repository never depends on them.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -22,6 +26,7 @@ import time
 import zipfile
 from pathlib import Path
 
+from graphforge import server
 from graphforge.context import open_context
 from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.parsers import ParsedFile, parse_file
@@ -88,7 +93,8 @@ def main(argv: list[str]) -> None:
         ours_s = time.perf_counter() - started
         stage.delete_workspace(ctx.graph, ours_id)
         print(
-            f"ingest bench: {len(files)} files ({args.variants} unique variants of the sample)"
+            f"ingest bench: {len(files)} files ({args.variants} unique variants of the sample), "
+            f"load average {os.getloadavg()[0]:.1f}"
         )
         print(
             f"  ingestion  graphforge stage : {len(files) / ours_s:8.1f} files/s  ({ours_s:.2f} s, "
@@ -140,10 +146,15 @@ def _real(ctx: object, folder: Path, workspace_id: str, jobs: int | None, genera
 
     assert isinstance(ctx, StageContext)
     stage.delete_workspace(ctx.graph, workspace_id)
+    jvm = server.ManagedServer(ctx.settings).pid() if ctx.settings.managed else None
+    cpu_before = _cpu_split(jvm)
+    load = os.getloadavg()[0]
     started = time.perf_counter()
     result = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
         root=folder, workspace_id=workspace_id, jobs=jobs, use_llm_roles=False, retry_invalid=True))
     elapsed = time.perf_counter() - started
+    time.sleep(0.5)  # the parser processes are reaped (their CPU counted) shortly after they stop
+    cpu = [after - before for after, before in zip(_cpu_split(jvm), cpu_before, strict=True)]
     stage.delete_workspace(ctx.graph, workspace_id)
     rate = result.parsed / elapsed if elapsed else 0.0
     print(f"\nreal files: {folder} ({result.files_found} files, {result.parsed} parsed, "
@@ -151,17 +162,48 @@ def _real(ctx: object, folder: Path, workspace_id: str, jobs: int | None, genera
     if result.skipped_already_ingested:
         print(f"  note: {result.skipped_already_ingested} files were already in the graph (another "
               f"workspace) and were not parsed again")
-    print(f"  ingestion  graphforge stage : {rate:8.2f} files/s  ({elapsed:.2f} s wall)")
+    spans_rate = result.spans_written / elapsed if elapsed else 0.0
+    print(f"  ingestion  graphforge stage : {rate:8.2f} files/s  {spans_rate:,.0f} spans/s "
+          f"({elapsed:.2f} s wall, load average {load:.1f})")
     print(f"  ratio (real / generated)    : {rate / generated_rate:8.2f}x  "
           f"(generated: {generated_rate:.1f} files/s)")
-    print(f"  graph writes                : {result.write_seconds:8.2f} s  "
-          f"({result.nodes_per_s:.0f} nodes/s)")
+    print(f"  graph writes (wall)         : {result.write_seconds:8.2f} s  "
+          f"({result.nodes_per_s:.0f} nodes/s, overlapping the parsers)")
+    print(f"  CPU seconds                 : parsers {cpu[0]:.1f}, Neo4j "
+          + (f"{cpu[1]:.1f}" if jvm else "n/a (not the managed server)") + f", bench process {cpu[2]:.1f}")
     by_time = sorted(result.parse_seconds.items(), key=lambda kv: -kv[1])
     print("  parse seconds by format     : " + ", ".join(f"{fmt} {sec:.1f}" for fmt, sec in by_time))
     for path, warning in result.warnings:
         print(f"  warning  {path}: {warning}")
     for bad in result.invalid:
         print(f"  invalid  {bad.path}: {bad.reason}")
+
+
+def _cpu_seconds(pid: int, children: bool = False) -> float:
+    """User + system CPU seconds of a process (with its reaped children) from /proc; 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12]) + ((int(fields[13]) + int(fields[14])) if children else 0)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_split(jvm: int | None) -> tuple[float, float, float]:
+    """(parser processes, Neo4j JVM, this process) CPU seconds so far.
+
+    The parsers are this process's child processes (the forkserver, whose reaped workers count as its
+    children) other than the JVM.
+    """
+    kids: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        try:
+            kids.update(int(p) for p in (task / "children").read_text().split())
+        except OSError:
+            continue
+    kids.discard(jvm or -1)
+    parsers = sum(_cpu_seconds(k, children=True) for k in kids)
+    return parsers, _cpu_seconds(jvm) if jvm else 0.0, time.process_time()
 
 
 def _delete_files(ctx: object, parsed: list[ParsedFile]) -> None:
