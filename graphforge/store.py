@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from pydantic import BaseModel
 
@@ -15,6 +15,7 @@ from graphforge.models.trajectory import DeliverableFile, Message, Trajectory, T
 
 MERGE_TRAJECTORIES = cypher.load("trajectories/merge_trajectories")
 GET_TRAJECTORIES = cypher.load("trajectories/get_trajectories")
+GET_DELIVERABLES = cypher.load("trajectories/get_deliverables")
 MERGE_TRAJECTORY_STATUS = cypher.load("trajectories/merge_trajectory_status")
 MERGE_JUDGMENTS = cypher.load("judge/merge_judgments")
 
@@ -53,6 +54,18 @@ class TrajectoryRow(Row):
                           tools=json.loads(self.tools_json),
                           deliverables=[DeliverableFile.model_validate(d)
                                         for d in json.loads(self.deliverables_json)])
+
+
+class DeliverablesRow(Row):
+    """A trajectory as judging reads it: its spec and deliverables, without the transcript."""
+
+    trajectory_id: str
+    spec_id: str | None
+    deliverables_json: str
+
+    @property
+    def deliverables(self) -> list[DeliverableFile]:
+        return [DeliverableFile.model_validate(d) for d in json.loads(self.deliverables_json)]
 
 
 class StatusRow(Row):
@@ -102,6 +115,19 @@ def save_trajectories(graph: Graph, trajectories: Iterable[Trajectory]) -> int:
 def get_trajectories(graph: Graph, trajectory_ids: Sequence[str]) -> list[Trajectory]:
     rows = graph.read(GET_TRAJECTORIES, TrajectoryRow, trajectory_ids=list(trajectory_ids))
     return [r.to_model() for r in rows]
+
+
+def iter_trajectories(graph: Graph, trajectory_ids: Sequence[str], batch: int = 100) -> Iterator[Trajectory]:
+    """``get_trajectories`` a batch at a time: a stage that reads transcripts holds ``batch`` of them, not
+    every one (at the paper's 162k tokens a transcript, a whole run's logs do not fit in memory)."""
+    ids = list(trajectory_ids)
+    for start in range(0, len(ids), batch):
+        yield from get_trajectories(graph, ids[start:start + batch])
+
+
+def get_deliverables(graph: Graph, trajectory_ids: Sequence[str]) -> list[DeliverablesRow]:
+    """Spec and deliverables of each trajectory, without its messages (what the judge scores)."""
+    return graph.read(GET_DELIVERABLES, DeliverablesRow, trajectory_ids=list(trajectory_ids))
 
 
 def set_status(graph: Graph, decisions: Iterable[tuple[str, TrajectoryStatus, str]]) -> int:

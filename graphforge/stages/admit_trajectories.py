@@ -206,13 +206,14 @@ def run(ctx: StageContext, params: AdmitTrajectoriesParams) -> AdmitTrajectories
     statuses = [v.value for v in TrajectoryStatus if v is not TrajectoryStatus.FAILED]
     rows = ctx.graph.read_dicts(GET_ADMISSION_CANDIDATES, arm=params.arm.value, spec_ids=params.spec_ids,
                                 statuses=statuses)
-    trajectories = {t.trajectory_id: t for t in store.get_trajectories(
+    # Transcripts a batch at a time: only the cleaning verdict of each is kept, not its messages.
+    by_id = {r["trajectory_id"]: r for r in rows}
+    degenerate_of = {t.trajectory_id: degenerate_use(t, rules, workspace_files=int(
+        by_id[t.trajectory_id]["workspace_files"] or 0)) for t in store.iter_trajectories(
         ctx.graph, [r["trajectory_id"] for r in rows if r["q"] is not None])}
     decisions: list[Decision] = []
     for row in rows:
-        t = trajectories.get(row["trajectory_id"])
-        files = int(row["workspace_files"] or 0)
-        degenerate = degenerate_use(t, rules, workspace_files=files) if t is not None else []
+        degenerate = degenerate_of.get(row["trajectory_id"], [])
         decided = decide(row["q"], row["deliverables_ok"], row["judgment_reason"], degenerate, threshold)
         if decided is None:
             continue

@@ -32,7 +32,7 @@ class BuildEvidenceParams(BaseModel):
     # "auto": the chat model when GRAPHFORGE_LLM_BASE_URL is set, else the rule-based extractor.
     extractor: Literal["auto", "rule-based", "llm"] = "auto"
     prune_stale: bool = True  # drop this extractor's facts that a rebuild no longer finds
-    shard: Shard | None = None  # only the workspaces whose id hashes into this shard (see graphforge.sharding)
+    shard: Shard | None = None  # only the workspaces whose id hashes into this shard (graphforge.sharding)
 
 
 class WorkspaceEvidence(BaseModel):

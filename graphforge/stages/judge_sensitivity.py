@@ -60,7 +60,7 @@ def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityRe
     cases: list[SensitivityCase] = []
     unscored: list[UnscoredCase] = []
     ledger: list[LLMCallRecord] = []
-    trajectories = store.get_trajectories(ctx.graph, [r["trajectory_id"] for r in rows])
+    trajectories = store.get_deliverables(ctx.graph, [r["trajectory_id"] for r in rows])
     for t in trajectories:
         assert t.spec_id is not None
         view = views.get(t.spec_id) or views.setdefault(t.spec_id, load_view(ctx.graph, t.spec_id))

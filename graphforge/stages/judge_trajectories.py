@@ -15,7 +15,7 @@ from graphforge.judge.core import ajudge_candidates, judge_name
 from graphforge.judge.llm_verifier import VerdictUnavailable
 from graphforge.llm.records import CallTotals, LLMCallRecord
 from graphforge.models.judge import JudgeArm, Judgment
-from graphforge.models.trajectory import Trajectory, TrajectoryStatus
+from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.sharding import Shard
 
 GET_TRAJECTORIES_TO_JUDGE = cypher.load("judge/get_trajectories_to_judge")
@@ -72,12 +72,13 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
     judgments: list[Judgment] = []
     retry_reasons: dict[str, str] = {}
     ledger: list[LLMCallRecord] = []
-    trajectories = store.get_trajectories(ctx.graph, [r["trajectory_id"] for r in rows])
-    by_spec: dict[str, list[Trajectory]] = {}
+    # Deliverables only: the judge scores files, so transcripts never come into memory.
+    trajectories = store.get_deliverables(ctx.graph, [r["trajectory_id"] for r in rows])
+    by_spec: dict[str, list[store.DeliverablesRow]] = {}
     for t in trajectories:
         assert t.spec_id is not None
         by_spec.setdefault(t.spec_id, []).append(t)
-    chunks: list[tuple[JudgeView, list[Trajectory]]] = []
+    chunks: list[tuple[JudgeView, list[store.DeliverablesRow]]] = []
     for spec_id, group in by_spec.items():
         view = views.get(spec_id) or views.setdefault(spec_id, load_view(ctx.graph, spec_id))
         # Joint groups of K in trajectory-id order: the same K candidates RFT selection compares.
@@ -85,7 +86,8 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
         chunks += [(view, group[start:start + params.k]) for start in range(0, len(group), params.k)]
 
     async def judge_all() -> list[list[Judgment] | VerdictUnavailable]:
-        async def one(view: JudgeView, chunk: list[Trajectory]) -> list[Judgment] | VerdictUnavailable:
+        async def one(view: JudgeView,
+                      chunk: list[store.DeliverablesRow]) -> list[Judgment] | VerdictUnavailable:
             candidates = [(t.trajectory_id, {d.name: Path(d.path) for d in t.deliverables}) for t in chunk]
             try:
                 judged = await ajudge_candidates(view, candidates, params.arm, llm=llm, seed=params.seed,
