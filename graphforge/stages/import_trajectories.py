@@ -6,11 +6,13 @@ skipped with the reason); ``trajectories == 0`` means the run imported nothing.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from graphforge.context import StageContext
+from graphforge.models.trajectory import Trajectory
 from graphforge.store import save_trajectories
 from loaders.trajectories import FileOutcome, TrajectoryFormat, read_trajectories
 
@@ -39,21 +41,30 @@ class ImportTrajectoriesResult(BaseModel):
 
 
 def run(ctx: StageContext, params: ImportTrajectoriesParams) -> ImportTrajectoriesResult:
-    read = read_trajectories(params.path, params.format, params.spec_id, params.deliverables_dir)
-    written = save_trajectories(ctx.graph, read.trajectories) if read.trajectories else 0
-    by_scaffold: dict[str, int] = {}
-    for t in read.trajectories:
-        by_scaffold[t.scaffold] = by_scaffold.get(t.scaffold, 0) + 1
+    # Each log file is written as soon as it is read: memory holds one file's trajectories, not a folder's
+    # (a folder of the paper's 162k-token logs is gigabytes). A re-run MERGEs the same ids again.
+    totals: Counter[str] = Counter()
+    by_scaffold: Counter[str] = Counter()
+
+    def write(trajectories: list[Trajectory]) -> None:
+        totals["written"] += save_trajectories(ctx.graph, trajectories)
+        totals["trajectories"] += len(trajectories)
+        totals["messages"] += sum(len(t.messages) for t in trajectories)
+        totals["prompt_tokens"] += sum(t.prompt_tokens for t in trajectories)
+        totals["completion_tokens"] += sum(t.completion_tokens for t in trajectories)
+        by_scaffold.update(t.scaffold for t in trajectories)
+
+    read = read_trajectories(params.path, params.format, params.spec_id, params.deliverables_dir, sink=write)
     return ImportTrajectoriesResult(
         files=read.files,
         imported_files=sum(1 for f in read.files if f.skipped is None),
         skipped_files=sum(1 for f in read.files if f.skipped is not None),
         ignored=read.ignored,
-        trajectories=len(read.trajectories),
-        written=written,
-        by_scaffold=by_scaffold,
-        messages=sum(len(t.messages) for t in read.trajectories),
-        prompt_tokens=sum(t.prompt_tokens for t in read.trajectories),
-        completion_tokens=sum(t.completion_tokens for t in read.trajectories),
+        trajectories=totals["trajectories"],
+        written=totals["written"],
+        by_scaffold=dict(by_scaffold),
+        messages=totals["messages"],
+        prompt_tokens=totals["prompt_tokens"],
+        completion_tokens=totals["completion_tokens"],
         warnings=len(read.issues),
     )

@@ -188,11 +188,13 @@ def read_trajectories(
     fmt: TrajectoryFormat = TrajectoryFormat.AUTO,
     spec_id: str | None = None,
     deliverables_dir: Path | None = None,
+    sink: Callable[[list[Trajectory]], None] | None = None,
 ) -> ReadResult:
     """Parse a file, or every candidate file under a folder; each file's outcome is reported once.
 
     Nothing here raises for a bad file: it is skipped with its reason. Only a ``path`` that does
-    not exist is a SourceFormatError.
+    not exist is a SourceFormatError. With ``sink``, each file's trajectories go to it as soon as the
+    file is read and are not kept in the result (memory holds one file's logs, not the folder's).
     """
     path = Path(path)
     if deliverables_dir is not None and not deliverables_dir.is_dir():
@@ -225,6 +227,9 @@ def read_trajectories(
                 t = t.model_copy(update={"deliverables": [*t.deliverables, *extra]})
             trajectories.append(t)
             kept += 1
+        if sink is not None and trajectories:
+            sink(trajectories)
+            trajectories = []
         issues.extend(file_issues)
         outcome = FileOutcome(file=shown(unit), format=used, imported=kept, warnings=len(file_issues),
                               summary=_summary(file_issues))
