@@ -22,7 +22,7 @@ from graphforge.oracle import InjectKind, run_oracle
 from graphforge.settings import GraphforgeSettings
 from tests.unit._judge_sample import sample_view
 
-pytestmark = [pytest.mark.local_llm]
+pytestmark = [pytest.mark.local_llm, pytest.mark.timeout(1800)]  # a 2-core CPU may serve it slowly
 
 
 def test_the_judge_path_runs_against_the_real_local_model(
