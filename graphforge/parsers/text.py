@@ -75,7 +75,10 @@ def _check_spans(spans: list[ParsedSpan], limits: ParseLimits, what: str) -> Non
 
 def _cell(value: str) -> str:
     # A tab or line break inside a cell would read as a new column or row of the tab-separated line.
-    return _CELL_BREAK_RE.sub(" ", value.strip())
+    value = value.strip()
+    if "\t" in value or "\n" in value or "\r" in value:  # rare: the regex only where it can match
+        return _CELL_BREAK_RE.sub(" ", value)
+    return value
 
 
 def parse_csv(path: Path, limits: ParseLimits) -> Extracted:
