@@ -40,6 +40,11 @@ def build_cmd(
     keep_stale: Annotated[
         bool, typer.Option("--keep-stale", help="Keep seeds an earlier build made that this one does not.")
     ] = False,
+    no_fallback: Annotated[
+        bool,
+        typer.Option("--no-fallback", help="With the chat model: a task whose answer gives no valid, "
+                     "supported demand gets no seed (default: the rule-based demands, counted)."),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Build candidate seeds from DIGITAL tasks; unsupported demands are dropped and counted."""
@@ -48,7 +53,8 @@ def build_cmd(
 
     chosen = choice(build_seeds.DemandBackend, backend, "--backend")
     params = build_seeds.BuildSeedsParams(backend=chosen, vocab=vocab,
-                                          min_support=min_support, replace=not keep_stale)
+                                          min_support=min_support, replace=not keep_stale,
+                                          fallback=not no_fallback)
     with open_context() as ctx, working("building seeds"):
         result = build_seeds.run(ctx, params)
     emit(result, as_json, "Seeds built")

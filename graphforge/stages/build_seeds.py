@@ -53,6 +53,10 @@ class BuildSeedsParams(BaseModel):
     min_support: float = Field(0.6, gt=0, le=1)
     max_demands_per_task: int = Field(3, ge=1)
     replace: bool = True  # delete seeds this build no longer produces (unless a workspace uses them)
+    # With the chat model: a task whose answer gives no valid, supported demand gets the rule-based
+    # demands instead (demand_source "rule-based", counted and explained in the result), as file roles
+    # fall back to the path rules. False: such a task gets no seed.
+    fallback: bool = True
 
 
 class BuildSeedsResult(BaseModel):
@@ -72,6 +76,10 @@ class BuildSeedsResult(BaseModel):
     # Tasks whose chat-model answer did not validate even after the repair turn: no seeds, with why.
     llm_answers_invalid: int = 0
     llm_invalid_examples: list[str] = Field(default_factory=list)
+    # Tasks that got the rule-based demands because the model's gave no seed (invalid answer, or every
+    # demand outside the vocabulary or unsupported by the statement), with the first few reasons.
+    llm_fallbacks: int = 0
+    llm_fallback_examples: list[str] = Field(default_factory=list)
 
 
 class Proposal(BaseModel):
@@ -239,30 +247,40 @@ def run(ctx: StageContext, params: BuildSeedsParams) -> BuildSeedsResult:
     evidence: list[EvidenceRow] = []
     proposed = unsupported = invalid = unclassified = calls = 0
     invalid_answers: list[str] = []
+    fallbacks: list[str] = []
     cost = 0.0
     for task in tasks:
         if not task.dwas:
             continue
+        ev = evidence_for(task)
+        why_not = ""
         if llm is None:
             proposals = rule_based_proposals(task, vocab)
         else:
             try:
                 proposals, records = _llm_proposals(llm, task, vocab, params.max_demands_per_task)
-            except StructuredOutputError as exc:  # a weak model's answer: recorded, the task gets no seed
+            except StructuredOutputError as exc:  # a weak model's answer: recorded with why
                 proposals, records = [], exc.records
                 invalid_answers.append(f"{task.task_id}: {str(exc)[:200]}")
+                why_not = "answer did not validate"
             calls += len(records)
             cost += sum(r.cost_usd for r in records)
-        if not proposals:
-            unclassified += 1
-            continue
-        ev = evidence_for(task)
         rows, bad_support, bad_vocab = seed_rows(
             task, proposals, ev, vocab, params.min_support, source, model_name
         )
         proposed += len(proposals)
         unsupported += bad_support
         invalid += bad_vocab
+        if llm is not None and not rows and params.fallback:
+            why_not = why_not or (f"{len(proposals)} demands, {bad_vocab} outside the vocabulary or task, "
+                                  f"{bad_support} unsupported by the statement" if proposals else "no demand")
+            proposals = rule_based_proposals(task, vocab)
+            rows, _, _ = seed_rows(task, proposals, ev, vocab, params.min_support, "rule-based", "")
+            if rows:
+                fallbacks.append(f"{task.task_id}: {why_not}")
+        if not proposals:
+            unclassified += 1
+            continue
         if rows:
             evidence.append(ev)
             seeds.extend(rows)
@@ -279,7 +297,8 @@ def run(ctx: StageContext, params: BuildSeedsParams) -> BuildSeedsResult:
         demands_dropped_invalid=invalid, seeds_written=written,
         seeds_by_pattern=dict(sorted(Counter(s.pattern for s in seeds).items())), stale_seeds_deleted=stale,
         llm_calls=calls, llm_cost_usd=round(cost, 6), llm_answers_invalid=len(invalid_answers),
-        llm_invalid_examples=invalid_answers[:5])
+        llm_invalid_examples=invalid_answers[:5], llm_fallbacks=len(fallbacks),
+        llm_fallback_examples=fallbacks[:5])
 
 
 def _chat_model(ctx: StageContext, backend: DemandBackend) -> OpenAICompatibleChatModel | None:
