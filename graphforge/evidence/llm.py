@@ -143,11 +143,18 @@ class LLMExtractor:
     """Batched structured calls; facts not recoverable from their span are rejected with the reason."""
 
     def __init__(self, model: Any, settings: GraphforgeSettings | None = None, *,
-                 max_batch_tokens: int = 1500, max_batch_spans: int = 40) -> None:
+                 max_batch_tokens: int = 1500, max_batch_spans: int = 40, fallback: bool = True) -> None:
         self.model = model
         self.name = f"llm:{getattr(model, 'model', 'chat-model')}"
         self.max_batch_tokens = max_batch_tokens
         self.max_batch_spans = max_batch_spans
+        self.max_table_facts = settings.max_table_facts if settings is not None else 20_000
+        # A batch the model gave no verified fact for (answer invalid, refused, or every fact failing its
+        # span) gets the rule-based extractor's facts for its spans, labelled "rule-based", as file roles
+        # and seed demands fall back to the rules; counted in fallback_batches / fallback_facts.
+        self.fallback = fallback
+        self.fallback_batches = 0
+        self.fallback_facts = 0
         self.records: list[Any] = []  # LLMCallRecord of every call (first tries and repairs)
 
     @property
@@ -167,6 +174,8 @@ class LLMExtractor:
 
         facts: list[FactRow] = []
         failed: list[RejectedFact] = []
+        unread: set[str] = set()  # spans of batches the model gave no verified fact for
+        unread_batches = 0
         for batch in batches(spans, self.max_batch_tokens, self.max_batch_spans):
             messages = [("system", SYSTEM), ("human", batch.prompt())]
             try:
@@ -175,18 +184,36 @@ class LLMExtractor:
                 self.records.extend(exc.records)
                 failed.append(RejectedFact(span_id=batch.spans[0].span_id, value="",
                                            reason=f"chat model answer did not validate: {str(exc)[:200]}"))
+                unread.update(s.span_id for s in batch.spans)
+                unread_batches += 1
                 continue
             except LLMHTTPError as exc:
                 if not exc.permanent:
                     raise  # an outage: the stage fails and a re-run resumes from the cache
                 failed.append(RejectedFact(span_id=batch.spans[0].span_id, value="",
                                            reason=f"chat API refused the batch: {exc.problem[:200]}"))
+                unread.update(s.span_id for s in batch.spans)
+                unread_batches += 1
                 continue
             self.records.extend(records)
-            for fact in answer.facts:
-                facts.extend(to_fact_rows(place(batch, fact), [fact], self.name))
+            read = [row for fact in answer.facts
+                    for row in to_fact_rows(place(batch, fact), [fact], self.name)]
+            if not verify(read, batch.spans).facts:
+                unread.update(s.span_id for s in batch.spans)
+                unread_batches += 1
+            facts.extend(read)
         extraction = verify(facts, spans)
         extraction.rejected.extend(failed)
+        if self.fallback and unread:
+            from graphforge.evidence.rule_based import RuleBasedExtractor
+
+            # Over every span (a table's header may sit in another batch), keeping the unread spans' facts.
+            rules = RuleBasedExtractor(self.max_table_facts).extract(spans)
+            taken = [f for f in rules.facts if f.span_id in unread]
+            self.fallback_batches += unread_batches
+            self.fallback_facts += len(taken)
+            extraction.facts.extend(taken)
+            extraction.capped |= rules.capped
         return extraction, derive_edges(extraction.facts, spans)
 
 

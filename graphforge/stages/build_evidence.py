@@ -33,6 +33,9 @@ class BuildEvidenceParams(BaseModel):
     extractor: Literal["auto", "rule-based", "llm"] = "auto"
     prune_stale: bool = True  # drop this extractor's facts that a rebuild no longer finds
     shard: Shard | None = None  # only the workspaces whose id hashes into this shard (graphforge.sharding)
+    # Chat-model extractor: a batch the model gives no verified fact for gets the rule-based facts of its
+    # spans (labelled rule-based, counted in the result); False leaves such spans without facts.
+    llm_fallback: bool = True
 
 
 class WorkspaceEvidence(BaseModel):
@@ -54,6 +57,9 @@ class BuildEvidenceResult(BaseModel):
     rejected_examples: list[RejectedFact] = Field(default_factory=list)
     # Files over the per-file cap on table quantities (setting max_table_facts): path -> rows not read.
     capped: dict[str, int] = Field(default_factory=dict)
+    # Chat-model extractor: batches it read no verified fact from, and the rule-based facts taken instead.
+    fallback_batches: int = 0
+    fallback_facts: int = 0
 
 
 def unique_spans(spans: Sequence[WorkspaceSpan]) -> list[WorkspaceSpan]:
@@ -82,7 +88,7 @@ def build(
     return extraction, sorted(edges.values(), key=lambda e: (e.kind, e.src_fact_id, e.dst_fact_id))
 
 
-def _extractor(ctx: StageContext, choice: str) -> object:
+def _extractor(ctx: StageContext, choice: str, fallback: bool = True) -> object:
     if choice == "rule-based":
         return RuleBasedExtractor(ctx.settings.max_table_facts)
     from graphforge.evidence import llm
@@ -94,11 +100,11 @@ def _extractor(ctx: StageContext, choice: str) -> object:
 
             raise ConfigError("extractor 'llm' needs GRAPHFORGE_LLM_BASE_URL (and a model)")
         return RuleBasedExtractor(ctx.settings.max_table_facts)
-    return llm.LLMExtractor(model, ctx.settings)
+    return llm.LLMExtractor(model, ctx.settings, fallback=fallback)
 
 
 def run(ctx: StageContext, params: BuildEvidenceParams) -> BuildEvidenceResult:
-    extractor = _extractor(ctx, params.extractor)
+    extractor = _extractor(ctx, params.extractor, params.llm_fallback)
     name = str(getattr(extractor, "name", "rule-based"))
     ids = [
         str(r["workspace_id"]) for r in ctx.graph.read_dicts(GET_WORKSPACES, workspace_id=params.workspace_id)
@@ -138,5 +144,7 @@ def run(ctx: StageContext, params: BuildEvidenceParams) -> BuildEvidenceResult:
         rejected_reasons=dict(reasons),
         stale_deleted=stale,
         rejected_examples=examples,
+        fallback_batches=int(getattr(extractor, "fallback_batches", 0)),
+        fallback_facts=int(getattr(extractor, "fallback_facts", 0)),
         capped=capped,
     )

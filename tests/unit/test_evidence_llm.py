@@ -109,9 +109,27 @@ def test_a_batch_whose_answer_never_validates_is_recorded_and_the_rest_goes_on(
         text("I cannot help with spreadsheets."), text("Still no JSON, sorry."),  # export.csv: fails twice
         json_answer({"facts": [{"span": "S1", "value": "EUR 9,115 thousand", "metric": "revenue"}]}),
     )
-    extractor = LLMExtractor(scripted_chat_model, max_batch_spans=1)
+    extractor = LLMExtractor(scripted_chat_model, max_batch_spans=1, fallback=False)
     extraction = extractor.extract(SPANS)
     assert [f.value for f in extraction.facts] == ["EUR 9,115 thousand"]
     [failed] = extraction.rejected
     assert failed.span_id == "bb:row=2" and failed.reason.startswith("chat model answer did not validate")
     assert extractor.calls == 3  # the failed first try and repair are in the ledger too
+    assert extractor.fallback_batches == extractor.fallback_facts == 0
+
+
+def test_a_batch_the_model_reads_nothing_from_gets_the_rule_based_facts_labelled_as_such(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
+    scripted_llm.push(
+        text("I cannot help with spreadsheets."), text("Still no JSON, sorry."),  # export.csv: fails twice
+        json_answer({"facts": [{"span": "S1", "value": "EUR 9,115 thousand", "metric": "revenue"}]}),
+    )
+    extractor = LLMExtractor(scripted_chat_model, max_batch_spans=1)  # fallback on by default
+    extraction = extractor.extract(SPANS)
+    by_span = {f.span_id: (f.value, f.extractor) for f in extraction.facts}
+    # The model's reading of the memo stays; the export row it never answered for is read by the rules.
+    assert by_span == {"aa:para=1": ("EUR 9,115 thousand", extractor.name),
+                       "bb:row=2": ("9100", "rule-based")}
+    assert extractor.fallback_batches == extractor.fallback_facts == 1
+    assert [r.span_id for r in extraction.rejected] == ["bb:row=2"]  # the failure is still recorded
