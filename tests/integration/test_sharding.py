@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import uuid
 import zipfile
 from collections import Counter
 from pathlib import Path
@@ -158,7 +159,8 @@ def test_two_concurrent_shards_build_the_same_graph_as_one_run(
     # One process: load every workspace, then each stage; a fresh model name keeps the response caches apart.
     loaded_single = _run(load, tmp_path / "single", 1)
     single_load = _fingerprint(ctx)
-    single_results = {" ".join(args): _run(args, tmp_path / "single", 1, scripted_llm, "scripted-single")
+    run_tag = uuid.uuid4().hex[:8]  # response caches outlive a test session: a name no earlier run used
+    single_results = {" ".join(args): _run(args, tmp_path / "single", 1, scripted_llm, f"single-{run_tag}")
                       for args in STAGES}
     single = _fingerprint(ctx)
     calls_single = len(scripted_llm.chat_requests)
@@ -166,7 +168,7 @@ def test_two_concurrent_shards_build_the_same_graph_as_one_run(
     db.delete_data(ctx.graph)
     loaded = _run(load, tmp_path / "sharded", 2)
     assert _fingerprint(ctx) == single_load
-    per_stage = {" ".join(args): _run(args, tmp_path / "sharded", 2, scripted_llm, "scripted-sharded")
+    per_stage = {" ".join(args): _run(args, tmp_path / "sharded", 2, scripted_llm, f"sharded-{run_tag}")
                  for args in STAGES}
     sharded = _fingerprint(ctx)
 
