@@ -13,6 +13,21 @@ import typer
 
 from graphforge.cli.common import JsonOption, console, emit, progress, working
 
+# Options `load workspace` and `load workspaces` share (one definition, one help text).
+JobsOption = Annotated[
+    int | None, typer.Option("--jobs", "-j", min=1, help="Parser processes (default: CPUs).")]
+TimeoutOption = Annotated[float, typer.Option("--timeout", help="Per-file parse timeout in seconds.")]
+MaxFileMbOption = Annotated[float | None, typer.Option(
+    "--max-file-mb", help="Files above this size are recorded invalid without parsing (default 100).")]
+RetryInvalidOption = Annotated[
+    bool, typer.Option("--retry-invalid", help="Re-parse files an earlier run recorded as invalid.")]
+RuleRolesOption = Annotated[bool, typer.Option(
+    "--rule-roles", help="Assign missing roles by path rules even when a chat model is configured.")]
+
+
+def max_file_bytes(max_file_mb: float | None) -> int | None:
+    return int(max_file_mb * 1024 * 1024) if max_file_mb else None
+
 
 def load_onet_cmd(
     path: Annotated[Path, typer.Argument(help="Unpacked O*NET release folder (text .txt or .xlsx files).")],
@@ -119,25 +134,11 @@ def load_workspace_cmd(
             "--workspace-id", help="Workspace id (default: manifest, else derived from the folder path)."
         ),
     ] = None,
-    jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", min=1, help="Parser processes (default: CPUs).")
-    ] = None,
-    timeout_s: Annotated[float, typer.Option("--timeout", help="Per-file parse timeout in seconds.")] = 60.0,
-    max_file_mb: Annotated[
-        float | None,
-        typer.Option(
-            "--max-file-mb", help="Files above this size are recorded invalid without parsing (default 100)."
-        ),
-    ] = None,
-    retry_invalid: Annotated[
-        bool, typer.Option("--retry-invalid", help="Re-parse files an earlier run recorded as invalid.")
-    ] = False,
-    rule_roles: Annotated[
-        bool,
-        typer.Option(
-            "--rule-roles", help="Assign missing roles by path rules even when a chat model is configured."
-        ),
-    ] = False,
+    jobs: JobsOption = None,
+    timeout_s: TimeoutOption = 60.0,
+    max_file_mb: MaxFileMbOption = None,
+    retry_invalid: RetryInvalidOption = False,
+    rule_roles: RuleRolesOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Hash, deduplicate, parse (in parallel, with timeouts) and store a workspace's files and spans."""
@@ -152,7 +153,7 @@ def load_workspace_cmd(
         seed_id=seed,
         jobs=jobs,
         timeout_s=timeout_s,
-        max_file_bytes=int(max_file_mb * 1024 * 1024) if max_file_mb else None,
+        max_file_bytes=max_file_bytes(max_file_mb),
         retry_invalid=retry_invalid,
         use_llm_roles=not rule_roles,
     )

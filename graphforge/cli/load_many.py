@@ -18,6 +18,14 @@ from pydantic import BaseModel
 from rich.text import Text
 
 from graphforge.cli.common import JsonOption, emit, progress, stdout
+from graphforge.cli.load import (
+    JobsOption,
+    MaxFileMbOption,
+    RetryInvalidOption,
+    RuleRolesOption,
+    TimeoutOption,
+    max_file_bytes,
+)
 from graphforge.cli.sharding import ShardOption
 from graphforge.errors import (
     ConfigError,
@@ -79,25 +87,11 @@ def workspace_folders(parent: Path) -> list[Path]:
 
 def load_workspaces_cmd(
     parent: Annotated[Path, typer.Argument(help="Folder whose sub-folders are workspaces (one each).")],
-    jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", min=1, help="Parser processes (default: CPUs).")
-    ] = None,
-    timeout_s: Annotated[float, typer.Option("--timeout", help="Per-file parse timeout in seconds.")] = 60.0,
-    max_file_mb: Annotated[
-        float | None,
-        typer.Option(
-            "--max-file-mb", help="Files above this size are recorded invalid without parsing (default 100)."
-        ),
-    ] = None,
-    retry_invalid: Annotated[
-        bool, typer.Option("--retry-invalid", help="Re-parse files an earlier run recorded as invalid.")
-    ] = False,
-    rule_roles: Annotated[
-        bool,
-        typer.Option(
-            "--rule-roles", help="Assign missing roles by path rules even when a chat model is configured."
-        ),
-    ] = False,
+    jobs: JobsOption = None,
+    timeout_s: TimeoutOption = 60.0,
+    max_file_mb: MaxFileMbOption = None,
+    retry_invalid: RetryInvalidOption = False,
+    rule_roles: RuleRolesOption = False,
     shard: ShardOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -134,7 +128,7 @@ def load_workspaces_cmd(
 
                 params = stage.LoadWorkspaceParams(
                     root=folder, workspace_id=wid, jobs=jobs, timeout_s=timeout_s,
-                    max_file_bytes=int(max_file_mb * 1024 * 1024) if max_file_mb else None,
+                    max_file_bytes=max_file_bytes(max_file_mb),
                     retry_invalid=retry_invalid, use_llm_roles=not rule_roles)
                 try:
                     result = stage.run(dataclasses.replace(ctx, progress=tick), params)
