@@ -102,13 +102,18 @@ def test_batches_respect_the_token_budget_and_the_span_count() -> None:
     assert whole.sections == [("ledger.xlsx", "sheet Q2"), ("ledger.xlsx", "sheet Q3")]
 
 
+def _export_batch_never_validates(scripted_llm: ScriptedLLMServer) -> None:
+    """Answers for SPANS one batch at a time: the export row's call and repair fail, the memo's succeeds."""
+    scripted_llm.push(
+        text("I cannot help with spreadsheets."), text("Still no JSON, sorry."),
+        json_answer({"facts": [{"span": "S1", "value": "EUR 9,115 thousand", "metric": "revenue"}]}),
+    )
+
+
 def test_a_batch_whose_answer_never_validates_is_recorded_and_the_rest_goes_on(
     scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
 ) -> None:
-    scripted_llm.push(
-        text("I cannot help with spreadsheets."), text("Still no JSON, sorry."),  # export.csv: fails twice
-        json_answer({"facts": [{"span": "S1", "value": "EUR 9,115 thousand", "metric": "revenue"}]}),
-    )
+    _export_batch_never_validates(scripted_llm)
     extractor = LLMExtractor(scripted_chat_model, max_batch_spans=1, fallback=False)
     extraction = extractor.extract(SPANS)
     assert [f.value for f in extraction.facts] == ["EUR 9,115 thousand"]
@@ -121,10 +126,7 @@ def test_a_batch_whose_answer_never_validates_is_recorded_and_the_rest_goes_on(
 def test_a_batch_the_model_reads_nothing_from_gets_the_rule_based_facts_labelled_as_such(
     scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
 ) -> None:
-    scripted_llm.push(
-        text("I cannot help with spreadsheets."), text("Still no JSON, sorry."),  # export.csv: fails twice
-        json_answer({"facts": [{"span": "S1", "value": "EUR 9,115 thousand", "metric": "revenue"}]}),
-    )
+    _export_batch_never_validates(scripted_llm)
     extractor = LLMExtractor(scripted_chat_model, max_batch_spans=1)  # fallback on by default
     extraction = extractor.extract(SPANS)
     by_span = {f.span_id: (f.value, f.extractor) for f in extraction.facts}
