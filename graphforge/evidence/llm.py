@@ -204,25 +204,26 @@ class LLMExtractor:
             facts.extend(read)
         extraction = verify(facts, spans)
         extraction.rejected.extend(failed)
-        if self.fallback and unread:
-            from graphforge.evidence.rule_based import RuleBasedExtractor
+        from graphforge.evidence.rule_based import RuleBasedExtractor
 
-            # Over every span (a table's header may sit in another batch), keeping the unread spans' facts.
-            rules = RuleBasedExtractor(self.max_table_facts).extract(spans)
-            taken = [f for f in rules.facts if f.span_id in unread]
+        # One rule-based reading of every span (a table's header may sit in another batch): the derive
+        # edges come from it, and so do the fallback facts of the unread spans.
+        rules = RuleBasedExtractor(self.max_table_facts).extract_with_edges(spans)
+        if self.fallback and unread:
+            taken = [f for f in rules[0].facts if f.span_id in unread]
             self.fallback_batches += unread_batches
             self.fallback_facts += len(taken)
             extraction.facts.extend(taken)
-            extraction.capped |= rules.capped
-        return extraction, derive_edges(extraction.facts, spans)
+            extraction.capped |= rules[0].capped
+        return extraction, derive_edges(extraction.facts, rules)
 
 
-def derive_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> list[DependsOnRow]:
-    """The rule-based table linker's derive edges, carried to ``facts`` that read the same value text in
-    the same span (so the chat-model path has the same derive structure as the rule-based one)."""
-    from graphforge.evidence.rule_based import RuleBasedExtractor
-
-    rule_extraction, rule_edges = RuleBasedExtractor().extract_with_edges(spans)
+def derive_edges(facts: Sequence[FactRow],
+                 rules: tuple[Extraction, list[DependsOnRow]]) -> list[DependsOnRow]:
+    """The rule-based table linker's derive edges (``rules``: its reading of the same spans), carried to
+    ``facts`` that read the same value text in the same span (so the chat-model path has the same derive
+    structure as the rule-based one)."""
+    rule_extraction, rule_edges = rules
     if not rule_edges:
         return []
     where = {f.fact_id: (f.span_id, f.value) for f in rule_extraction.facts}
