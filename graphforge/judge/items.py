@@ -20,7 +20,7 @@ from graphforge.evidence.text_facts import normalise_text
 from graphforge.figures.dates import find_dates, parse_date
 from graphforge.figures.numbers import find_numbers, matches_value, parse_number
 from graphforge.judge.documents import Document, Report, Workbook, _norm
-from graphforge.judge.regions import strip_file_names
+from graphforge.judge.regions import TITLE, Footprint, Line, section_lines, sheet_lines, strip_file_names
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.judge import JudgeArm
 from graphforge.models.spec import CriterionSpec
@@ -36,11 +36,23 @@ _FILE_NAME = re.compile(r"[^\s()]+\.(?:md|markdown|txt|pdf|docx?|xlsx?|xlsm|pptx
 _GENERIC = frozenset({"figure", "date", "document", "documents", "metadata", "title", "value", "s"})
 
 
-def _lines(doc: Document) -> list[str]:
+def _lines(doc: Document, name: str) -> list[Line]:
+    """Every line of the deliverable in reading order, headings and sheet names included, each with its
+    footprint; lines addressed to the grader are left out."""
     from graphforge.judge.verifiers import _TO_THE_GRADER
 
-    text = doc.text()
-    return [ln for ln in text.splitlines() if ln.strip() and not _TO_THE_GRADER.search(ln)]
+    out: list[Line] = []
+    if isinstance(doc, Workbook):
+        for sheet in doc.order:
+            out.append(Line(f"# {sheet}", f"sheet {sheet!r}", frozenset({(name, sheet, TITLE)})))
+            out += sheet_lines(doc, sheet, name)
+    else:
+        for section in doc.sections:
+            if section.heading:
+                out.append(Line(section.heading, f"heading {section.heading!r}",
+                                frozenset({(name, section.heading, TITLE)})))
+            out += section_lines(section, name)
+    return [line for line in out if line.text.strip() and not _TO_THE_GRADER.search(line.text)]
 
 
 def _words(text: str) -> set[str]:
@@ -103,21 +115,24 @@ def _states(
     return len(wanted & got) / len(wanted) >= need
 
 
-def _windows(lines: list[str]) -> list[str]:
+def _windows(lines: list[Line]) -> list[Line]:
     """Each line and each pair of neighbouring lines (a sentence may wrap in a deliverable too)."""
-    return lines + [f"{a} {b}" for a, b in zip(lines, lines[1:], strict=False)]
+    pairs = [Line(f"{a.text} {b.text}", f"{a.where} and {b.where}", a.footprint | b.footprint)
+             for a, b in zip(lines, lines[1:], strict=False)]
+    return lines + pairs
 
 
 def verify_check(
     criterion: CriterionSpec, arm: JudgeArm, view: JudgeView, doc: Document
-) -> tuple[float, str]:
-    """Score one family criterion: (a in [0, 1] or v in {0, 1}, evidence)."""
+) -> tuple[float, str, Footprint]:
+    """Score one family criterion: (a in [0, 1] or v in {0, 1}, evidence, the lines or parts it rests on)."""
     anchors = view.anchors_of(criterion) if arm is JudgeArm.ANCHORED else []
-    lines = _lines(doc)
+    name = criterion.target_deliverable
+    lines = _lines(doc, name)
     if criterion.check == "layout":
         part = criterion.expected or ""
-        found = _has_part(doc, part)
-        return (1.0 if found else 0.0), f"part {part!r} {'present' if found else 'missing'}"
+        found = _find_part(doc, part, name)
+        return (1.0 if found else 0.0), f"part {part!r} {'present' if found else 'missing'}", found
     if criterion.check == "cites":
         files = (
             sorted({PurePosixPath(a.path).name for a in anchors if a.path})
@@ -125,48 +140,60 @@ def verify_check(
             else [f for f in (criterion.expected or "").split("; ") if f]
         )
         if not files:
-            return 0.0, "no source files to look for"
-        body = _norm(" ".join(lines))
-        named = [f for f in files if _norm(f) in body or _norm(PurePosixPath(f).stem) in body]
-        return len(named) / len(files), f"names {len(named)} of {len(files)} source files: {named}"
+            return 0.0, "no source files to look for", frozenset()
+        naming = {f: [line for line in lines if _norm(f) in _norm(line.text)
+                      or _norm(PurePosixPath(f).stem) in _norm(line.text)] for f in files}
+        named = [f for f in files if naming[f]]
+        footprint = frozenset(item for f in named for line in naming[f] for item in line.footprint)
+        return len(named) / len(files), f"names {len(named)} of {len(files)} source files: {named}", footprint
     text, number, source = _expected_text(criterion, anchors)
     kind, scales = criterion.fact_kind, _scales(anchors)
     # A cited file name is not content, whatever its characters ("Q3 results, 2024.xlsx" states no figure).
-    lines = [kept for kept in (strip_file_names(line, view.paths) for line in lines) if kept.strip()]
+    lines = [Line(kept, line.where, line.footprint) for line in lines
+             if (kept := strip_file_names(line.text, view.paths)).strip()]
     if criterion.check == "item":
         # Long text may wrap over two lines in a deliverable; a title, date, figure or status sits on one.
         wraps = kind in ("requirement", "definition", "list_item")
         for window in _windows(lines) if wraps else lines:
-            if _states(window, kind, text, number, criterion.label, criterion.tolerance, scales):
-                return 1.0, f"found ({source}): {window[:160]!r}"
-        return 0.0, f"no passage states the {kind} expected from the {source}"
+            if _states(window.text, kind, text, number, criterion.label, criterion.tolerance, scales):
+                return 1.0, f"found ({source}): {window.text[:160]!r}", window.footprint
+        return 0.0, f"no passage states the {kind} expected from the {source}", frozenset()
     if criterion.check == "stale":
         current_text = current_number = None
         if len(anchors) > 1:
             current_text, current_number, _ = _expected_text(criterion, anchors[1:])
         for line in lines:
-            if not _states(line, kind, text, number, None, criterion.tolerance, scales):
+            if not _states(line.text, kind, text, number, None, criterion.tolerance, scales):
                 continue
-            if _EARLIER.search(line):
+            if _EARLIER.search(line.text):
                 continue
             if current_text is not None and _states(
-                line, kind, current_text, current_number, None, criterion.tolerance, scales
+                line.text, kind, current_text, current_number, None, criterion.tolerance, scales
             ):
                 continue
-            return 1.0, f"states the superseded value as current: {line[:160]!r}"
-        return 0.0, "the superseded value is not stated as current"
-    return 0.0, f"unknown check {criterion.check!r}"
+            return 1.0, f"states the superseded value as current: {line.text[:160]!r}", line.footprint
+        return 0.0, "the superseded value is not stated as current", frozenset()
+    return 0.0, f"unknown check {criterion.check!r}", frozenset()
 
 
-def _has_part(doc: Document, part: str) -> bool:
+def _find_part(doc: Document, part: str, name: str) -> Footprint:
+    """Where the deliverable has a part named ``part``: a heading or slide title, a sheet, a column, or the
+    label opening a section's first line. Empty when it has none."""
     want = _norm(part)
     if isinstance(doc, Report):
-        return doc.section(part) is not None or any(
-            want in _norm(line.split("\t")[0]) for s in doc.sections for line in s.text.splitlines()[:1]
-        )
-    if isinstance(doc, Workbook):
-        if doc.evaluator.sheet_name(part) is not None:
-            return True
-        first_rows = [doc.sheet_text(s).splitlines()[:1] for s in doc.order]
-        return any(want == _norm(cell) for rows in first_rows for row in rows for cell in row.split("\t"))
-    return False
+        section = doc.section(part)
+        if section is not None:
+            return frozenset({(name, section.heading, TITLE)})
+        for s in doc.sections:
+            first = s.text.splitlines()[:1]
+            if first and want in _norm(first[0].split("\t")[0]):
+                return frozenset({(name, s.heading, "0")})
+        return frozenset()
+    sheet = doc.evaluator.sheet_name(part)
+    if sheet is not None:
+        return frozenset({(name, sheet, TITLE)})
+    for title in doc.order:
+        top = sheet_lines(doc, title, name)[:1]
+        if top and any(want == _norm(cell) for cell in top[0].text.split("\t")):
+            return top[0].footprint
+    return frozenset()

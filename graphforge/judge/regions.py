@@ -8,13 +8,20 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from graphforge.figures.numbers import find_numbers
-from graphforge.judge.documents import Document, Report, Workbook, _norm
+from graphforge.judge.documents import Document, Report, Section, Workbook, _norm
 from graphforge.judge.formula import cell_number
 from graphforge.judge.locations import Location, expand_range, split_ref
 
-# A footprint item is (deliverable name, sheet or section heading, cell or line index or "*").
+# A footprint item is (deliverable name, sheet or section heading, cell or line index, WHOLE or TITLE).
 Item = tuple[str, str, str]
 Footprint = frozenset[Item]
+WHOLE = "*"  # the whole sheet or section: overlaps everything in it
+TITLE = "title"  # the sheet's name or the section's heading only: overlaps only itself and WHOLE
+
+
+def is_part(item: Item) -> bool:
+    """True for a cell or a line; False for the pseudo items WHOLE and TITLE."""
+    return item[2] not in (WHOLE, TITLE)
 
 
 def overlaps(a: Footprint, b: Footprint) -> bool:
@@ -131,30 +138,36 @@ def lines(doc: Document, loc: Location, name: str) -> list[Line]:
     if isinstance(doc, Workbook):
         ev = doc.evaluator
         sheets = [ev.sheet_name(loc.sheet)] if loc.sheet is not None else list(doc.order)
-        out: list[Line] = []
-        for sheet in (s for s in sheets if s is not None):
-            data = doc.sheets[sheet]
-            keys = [c for c in loc.cells if c in data] if loc.cells else list(data)
-            rows: dict[int, list[str]] = {}
-            for key in keys:
-                rows.setdefault(_row_of(key), []).append(key)
-            for row, row_cells in sorted(rows.items()):
-                row_cells.sort(key=lambda c: (len(_col_of(c)), _col_of(c)))
-                text = "\t".join(_cell_text(doc, sheet, c) for c in row_cells)
-                out.append(Line(text, f"{sheet} row {row}", frozenset((name, sheet, c) for c in row_cells)))
-        return out
+        return [line for sheet in sheets if sheet is not None
+                for line in sheet_lines(doc, sheet, name, loc.cells)]
     assert isinstance(doc, Report)
     if loc.section is not None:
         section = doc.section(loc.section)
         sections = [section] if section is not None else []
     else:
         sections = list(doc.sections)
-    out = []
-    for section in sections:
-        for i, text in enumerate(section.text.splitlines()):
-            if text.strip():
-                out.append(Line(text, f"section {section.heading!r} line {i + 1}",
-                                frozenset({(name, section.heading, str(i))})))
+    return [line for section in sections for line in section_lines(section, name)]
+
+
+def section_lines(section: Section, name: str) -> list[Line]:
+    """The non-blank lines of one report section, each with its line index as footprint."""
+    return [Line(text, f"section {section.heading!r} line {i + 1}",
+                 frozenset({(name, section.heading, str(i))}))
+            for i, text in enumerate(section.text.splitlines()) if text.strip()]
+
+
+def sheet_lines(doc: Workbook, sheet: str, name: str, cells: tuple[str, ...] = ()) -> list[Line]:
+    """The rows of one sheet (or of some of its cells), cells joined by tabs in column order."""
+    data = doc.sheets[sheet]
+    keys = [c for c in cells if c in data] if cells else list(data)
+    rows: dict[int, list[str]] = {}
+    for key in keys:
+        rows.setdefault(_row_of(key), []).append(key)
+    out: list[Line] = []
+    for row, row_cells in sorted(rows.items()):
+        row_cells.sort(key=lambda c: (len(_col_of(c)), _col_of(c)))
+        text = "\t".join(_cell_text(doc, sheet, c) for c in row_cells)
+        out.append(Line(text, f"{sheet} row {row}", frozenset((name, sheet, c) for c in row_cells)))
     return out
 
 

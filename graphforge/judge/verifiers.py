@@ -101,8 +101,7 @@ def verify(criterion: CriterionSpec, arm: JudgeArm, view: JudgeView, doc: Docume
     if criterion.check is not None:
         from graphforge.judge.items import verify_check
 
-        score, evidence = verify_check(criterion, arm, view, doc)
-        return Verdict(score, evidence)
+        return Verdict(*verify_check(criterion, arm, view, doc))
     loc = parse_location(criterion.target_location)
     anchors = view.anchors_of(criterion) if arm is JudgeArm.ANCHORED else []
     negative = criterion.polarity is Polarity.NEGATIVE
