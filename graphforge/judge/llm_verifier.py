@@ -8,6 +8,7 @@ cut to length. A verdict the model could not give is ``VerdictUnavailable``, nev
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge.errors import GraphforgeError, JudgeError
 from graphforge.judge.view import Anchor
+from graphforge.llm.records import StructuredOutputError
 from graphforge.models.base import stable_hash
 from graphforge.models.spec import CriterionSpec, Polarity
 
@@ -49,11 +51,12 @@ REDACTED = "[secret removed]"
 class VerdictUnavailable(JudgeError):
     """The chat model gave no verdict (endpoint down, answer never validated): there is no score to use."""
 
-    def __init__(self, criterion_ids: Sequence[str], reason: str) -> None:
+    def __init__(self, criterion_ids: Sequence[str], reason: str, *, answered: bool = False) -> None:
         shown = ", ".join(c.rsplit("/", 1)[-1] for c in criterion_ids)
         super().__init__(f"no verdict for criterion {shown}: {reason}")
         self.criterion_ids = list(criterion_ids)
         self.reason = reason
+        self.answered = answered  # the model did answer, but not with a usable verdict (not an outage)
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,7 @@ def _verdicts(criterion: CriterionSpec, n: int, asked: Structured[Any], secrets:
             raise VerdictUnavailable(
                 [criterion.criterion_id],
                 f"the joint answer graded candidates {sorted(v.candidate for v in joint.verdicts)}, "
-                f"not each of 1..{n} once")
+                f"not each of 1..{n} once", answered=True)
         answers = [ModelVerdict(by_candidate[i].score, by_candidate[i].evidence) for i in range(1, n + 1)]
     return [ModelVerdict(_round(criterion, a.score), scrub(a.evidence, secrets)[:MAX_EVIDENCE])
             for a in answers]
@@ -203,23 +206,37 @@ def _verdicts(criterion: CriterionSpec, n: int, asked: Structured[Any], secrets:
 def ask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
                  excerpts: Sequence[tuple[str, str]], anchors: list[Anchor],
                  anchored: bool, ledger: list[LLMCallRecord] | None = None) -> list[ModelVerdict]:
-    """One verdict per candidate excerpt, from one call (candidates of one query are judged jointly).
+    """One verdict per candidate excerpt (candidates of one query are judged jointly, in one call).
 
-    Raises ``VerdictUnavailable`` when the endpoint fails, the answer never validates, or a joint answer
-    does not grade every candidate exactly once. The calls' records are appended to ``ledger``.
+    When the model answers a joint call without grading every candidate exactly once, each candidate is
+    asked alone (a weak model may manage one at a time). Raises ``VerdictUnavailable`` when the endpoint
+    fails or some candidate still has no valid verdict. Every call's record is appended to ``ledger``.
     """
     from graphforge.llm import ask_structured
 
     secrets = _secrets_of(llm)
-    messages = build_messages(criterion, excerpts, anchors, anchored, secrets=secrets)
-    schema: type[BaseModel] = LLMVerdict if len(excerpts) == 1 else JointVerdict
+
+    def once(shown: Sequence[tuple[str, str]]) -> list[ModelVerdict]:
+        schema: type[BaseModel] = LLMVerdict if len(shown) == 1 else JointVerdict
+        messages = build_messages(criterion, shown, anchors, anchored, secrets=secrets)
+        try:
+            asked = ask_structured(llm, schema, messages)
+        except GraphforgeError as exc:
+            raise _unavailable(criterion, exc, secrets, ledger) from exc
+        return _verdicts(criterion, len(shown), asked, secrets, ledger)
+
     try:
-        asked = ask_structured(llm, schema, messages)
-    except GraphforgeError as exc:
-        if ledger is not None:  # calls whose answer never validated still cost tokens: they reach the ledger
-            ledger.extend(getattr(exc, "records", []))
-        raise VerdictUnavailable([criterion.criterion_id], scrub(str(exc), secrets)[:400]) from exc
-    return _verdicts(criterion, len(excerpts), asked, secrets, ledger)
+        return once(excerpts)
+    except VerdictUnavailable as joint:
+        if len(excerpts) == 1 or not joint.answered:
+            raise
+        alone: list[list[ModelVerdict] | VerdictUnavailable] = []
+        for excerpt in excerpts:
+            try:
+                alone.append(once([excerpt]))
+            except VerdictUnavailable as exc:
+                alone.append(exc)
+        return _graded_alone(criterion, joint, alone)
 
 
 async def aask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
@@ -229,15 +246,52 @@ async def aask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec
     from graphforge.llm import aask_structured
 
     secrets = _secrets_of(llm)
-    messages = build_messages(criterion, excerpts, anchors, anchored, secrets=secrets)
-    schema: type[BaseModel] = LLMVerdict if len(excerpts) == 1 else JointVerdict
+
+    async def once(shown: Sequence[tuple[str, str]]) -> list[ModelVerdict]:
+        schema: type[BaseModel] = LLMVerdict if len(shown) == 1 else JointVerdict
+        messages = build_messages(criterion, shown, anchors, anchored, secrets=secrets)
+        try:
+            asked = await aask_structured(llm, schema, messages)
+        except GraphforgeError as exc:
+            raise _unavailable(criterion, exc, secrets, ledger) from exc
+        return _verdicts(criterion, len(shown), asked, secrets, ledger)
+
     try:
-        asked = await aask_structured(llm, schema, messages)
-    except GraphforgeError as exc:
-        if ledger is not None:  # calls whose answer never validated still cost tokens: they reach the ledger
-            ledger.extend(getattr(exc, "records", []))
-        raise VerdictUnavailable([criterion.criterion_id], scrub(str(exc), secrets)[:400]) from exc
-    return _verdicts(criterion, len(excerpts), asked, secrets, ledger)
+        return await once(excerpts)
+    except VerdictUnavailable as joint:
+        if len(excerpts) == 1 or not joint.answered:
+            raise
+
+        async def alone(excerpt: tuple[str, str]) -> list[ModelVerdict] | VerdictUnavailable:
+            try:
+                return await once([excerpt])
+            except VerdictUnavailable as exc:
+                return exc
+
+        return _graded_alone(criterion, joint, await asyncio.gather(*(alone(e) for e in excerpts)))
+
+
+def _unavailable(criterion: CriterionSpec, exc: GraphforgeError, secrets: Sequence[str],
+                 ledger: list[LLMCallRecord] | None) -> VerdictUnavailable:
+    """The call failed. Its records reach the ledger: calls whose answer never validated still cost tokens."""
+    if ledger is not None:
+        ledger.extend(getattr(exc, "records", []))
+    return VerdictUnavailable([criterion.criterion_id], scrub(str(exc), secrets)[:400],
+                              answered=isinstance(exc, StructuredOutputError))
+
+
+def _graded_alone(criterion: CriterionSpec, joint: VerdictUnavailable,
+                  alone: Sequence[list[ModelVerdict] | VerdictUnavailable]) -> list[ModelVerdict]:
+    """The one-at-a-time verdicts after a failed joint answer; unavailable if any candidate still has none."""
+    failed = [a for a in alone if isinstance(a, VerdictUnavailable)]
+    if failed:
+        raise VerdictUnavailable(
+            [criterion.criterion_id],
+            f"{joint.reason}; asked one at a time, {len(failed)} of {len(alone)} candidates still got no "
+            f"verdict: {failed[0].reason}", answered=all(f.answered for f in failed))
+    note = "graded alone (the joint answer failed): "
+    return [ModelVerdict(v[0].score, (note + v[0].evidence)[:MAX_EVIDENCE]) for v in alone
+            if not isinstance(v, VerdictUnavailable)]
 
 
 def verify_with_llm(llm: OpenAICompatibleChatModel, criterion: CriterionSpec, excerpt: str,

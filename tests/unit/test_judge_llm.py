@@ -209,9 +209,49 @@ def test_a_joint_answer_that_skips_a_candidate_is_no_verdict(
     runs = [_files(tmp_path, seed=0), _files(tmp_path, seed=1)]
     scripted_llm.responder = lambda r: json_answer(  # type: ignore[assignment]
         {"verdicts": [{"candidate": 1, "score": 1, "evidence": "only one"}]})
-    with pytest.raises(VerdictUnavailable, match="not each of 1..2 once"):
+    with pytest.raises(VerdictUnavailable, match="not each of 1..2 once; asked one at a time, 2 of 2"):
         judge_candidates(view, [(tid, files) for files, tid in runs], JudgeArm.ANCHORED,
                          llm=scripted_chat_model)
+
+
+def test_a_failed_joint_answer_is_asked_again_one_candidate_at_a_time(
+        tmp_path: Path, scripted_llm: ScriptedLLMServer,
+        scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    view = sample_view()
+    runs = [_files(tmp_path, seed=0), _files(tmp_path, seed=1)]
+
+    def weak(request: RecordedRequest) -> Reply:  # a weak model: grades one candidate, never two
+        if _candidates(request) > 1:
+            return json_answer({"verdicts": [{"candidate": 2, "score": 1, "evidence": "only the second"}]})
+        return json_answer({"score": 0.7, "evidence": "alone"})
+
+    scripted_llm.responder = weak  # type: ignore[assignment]
+    ledger: list[LLMCallRecord] = []
+    judged = judge_candidates(view, [(tid, files) for files, tid in runs], JudgeArm.UNANCHORED,
+                              llm=scripted_chat_model, ledger=ledger)
+    n = len(view.spec.criteria)
+    # One joint call per criterion, then one call per candidate; every call is in the cost ledger.
+    assert sorted(_candidates(r) for r in scripted_llm.chat_requests) == [1] * 2 * n + [2] * n
+    assert len(ledger) == 3 * n
+    for judgment, _ in judged:
+        positive = [r for r in judgment.ratings if r.polarity == "positive"]
+        assert positive and all(r.score == pytest.approx(0.7) for r in positive)
+        assert all(r.evidence == "graded alone (the joint answer failed): alone" for r in positive)
+
+
+def test_an_outage_on_a_joint_call_is_not_retried_one_candidate_at_a_time(
+        tmp_path: Path, scripted_llm: ScriptedLLMServer,
+        scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    view = sample_view()
+    runs = [_files(tmp_path, seed=0), _files(tmp_path, seed=1)]
+    scripted_llm.responder = lambda r: error(400, "bad request")  # type: ignore[assignment]
+    with pytest.raises(VerdictUnavailable, match="HTTP 400"):
+        judge_candidates(view, [(tid, files) for files, tid in runs], JudgeArm.ANCHORED,
+                         llm=scripted_chat_model)
+    # Every request (each structured-output method was tried) showed both candidates: none was asked alone.
+    prompts = [json.dumps(r.body["messages"]) for r in scripted_llm.chat_requests]
+    assert prompts and all("Candidate 2 deliverable excerpt" in p for p in prompts)
+    assert not any("Deliverable excerpt:" in p for p in prompts)
 
 
 def test_an_outage_is_an_exception_never_a_score(
