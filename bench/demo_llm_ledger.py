@@ -64,7 +64,8 @@ def main(argv: list[str]) -> int:
         print(f"{'total':40} {total.calls:6d} {total.cached_calls:6d} {total.input_tokens:8d} "
               f"{total.output_tokens:8d}")
     print(f"\nfunnel: {result.funnel}")
-    print(f"sensitivity:\n{result.sensitivity}")
+    print(f"sensitivity, deterministic verifiers:\n{result.sensitivity}")
+    print(f"sensitivity, anchored chat-model judge:\n{result.sensitivity_llm}")
     if args.json is not None:
         args.json.write_text(json.dumps({
             "model": model.model, "seconds": round(elapsed, 1),

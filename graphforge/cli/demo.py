@@ -25,7 +25,12 @@ def demo_cmd(out: Annotated[Path, typer.Option("--out", help="Where sample data,
         )
         stdout.print(f"admission funnel: {r.funnel}")
         stdout.print(f"contamination audit {r.audit_id}: overlaps found = {r.audit_found_overlaps}")
-        stdout.print("\n[bold]Judge sensitivity[/]\n" + r.sensitivity)
+        if r.sensitivity_llm is None:
+            stdout.print("\n[bold]Judge sensitivity[/]\n" + r.sensitivity)
+        else:
+            stdout.print("\n[bold]Judge sensitivity: deterministic verifiers[/]\n" + r.sensitivity)
+            stdout.print("\n[bold]Judge sensitivity: anchored chat-model judge (one trajectory)[/]\n"
+                         + r.sensitivity_llm)
         stdout.print("\n[bold]Elo (top 5)[/]\n  " + "\n  ".join(r.elo_top))
         stdout.print("\n[bold]Where to look[/]")
         if r.browser_url:

@@ -75,7 +75,8 @@ class DemoResult(BaseModel):
     workspace_seed: str | None
     spec_ids: list[str]
     funnel: dict[str, int]
-    sensitivity: str
+    sensitivity: str  # the deterministic verifiers' table (the only one without a chat model)
+    sensitivity_llm: str | None  # the anchored chat-model judge's table, when a chat model is configured
     audit_id: str
     audit_found_overlaps: bool
     exports: dict[str, str]
@@ -103,6 +104,7 @@ class DemoState:
     spec_ids: list[str] = field(default_factory=list)  # compile specs
     admitted: admit_trajectories.AdmitTrajectoriesResult | None = None  # admit
     sensitivity: judge_sensitivity.JudgeSensitivityResult | None = None  # judge sensitivity
+    sensitivity_llm: judge_sensitivity.JudgeSensitivityResult | None = None  # judge sensitivity (chat model)
     benchmark_root: Path | None = None  # benchmark sample
     audit: audit_contamination.AuditContaminationResult | None = None  # contamination audit
     sft: export_sft.ExportSftResult | None = None  # export SFT
@@ -234,7 +236,16 @@ def _admit(s: DemoState) -> None:
 
 
 def _judge_sensitivity(s: DemoState) -> None:
-    s.sensitivity = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams())
+    from graphforge.llm import chat_model
+
+    if chat_model(s.ctx.settings) is None:
+        s.sensitivity = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams())
+        return
+    # With a chat model: the deterministic verifiers' table, and beside it the anchored chat-model judge's
+    # on one trajectory (each perturbed copy costs one call per criterion).
+    s.sensitivity = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams(use_llm=False))
+    s.sensitivity_llm = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams(
+        arms=[JudgeArm.ANCHORED], max_trajectories=1, report="sensitivity-llm"))
 
 
 # ---- 9. Contamination audit against the bundled benchmark sample --------------------------------
@@ -365,6 +376,7 @@ def _result(s: DemoState, version: str, info: server.ServerInfo, counts: db.Grap
         neo4j_version=version, bolt_uri=info.uri, browser_url=info.browser_url, out_dir=str(s.out_dir),
         seeds_selected=selected.selected, workspace_seed=s.workspace_seed, spec_ids=s.spec_ids,
         funnel=admitted.funnel.model_dump(), sensitivity=sensitivity.table,
+        sensitivity_llm=s.sensitivity_llm.table if s.sensitivity_llm else None,
         audit_id=audit.audit_id, audit_found_overlaps=audit.found_overlaps,
         exports={"sft": str(export_dir / "sft.jsonl"), "sft_parquet": str(export_dir / "sft.parquet"),
                  "rft_anchored": str(export_dir / "rft-anchored.jsonl"),

@@ -151,7 +151,7 @@ def _gate(criterion: CriterionSpec, model: ModelVerdict, det: Verdict, footprint
         score = min(model.score, det.score)
         gate = f"deterministic {det.score:g}: {det.evidence}"
     evidence = f"{model.evidence} [gate: {gate}]"
-    return Verdict(score, evidence[:800], footprint | det.footprint, f"llm:{name}+deterministic-gate")
+    return Verdict(score, evidence[:800], det.footprint or footprint, f"llm:{name}+deterministic-gate")
 
 
 async def ascore_candidates(view: JudgeView, documents: Sequence[dict[str, Document]], arm: JudgeArm, *,
@@ -203,12 +203,14 @@ async def _ask(llm: OpenAICompatibleChatModel, view: JudgeView, criterion: Crite
     anchored = arm is JudgeArm.ANCHORED
     verdicts = await aask_verdicts(llm, criterion, [(where, text) for text, _ in shown],
                                    view.anchors_of(criterion) if anchored else [], anchored, ledger)
+    # A verdict rests on what the verifier found (the line or cells of the figure) where it found it, else on
+    # the whole excerpt the model read: the sensitivity study perturbs there.
     for (i, _), (_, footprint), verdict in zip(present, shown, verdicts, strict=True):
         if anchored:
             out[i][criterion.criterion_id] = _gate(criterion, verdict, det[i], footprint, llm.model)
         else:
-            out[i][criterion.criterion_id] = Verdict(verdict.score, verdict.evidence, footprint,
-                                                     f"llm:{llm.model}")
+            out[i][criterion.criterion_id] = Verdict(verdict.score, verdict.evidence,
+                                                     det[i].footprint or footprint, f"llm:{llm.model}")
 
 
 def score_candidates(view: JudgeView, documents: Sequence[dict[str, Document]], arm: JudgeArm, *,

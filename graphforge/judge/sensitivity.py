@@ -122,6 +122,17 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
                 perturbed_docs[criterion.target_deliverable] = read_document(result.path, source.suffix)
             todo.append((kind, criterion, result, report.ok, perturbed_docs))
 
+    # Deleting a sheet or slide gives the same copy for every criterion resting on it (a slide holding
+    # five figures): that copy is judged once and its verdicts serve each such case.
+    def same(kind: PerturbationKind, result: Perturbed, i: int) -> tuple[object, ...]:
+        return (kind, result.touched) if kind is PerturbationKind.DELETE_SHEET else (i,)
+
+    distinct: dict[tuple[object, ...], int] = {}
+    for i, (kind, _, result, _, _) in enumerate(todo):
+        distinct.setdefault(same(kind, result, i), len(distinct))
+    copies = [next(docs for i, (k, _, r, _, docs) in enumerate(todo) if same(k, r, i) == key)
+              for key in distinct]
+
     async def rescore_all() -> list[dict[str, Verdict] | VerdictUnavailable]:
         async def one(docs: dict[str, Document]) -> dict[str, Verdict] | VerdictUnavailable:
             try:
@@ -131,11 +142,13 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
                 return exc
 
         # Every perturbed copy at once: the chat model's GRAPHFORGE_LLM_CONCURRENCY caps the calls.
-        return list(await asyncio.gather(*(one(docs) for *_, docs in todo)))
+        return list(await asyncio.gather(*(one(docs) for docs in copies)))
 
+    rescored = asyncio.run(rescore_all())
+    afters = [rescored[distinct[same(kind, result, i)]] for i, (kind, _, result, _, _) in enumerate(todo)]
     out: list[SensitivityCase] = []
     unscored: list[UnscoredCase] = []
-    for (kind, criterion, result, ok, _), after in zip(todo, asyncio.run(rescore_all()), strict=True):
+    for (kind, criterion, result, ok, _), after in zip(todo, afters, strict=True):
         if isinstance(after, VerdictUnavailable):
             unscored.append(UnscoredCase(trajectory_id=trajectory_id, arm=arm, kind=kind,
                                          criterion_id=criterion.criterion_id, reason=str(after)))

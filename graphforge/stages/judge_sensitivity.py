@@ -34,6 +34,9 @@ class JudgeSensitivityParams(BaseModel):
     trajectory_ids: list[str] | None = None
     statuses: list[str] = Field(default_factory=lambda: ["admitted"])
     use_llm: bool = True
+    # At most this many trajectories (the first by spec and id): a sample keeps a slow judge's study short.
+    max_trajectories: int | None = Field(default=None, ge=1)
+    report: str = "sensitivity"  # the folder under the output directory
 
 
 class JudgeSensitivityResult(BaseModel):
@@ -55,7 +58,9 @@ def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityRe
         from graphforge.llm import chat_model
 
         llm = chat_model(ctx.settings, temperature=0.0)  # greedy: the same deliverable gets the same verdict
-    out = ctx.out_dir / "sensitivity"
+    if params.max_trajectories is not None:
+        rows = rows[:params.max_trajectories]
+    out = ctx.out_dir / params.report
     views: dict[str, JudgeView] = {}
     cases: list[SensitivityCase] = []
     unscored: list[UnscoredCase] = []

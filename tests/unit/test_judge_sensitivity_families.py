@@ -15,6 +15,7 @@ from pptx.util import Inches
 from graphforge.judge.perturb import PerturbationKind
 from graphforge.judge.sensitivity import SensitivityCase, cases_for
 from graphforge.judge.view import Anchor, JudgeView, WorkspaceFile
+from graphforge.llm import OpenAICompatibleChatModel
 from graphforge.models.judge import JudgeArm
 from graphforge.models.spec import (
     CriterionKind,
@@ -24,6 +25,7 @@ from graphforge.models.spec import (
     TaskSpec,
     statement_hash,
 )
+from tests.support.llm_server import ScriptedLLMServer, json_answer
 
 SPEC = "brief@v1"
 DECK = "briefing.pptx"
@@ -151,3 +153,18 @@ def test_a_workbook_row_with_a_label_gets_its_number_changed_and_its_sheet_delet
     deleted = _by(cases, PerturbationKind.DELETE_SHEET, 5)
     assert deleted.target_after == 0.0
     assert openpyxl.load_workbook(tmp_path / "work" / "delete_sheet" / "c5" / BOOK).sheetnames == ["Figures"]
+
+
+def test_one_deleted_slide_is_judged_once_for_every_criterion_on_it(
+        tmp_path: Path, scripted_llm: ScriptedLLMServer,
+        scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    view = _view(DECK, "pptx", ["Key figures", "Sources"])
+    scripted_llm.responder = lambda r: json_answer({"score": 1, "evidence": "ok"})  # type: ignore[assignment]
+    cases, unscored = cases_for(view, {DECK: _deck(tmp_path / DECK)}, JudgeArm.UNANCHORED, tmp_path / "work",
+                                trajectory_id="t1", llm=scripted_chat_model,
+                                kinds=[PerturbationKind.DELETE_SHEET])
+    assert not unscored
+    # c1, c2 and c4 rest on the "Key figures" slide, c5 on "Sources" (c3's citations sit on both).
+    assert sorted(c.criterion_id[-2:] for c in cases) == ["c1", "c2", "c4", "c5"]
+    # The baseline and two distinct copies, each judged once per criterion: 3 x 5 calls, not 5 x 5.
+    assert len(scripted_llm.chat_requests) == 3 * len(view.spec.criteria)
