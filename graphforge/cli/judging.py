@@ -157,6 +157,11 @@ def sensitivity_cmd(
         list[str] | None, typer.Option("--trajectory", help="Only these trajectories.")
     ] = None,
     no_llm: Annotated[bool, typer.Option("--no-llm", help="Deterministic verifiers only.")] = False,
+    max_trajectories: Annotated[
+        int | None,
+        typer.Option("--max-trajectories", min=1,
+                     help="Study at most this many trajectories (the first by spec and id)."),
+    ] = None,
     out: OutOption = Path("out"),
     as_json: JsonOption = False,
 ) -> None:
@@ -167,7 +172,8 @@ def sensitivity_cmd(
 
     arms = [choice(JudgeArm, a, "--arm") for a in arm] if arm else [JudgeArm.ANCHORED, JudgeArm.UNANCHORED]
     params = judge_sensitivity.JudgeSensitivityParams(arms=arms, spec_ids=spec or None,
-                                                      trajectory_ids=trajectory or None, use_llm=not no_llm)
+                                                      trajectory_ids=trajectory or None, use_llm=not no_llm,
+                                                      max_trajectories=max_trajectories)
     with open_context(out_dir=out) as ctx, working("perturbing and re-judging"):
         require_known(ctx.graph, "spec", spec, "--spec")
         require_known(ctx.graph, "trajectory", trajectory, "--trajectory")
