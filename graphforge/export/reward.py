@@ -15,7 +15,6 @@ required deliverable scores 0, as missing deliverables count as losses in the pa
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -24,12 +23,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from graphforge.errors import ExportError, SourceFormatError
+from graphforge.figures.numbers import find_figures, matches_value
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity, TaskSpec
 
 RewardFunc = Callable[..., list[float]]
-
-# Numbers as reports write them: 1,234.5  (1,234.5)  -12  3.4e5  12.5%  $1.2
-_NUMBER_RE = re.compile(r"\(?-?\$?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?%?\)?|\(?-?\$?\.\d+%?\)?")
 
 
 class CriterionScore(BaseModel):
@@ -87,20 +84,14 @@ def _strings(value: Any) -> Iterable[str]:
 
 
 def numbers_in(text: str) -> list[float]:
-    """Every number in the text; "(12)" is negative, "12.5%" also yields 0.125."""
+    """Every figure in the text, read by the package's one parser (:mod:`graphforge.figures.numbers`):
+    "(12)" and "–12" are negative, "EUR 1.2 million" is 1,200,000, "1.234.567,89" one figure; "12.5%"
+    also yields 0.125."""
     found: list[float] = []
-    for token in _NUMBER_RE.findall(text):
-        negative = token.startswith("(") and token.endswith(")")
-        core = token.strip("()").replace("$", "").replace(",", "")
-        percent = core.endswith("%")
-        try:
-            value = float(core.rstrip("%"))
-        except ValueError:
-            continue
-        value = -value if negative else value
-        found.append(value)
-        if percent:
-            found.append(value / 100)
+    for figure in find_figures(text):
+        found.append(figure.number)
+        if figure.unit == "%":
+            found.append(figure.number / 100)
     return found
 
 
@@ -109,8 +100,8 @@ def _normal(text: str) -> str:
 
 
 def value_present(expected: float, tolerance: float, numbers: Sequence[float]) -> bool:
-    scale = abs(expected) if expected else 1.0
-    return any(math.isclose(x, expected, rel_tol=0, abs_tol=tolerance * scale) for x in numbers)
+    """The judge's comparison (:func:`graphforge.figures.numbers.matches_value`) against every figure."""
+    return any(matches_value(x, expected, tolerance) for x in numbers)
 
 
 def score_criterion(c: CriterionSpec, spec: TaskSpec, text: str, numbers: Sequence[float]) -> CriterionScore:

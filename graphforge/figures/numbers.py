@@ -15,7 +15,9 @@ _THIN_SPACES = "\u00a0\u202f\u2009'’"  # grouping marks of French, Swiss and t
 # The one number pattern of the package: a figure inside running text or a table cell. The left guard
 # keeps "Q3" and "FY2024" from yielding "3" / "2024"; the digit alternatives try grouped thousands
 # first (1,234,567 / 1.234.567,89 / 1 234 567 with thin or no-break spaces) so a grouped figure is one
-# token; a lone "1,5" is a decimal comma, "1,500" a thousands separator.
+# token; a lone "1,5" is a decimal comma, "1,500" a thousands separator. Scientific notation is read as
+# spreadsheets and programs print it ("1.2E+06", "3.5e2", "1e-05"); an exponent without a sign needs a
+# decimal mantissa, so a code such as "12E4" stays no figure.
 NUMBER_RE = re.compile(
     r"(?<![\w.,/-])"
     r"(?P<open>\()?"
@@ -23,7 +25,8 @@ NUMBER_RE = re.compile(
     r"(?P<code>(?:USD|EUR|GBP|CHF|CAD|AUD|JPY)\s?)?"
     r"(?P<cur>[$€£¥])?\s?"
     r"(?P<open2>\()?(?P<sign2>[-−–—+])?"
-    r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+    r"(?P<digits>\d+\.\d+[eE][-+]?\d{1,3}|\d+[eE][-+]\d{1,3}"
+    r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?"
     r"|\d{1,3}(?:\.\d{3})+,\d+"
     r"|\d{1,3}(?:[\u00a0\u202f\u2009'’]\d{3})+(?:[.,]\d+)?"
     r"|\d+(?:\.\d+)?|\.\d+)"
@@ -82,8 +85,9 @@ def _digits(digits: str) -> tuple[float, int]:
         head, _, tail = digits.rpartition(",")
         # 1,234 / 12,345,678 group thousands; 1,5 / 12,25 are decimal commas
         digits = digits.replace(",", "") if len(tail) == 3 else head.replace(",", "") + "." + tail
-    decimals = len(digits.split(".")[1]) if "." in digits else 0
-    return float(digits), decimals
+    mantissa, _, exponent = digits.lower().partition("e")
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    return float(digits), decimals - int(exponent or 0)
 
 
 def _figure(match: re.Match[str], base: int = 0) -> Figure | None:

@@ -94,6 +94,31 @@ def test_numbers_read_reports_conventions() -> None:
     assert numbers_in("(1,200) and 12.5% and $3.5e2") == [-1200.0, 12.5, 0.125, 350.0]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("variance of –45 against plan", [-45.0]),  # en dash minus, as office files print it
+        ("budget EUR 1.2 million", [1_200_000.0]),
+        ("Summe 1.234.567,89", [1_234_567.89]),  # German grouping: one figure, not three
+        ("(45) and —45", [-45.0, -45.0]),
+    ],
+)
+def test_numbers_are_read_as_a_reader_reads_them(text: str, expected: list[float]) -> None:
+    assert numbers_in(text) == pytest.approx(expected)
+
+
+def test_a_scaled_or_localised_figure_earns_the_value_criterion() -> None:
+    def only_value(expected: float) -> TaskSpec:
+        s = spec()
+        return s.model_copy(update={"criteria": [s.criteria[0].model_copy(update={"expected_value": expected})]})
+
+    assert score_completion(only_value(1_200_000.0), "recon.md: EUR 1.2 million").reward == 1.0
+    assert score_completion(only_value(1.2), "recon.md: EUR 1.2 million").reward == 0.0
+    assert score_completion(only_value(-45.0), "recon.md: gap –45").reward == 1.0
+    assert score_completion(only_value(45.0), "recon.md: gap –45").reward == 0.0
+    assert score_completion(only_value(1_234_567.89), "recon.md: 1.234.567,89").reward == 1.0
+
+
 def test_full_marks_from_tool_call_contents(tmp_path: Path) -> None:
     reward = load_rubric_reward(write_rubrics(tmp_path))
     assert reward.__name__ == "rubric_reward"

@@ -171,3 +171,29 @@ def test_what_the_extractor_stores_is_what_the_judge_recovers(thousands: int, st
         recovered = [v for v, _, _ in find_numbers(span.text)]
         assert any(v * fact.scale == pytest.approx(fact.value_num) for v in recovered), (printed, fact)
         assert fact.value_num == pytest.approx(amount)
+
+
+# --- scientific notation, as spreadsheets store figures as text and programs print floats --------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1.2E+06", 1_200_000.0), ("3.5e2", 350.0), ("1e-05", 0.00001), ("-4.25E-3", -0.00425),
+     ("$3.5e2", 350.0), ("7.95807864051312E-13", 7.95807864051312e-13)],
+)
+def test_scientific_notation_reads_as_its_value(text: str, expected: float) -> None:
+    assert parse_value(text) == pytest.approx(expected, rel=1e-12)
+    assert [v for v, _, _ in find_numbers(f"stored as {text} in the export")] == [pytest.approx(expected, rel=1e-12)]
+
+
+def test_codes_that_look_like_exponents_are_not_figures() -> None:
+    # An unsigned exponent needs a decimal mantissa: "12E4" is a code, not 120000.
+    assert parse_value("12E4") is None
+    assert find_numbers("part 12E4 and 2e5") == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(min_value=-1e300, max_value=1e300, allow_nan=False, allow_infinity=False))
+def test_every_python_float_repr_reads_back_exactly(value: float) -> None:
+    # repr() is how a JSON tool argument reaches text ("1e-05", "1.5e+20", "1234500.0").
+    assert [v for v, _, _ in find_numbers(f"value {value!r} here")] == [value]
