@@ -110,7 +110,8 @@ def test_numbers_are_read_as_a_reader_reads_them(text: str, expected: list[float
 def test_a_scaled_or_localised_figure_earns_the_value_criterion() -> None:
     def only_value(expected: float) -> TaskSpec:
         s = spec()
-        return s.model_copy(update={"criteria": [s.criteria[0].model_copy(update={"expected_value": expected})]})
+        first = s.criteria[0].model_copy(update={"expected_value": expected})
+        return s.model_copy(update={"criteria": [first]})
 
     assert score_completion(only_value(1_200_000.0), "recon.md: EUR 1.2 million").reward == 1.0
     assert score_completion(only_value(1.2), "recon.md: EUR 1.2 million").reward == 0.0

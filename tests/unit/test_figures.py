@@ -183,7 +183,8 @@ def test_what_the_extractor_stores_is_what_the_judge_recovers(thousands: int, st
 )
 def test_scientific_notation_reads_as_its_value(text: str, expected: float) -> None:
     assert parse_value(text) == pytest.approx(expected, rel=1e-12)
-    assert [v for v, _, _ in find_numbers(f"stored as {text} in the export")] == [pytest.approx(expected, rel=1e-12)]
+    found = [v for v, _, _ in find_numbers(f"stored as {text} in the export")]
+    assert found == [pytest.approx(expected, rel=1e-12)]
 
 
 def test_codes_that_look_like_exponents_are_not_figures() -> None:
