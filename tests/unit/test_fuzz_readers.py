@@ -121,9 +121,9 @@ def mutated(draw: st.DrawFn) -> tuple[str, bytes]:
     for _ in range(draw(st.integers(1, 6))):
         action = draw(st.sampled_from(["flip", "cut", "insert"]))
         at = draw(st.integers(0, max(0, len(body) - 1)))
-        if action == "flip":
+        if action == "flip" and body:
             body[at] ^= draw(st.integers(1, 255))
-        elif action == "cut":
+        elif action == "cut" and body:
             del body[at:]
         else:
             body[at:at] = draw(st.binary(min_size=1, max_size=64))
