@@ -33,24 +33,16 @@ def rollout_oracle_cmd(
     """Solve a compiled spec with the rule-based graph ORACLE (not a model): real XLSX/DOCX/MD outputs."""
     from graphforge.context import open_context
     from graphforge.oracle import InjectKind
+    from graphforge.sharding import parse_shard
     from graphforge.stages import rollout_oracle
 
     kinds = [choice(InjectKind, k, "--inject") for k in inject or []]
-    if spec is None or shard is not None:
-        from graphforge.sharding import parse_shard
-
-        params = rollout_oracle.RolloutOracleAllParams(spec_ids=[spec] if spec else None, inject=kinds,
-                                                       seed=seed, shard=parse_shard(shard))
-        with open_context(out_dir=out) as ctx, working(f"oracle solving every spec (shard {shard or 'all'})"):
-            require_known(ctx.graph, "spec", spec, "--spec")
-            emit(rollout_oracle.run_all(ctx, params), as_json, title="oracle rollouts")
-        return
-    with open_context(out_dir=out) as ctx, working(f"oracle solving {spec}"):
+    params = rollout_oracle.RolloutOracleParams(spec_id=spec, inject=kinds, seed=seed,
+                                                shard=parse_shard(shard))
+    with open_context(out_dir=out) as ctx, working(f"oracle solving {spec or 'all specs'}"):
         require_known(ctx.graph, "spec", spec, "--spec")
-        result = rollout_oracle.run(
-            ctx, rollout_oracle.RolloutOracleParams(spec_id=spec, inject=kinds, seed=seed)
-        )
-    emit(result, as_json, title=f"oracle rollout of {spec}")
+        result = rollout_oracle.run(ctx, params)
+    emit(result, as_json, title=f"oracle rollouts of {spec or 'every current spec'}")
 
 
 def revise_cmd(

@@ -195,10 +195,30 @@ def test_a_command_registered_on_import_is_caught() -> None:
     assert len(cli_registrations("graphforge/cli/fake.py", source)) == 1
 
 
+def _stage_shaped(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Called like a stage: a context (``ctx`` or a ``StageContext``) then parameters (``params`` or a
+    ``...Params`` model). Helpers that take the context and plain values (``gather(ctx, workspace_id)``)
+    or pure helpers over a Params model (``plan_selection(pool, params, ...)``) are not entry points."""
+    args = fn.args.args
+    if len(args) < 2:
+        return False
+    first, second = (ast.unparse(a.annotation).rpartition(".")[2] if a.annotation is not None else ""
+                     for a in args[:2])
+    return ((args[0].arg == "ctx" or first == "StageContext")
+            and (args[1].arg == "params" or second.endswith("Params")))
+
+
 def stage_shape_problems(rel: str, source: str) -> list[str]:
-    """A stage module without exactly ``run(ctx: StageContext, params)``, or a stage entry point elsewhere."""
-    runs = [n for n in ast.parse(source, rel).body if isinstance(n, ast.FunctionDef) and n.name == "run"]
+    """A stage module without exactly one entry point ``run(ctx: StageContext, params)``, or a stage entry
+    point elsewhere."""
+    body = ast.parse(source, rel).body
+    runs = [n for n in body if isinstance(n, ast.FunctionDef) and n.name == "run"]
     if rel.startswith("graphforge/stages/") and not rel.endswith("__init__.py"):
+        others = [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and n.name != "run" and not n.name.startswith("_") and _stage_shaped(n)]
+        if others:
+            return [f"{rel}:{n.lineno}: {n.name}() is a second stage entry point; a stage module has one "
+                    f"run(ctx, params) (fold it into run's Params, or loop in the caller)" for n in others]
         if len(runs) != 1:
             return [f"{rel}: a stage module defines one run(ctx, params)"]
         a = runs[0].args
@@ -225,8 +245,21 @@ def test_every_stage_is_exactly_run_ctx_params_and_lives_in_stages() -> None:
     ("graphforge/stages/x.py", "def run(ctx: StageContext, root: Path, name: str) -> R: ...\n"),
     ("graphforge/stages/x.py", "def load(ctx: StageContext, params: P) -> R: ...\n"),
     ("graphforge/export/x.py", "def run(ctx: StageContext, params: P) -> R: ...\n"),
+    # a second public entry point beside run (rollout_oracle.run_all was one)
+    ("graphforge/stages/x.py", "def run(ctx: StageContext, params: P) -> R: ...\n"
+                               "def run_all(ctx: StageContext, params: AllP) -> AllR: ...\n"),
+    ("graphforge/stages/x.py", "def run(ctx: StageContext, params: P) -> R: ...\n"
+                               "async def arun(c: context.StageContext, p: x.BatchParams) -> R: ...\n"),
+    ("graphforge/stages/x.py", "def run(ctx: StageContext, params: P) -> R: ...\n"
+                               "def run_many(ctx, params): ...\n"),
 ])
 def test_a_stage_of_another_shape_or_place_is_caught(rel: str, source: str) -> None:
     assert len(stage_shape_problems(rel, source)) == 1
     good = "def run(ctx: StageContext, params: P) -> R: ...\n"
     assert stage_shape_problems("graphforge/stages/x.py", good) == []
+    # private helpers and pure public helpers beside run stay allowed
+    helpers = good + ("def _each(ctx: StageContext, params: P) -> X: ...\n"
+                      "def gather(ctx: StageContext, workspace_id: str) -> G: ...\n"
+                      "def plan(pool: list[C], params: SelectParams) -> list[int]: ...\n"
+                      "def select_links(candidates: list[C], limit: int) -> list[L]: ...\n")
+    assert stage_shape_problems("graphforge/stages/x.py", helpers) == []
