@@ -154,6 +154,11 @@ def sensitivity_cmd(
         typer.Option("--max-trajectories", min=1,
                      help="Study at most this many trajectories (the first by spec and id)."),
     ] = None,
+    max_cases_per_kind: Annotated[
+        int | None,
+        typer.Option("--max-cases-per-kind", min=1,
+                     help="Per trajectory and arm, at most this many cases of each perturbation."),
+    ] = None,
     out: OutOption = Path("out"),
     as_json: JsonOption = False,
 ) -> None:
@@ -165,7 +170,8 @@ def sensitivity_cmd(
     arms = [choice(JudgeArm, a, "--arm") for a in arm] if arm else [JudgeArm.ANCHORED, JudgeArm.UNANCHORED]
     params = judge_sensitivity.JudgeSensitivityParams(arms=arms, spec_ids=spec or None,
                                                       trajectory_ids=trajectory or None, use_llm=not no_llm,
-                                                      max_trajectories=max_trajectories)
+                                                      max_trajectories=max_trajectories,
+                                                      max_cases_per_kind=max_cases_per_kind)
     with open_context(out_dir=out) as ctx, working("perturbing and re-judging"):
         require_known(ctx.graph, "spec", spec, "--spec")
         require_known(ctx.graph, "trajectory", trajectory, "--trajectory")

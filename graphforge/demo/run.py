@@ -242,10 +242,10 @@ def _judge_sensitivity(s: DemoState) -> None:
         s.sensitivity = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams())
         return
     # With a chat model: the deterministic verifiers' table, and beside it the anchored chat-model judge's
-    # on one trajectory (each perturbed copy costs one call per criterion).
+    # on a sample (each perturbed copy costs one call per criterion): one trajectory, two cases per kind.
     s.sensitivity = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams(use_llm=False))
     s.sensitivity_llm = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams(
-        arms=[JudgeArm.ANCHORED], max_trajectories=1, report="sensitivity-llm"))
+        arms=[JudgeArm.ANCHORED], max_trajectories=1, max_cases_per_kind=2, report="sensitivity-llm"))
 
 
 # ---- 9. Contamination audit against the bundled benchmark sample --------------------------------

@@ -220,7 +220,7 @@ def ask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
         schema: type[BaseModel] = LLMVerdict if len(shown) == 1 else JointVerdict
         messages = build_messages(criterion, shown, anchors, anchored, secrets=secrets)
         try:
-            asked = ask_structured(llm, schema, messages)
+            asked = ask_structured(llm, schema, messages, max_tokens=answer_cap(llm, len(shown)))
         except GraphforgeError as exc:
             raise _unavailable(criterion, exc, secrets, ledger) from exc
         return _verdicts(criterion, len(shown), asked, secrets, ledger)
@@ -251,7 +251,7 @@ async def aask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec
         schema: type[BaseModel] = LLMVerdict if len(shown) == 1 else JointVerdict
         messages = build_messages(criterion, shown, anchors, anchored, secrets=secrets)
         try:
-            asked = await aask_structured(llm, schema, messages)
+            asked = await aask_structured(llm, schema, messages, max_tokens=answer_cap(llm, len(shown)))
         except GraphforgeError as exc:
             raise _unavailable(criterion, exc, secrets, ledger) from exc
         return _verdicts(criterion, len(shown), asked, secrets, ledger)
@@ -269,6 +269,16 @@ async def aask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec
                 return exc
 
         return _graded_alone(criterion, joint, await asyncio.gather(*(alone(e) for e in excerpts)))
+
+
+VERDICT_TOKENS = 160  # one verdict: the score and up to MAX_EVIDENCE characters of evidence, in JSON
+
+
+def answer_cap(llm: OpenAICompatibleChatModel, candidates: int) -> int:
+    """Tokens a verdict answer may take: enough for every candidate's verdict, and never more than the
+    model's own cap. A model that rambles past it gave no usable verdict anyway (it gets the repair turn)."""
+    need = 64 + VERDICT_TOKENS * candidates
+    return min(need, llm.max_tokens) if llm.max_tokens else need
 
 
 def _unavailable(criterion: CriterionSpec, exc: GraphforgeError, secrets: Sequence[str],

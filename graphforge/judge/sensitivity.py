@@ -81,11 +81,12 @@ class SensitivityRow(BaseModel):
 
 def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path, *, trajectory_id: str,
               llm: OpenAICompatibleChatModel | None = None,
-              kinds: list[PerturbationKind] | None = None, ledger: list[LLMCallRecord] | None = None
-              ) -> tuple[list[SensitivityCase], list[UnscoredCase]]:
+              kinds: list[PerturbationKind] | None = None, ledger: list[LLMCallRecord] | None = None,
+              max_per_kind: int | None = None) -> tuple[list[SensitivityCase], list[UnscoredCase]]:
     """Perturb every applicable (kind, criterion) of one attempt and re-score all criteria (no gate).
 
-    Returns the scored cases and, apart, the cases the judge gave no verdict for.
+    Returns the scored cases and, apart, the cases the judge gave no verdict for. ``max_per_kind`` keeps
+    the first cases of each kind (in criterion order): a sample for a judge whose calls are slow.
     """
     import openpyxl
 
@@ -116,6 +117,8 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
             result = perturb(kind, criterion, before[criterion.criterion_id], view, source, doc, target_path)
             if result is None:
                 continue
+            if max_per_kind is not None and sum(k is kind for k, *_ in todo) >= max_per_kind:
+                break
             perturbed_files = {**baseline_files, criterion.target_deliverable: result.path}
             report, perturbed_docs = check_deliverables(view.spec, perturbed_files)
             if criterion.target_deliverable not in perturbed_docs:  # still readable without the gate

@@ -36,6 +36,7 @@ class JudgeSensitivityParams(BaseModel):
     use_llm: bool = True
     # At most this many trajectories (the first by spec and id): a sample keeps a slow judge's study short.
     max_trajectories: int | None = Field(default=None, ge=1)
+    max_cases_per_kind: int | None = Field(default=None, ge=1)  # per trajectory and arm, in criterion order
     report: str = "sensitivity"  # the folder under the output directory
 
 
@@ -80,6 +81,7 @@ def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityRe
                 llm=llm,
                 kinds=list(params.kinds),
                 ledger=ledger,
+                max_per_kind=params.max_cases_per_kind,
             )
             cases += scored
             unscored += failed

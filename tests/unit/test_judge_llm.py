@@ -307,3 +307,21 @@ def test_a_formula_target_shows_its_computed_value_and_the_cells_it_reads(tmp_pa
     assert "*B4 = 469.5 (formula =" in text
     assert "cells the shown formulas read:" in text and "12450" in text and "11980.5" in text
     assert ("q3_reconciliation.xlsx", "Summary", "B4") in footprint
+
+
+def test_a_verdict_answer_is_capped_at_what_the_verdicts_need(
+        tmp_path: Path, scripted_llm: ScriptedLLMServer,
+        scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    view = sample_view()
+    runs = [_files(tmp_path, seed=0), _files(tmp_path, seed=1)]
+    scripted_llm.responder = constant(1.0)  # type: ignore[assignment]
+    judge_candidates(view, [(tid, files) for files, tid in runs], JudgeArm.ANCHORED, llm=scripted_chat_model)
+    # 64 tokens of JSON frame and 160 per candidate's verdict: a rambling model cannot spend the model's cap.
+    assert {r.body["max_tokens"] for r in scripted_llm.chat_requests} == {64 + 2 * 160}
+    capped = scripted_chat_model.model_copy(update={"max_tokens": 300})
+    seen = len(scripted_llm.chat_requests)
+    judge_attempt(view, runs[0][0], JudgeArm.UNANCHORED, trajectory_id=runs[0][1], llm=capped)
+    assert {r.body["max_tokens"] for r in scripted_llm.chat_requests[seen:]} == {64 + 160}
+    seen = len(scripted_llm.chat_requests)
+    judge_candidates(view, [(tid, files) for files, tid in runs], JudgeArm.UNANCHORED, llm=capped)
+    assert {r.body["max_tokens"] for r in scripted_llm.chat_requests[seen:]} == {300}  # never above the cap

@@ -168,3 +168,11 @@ def test_one_deleted_slide_is_judged_once_for_every_criterion_on_it(
     assert sorted(c.criterion_id[-2:] for c in cases) == ["c1", "c2", "c4", "c5"]
     # The baseline and two distinct copies, each judged once per criterion: 3 x 5 calls, not 5 x 5.
     assert len(scripted_llm.chat_requests) == 3 * len(view.spec.criteria)
+
+
+def test_a_sample_keeps_the_first_cases_of_each_kind(tmp_path: Path) -> None:
+    view = _view(DECK, "pptx", ["Key figures", "Sources"])
+    cases, _ = cases_for(view, {DECK: _deck(tmp_path / DECK)}, JudgeArm.ANCHORED, tmp_path / "work",
+                         trajectory_id="t1", max_per_kind=1)
+    assert sorted((c.kind.value, c.criterion_id[-2:]) for c in cases) == [
+        ("break_citation", "c3"), ("change_number", "c1"), ("corrupt_row", "c1"), ("delete_sheet", "c1")]
