@@ -1,5 +1,6 @@
 // Real ids for the Browser guide's examples: a selected seed with a workspace, its occupation, a current
-// spec with anchored criteria, its most-anchored criterion, and a failed (else the lowest-Q) trajectory.
+// spec with anchored criteria, its most-anchored criterion, a failed (else the lowest-Q) trajectory, and the
+// latest stored Elo fit.
 // no parameters
 CALL () {
   OPTIONAL MATCH (s:Seed)
@@ -22,4 +23,9 @@ CALL () {
            q, t.trajectory_id
   RETURN t.trajectory_id AS trajectory_id LIMIT 1
 }
-RETURN seed_id, soc_code, spec_id, criterion_id, trajectory_id
+CALL () {
+  OPTIONAL MATCH (r:RatingRun)
+  WITH r ORDER BY r.created_at DESC, r.run_id
+  RETURN r.run_id AS rating_run_id LIMIT 1
+}
+RETURN seed_id, soc_code, spec_id, criterion_id, trajectory_id, rating_run_id

@@ -39,6 +39,7 @@ class Slide:
     query: str  # file name under cypher/browser/ (without .cypher)
     param: str | None  # the $parameter the query needs, filled from the graph's examples
     shows: str  # what to look at in the result
+    missing: str = "run the pipeline further (see the README)"  # how to get an example when none exists
 
 
 SLIDES = [
@@ -66,6 +67,11 @@ SLIDES = [
           "a table, one row per lost criterion"),
     Slide("The admission funnel", "Trajectories by status, how many were judged and how many passed the Q "
           "threshold, with example reasons.", "admission_funnel", None, "a table"),
+    Slide("Elo ratings", "One stored Bradley-Terry fit: each player's Elo with its bootstrap confidence "
+          "interval, rank and win/loss/tie record, the anchor player held at its rating, and how many "
+          "comparisons and resamples it rests on.", "ratings", "rating_run_id",
+          "a table, best player first", missing="store a fit with <code>graphforge eval elo FILE --anchor "
+          "NAME=1667 --store</code> (see the README's Evaluation section)"),
 ]
 
 
@@ -108,9 +114,8 @@ def render_guide(examples: dict[str, Any], style_url: str | None) -> str:
         if slide.param is not None:
             value = examples.get(slide.param)
             if value is None:
-                parts.append(f"<p><em>This graph has no example for <code>{slide.param}</code> yet; run "
-                             "the pipeline further (see the README) and run <code>graphforge browser</code> "
-                             "again.</em></p>")
+                parts.append(f"<p><em>This graph has no example for <code>{slide.param}</code> yet: "
+                             f"{slide.missing}, then run <code>graphforge browser</code> again.</em></p>")
             else:
                 parts.append(runnable(param_command(slide.param, value)))
         parts.append(runnable(browser_query(slide.query)))

@@ -17,6 +17,7 @@ import pytest
 from graphforge import cypher
 from graphforge.cli.browser import SLIDES, browser_query, guide_examples, render_guide
 from graphforge.cli.main import main
+from graphforge.demo.sample.comparisons import SAMPLE_ANCHOR
 from graphforge.graph import Graph
 from graphforge.settings import GraphforgeSettings
 
@@ -39,7 +40,7 @@ def demo(monkeypatch: pytest.MonkeyPatch, settings: GraphforgeSettings, graph: G
 
 def _run(graph: Graph, name: str, **params: Any) -> list[dict[str, Any]]:
     text = browser_query(name)
-    query = cypher.CypherQuery(f"browser/{name}", text, cypher.parameters_of(text))  # type: ignore[arg-type]
+    query = cypher.CypherQuery(f"browser/{name}", text, cypher.parameters_of(text))
     assert set(query.params) == set(params), name
     return graph.read_dicts(query, **params)
 
@@ -50,10 +51,21 @@ def test_guide_reports_and_rendering_on_the_demo_graph(demo: dict[str, Any], gra
     assert main(["list", "specs", "--json"]) == 0
     listed = [row["spec_id"] for row in json.loads(capsys.readouterr().out)["specs"]]
     assert demo["spec_ids"] and sorted(listed) == sorted(demo["spec_ids"])
+    # An Elo fit stored in the graph, for the ratings slide: an older one and the latest.
+    fits = []
+    for seed in (3, 4):
+        sample = tmp_path / f"comparisons-{seed}.jsonl"
+        assert main(["eval", "sample", str(sample), "--seed", str(seed), "--json"]) == 0
+        capsys.readouterr()
+        assert main(["eval", "elo", str(sample), "--anchor", f"{SAMPLE_ANCHOR}=1667", "--bootstrap", "50",
+                     "--out", str(tmp_path / f"elo-{seed}"), "--store", "--json"]) == 0
+        fits.append(json.loads(capsys.readouterr().out))
+    assert fits[0]["run_id"] != fits[1]["run_id"]
     # 1. The guide's ids are real ids of this graph, and every slide's query returns something with them.
     examples = guide_examples(graph)
-    for key in ("seed_id", "soc_code", "spec_id", "criterion_id", "trajectory_id"):
+    for key in ("seed_id", "soc_code", "spec_id", "criterion_id", "trajectory_id", "rating_run_id"):
         assert examples[key], key
+    assert examples["rating_run_id"] == fits[1]["run_id"]  # the latest fit
     assert examples["spec_id"] in demo["spec_ids"]
     for slide in SLIDES:
         rows = _run(graph, slide.query, **({slide.param: examples[slide.param]} if slide.param else {}))
@@ -62,8 +74,20 @@ def test_guide_reports_and_rendering_on_the_demo_graph(demo: dict[str, Any], gra
     assert all(row["chain"] for row in chain) and len(chain) >= 1
     failed = _run(graph, "trajectory_failure", trajectory_id=examples["trajectory_id"])
     assert failed[0]["status"] in ("rejected", "discarded", "failed") and failed[0]["status_reason"]
+    # The ratings slide: that fit's players best first, each Elo with its CI as the fit computed it.
+    ratings = _run(graph, "ratings", rating_run_id=fits[0]["run_id"])
+    expected = fits[0]["elo"]["ratings"]
+    assert [r["player"] for r in ratings] == [e["model"] for e in expected] and len(expected) >= 3
+    for row, fit in zip(ratings, expected, strict=True):
+        low, high = (float(v) for v in str(row["ci"]).strip("[]").split(", "))
+        for shown, exact in ((row["elo"], fit["elo"]), (low, fit["ci_low"]), (high, fit["ci_high"])):
+            assert abs(shown - exact) <= 0.051, (row, fit)
     guide = render_guide(examples, "http://localhost:1/graphforge.grass")
     assert guide.count("<slide") == len(SLIDES) + 1 and examples["criterion_id"] in guide
+    assert "ratings" in [s.query for s in SLIDES]
+    ratings_slide = next(s for s in guide.split("<slide")[1:] if "<h3>Elo ratings</h3>" in s)
+    assert f':param rating_run_id =&gt; &quot;{examples["rating_run_id"]}&quot;' in ratings_slide
+    assert "$rating_run_id" in ratings_slide and "ci_low" in ratings_slide
 
     # 2. One definition of sector and cell: the coverage and corpus reports agree on the totals.
     coverage = json.loads((Path(demo["reports"]["coverage"]).parent / "coverage.json").read_text())

@@ -193,7 +193,8 @@ def test_local_model_chain_ranks_the_oracle_first_and_reproduces_elo_from_stored
     assert [(r["player"], r["elo"], r["lo"], r["hi"]) for r in in_graph] == \
         [(r["model"], r["elo"], r["ci_low"], r["ci_high"]) for r in ratings]
     # The Browser guide's ratings slide shows that fit, best first.
-    slide = _cypher(ctx.graph, (REPO / "cypher" / "browser" / "ratings.cypher").read_text(encoding="utf-8"))
+    slide = _cypher(ctx.graph, (REPO / "cypher" / "browser" / "ratings.cypher").read_text(encoding="utf-8"),
+                    rating_run_id=stored_fit["run_id"])
     assert [r["player"] for r in slide] == [r["model"] for r in ratings]
     # The Elo file is reproduced from the comparisons regenerated from the graph.
     first_elo = json.loads((elo_out / "elo.json").read_text())
