@@ -10,7 +10,7 @@ from graphforge import cypher, specs_store
 from graphforge.context import StageContext
 from graphforge.models.spec import TaskSpec, statement_hash
 from graphforge.sharding import Shard
-from graphforge.specs.checks import leaks, spec_problems
+from graphforge.specs.checks import DocumentText, leaks, spec_problems
 from graphforge.specs.families import Family, FamilyInput, SeedContext, choose, load_families
 from graphforge.specs.templates import GraphEdge, GraphFact, WorkspaceGraph
 
@@ -118,7 +118,8 @@ class StatementDraft(BaseModel):
     statement: str
 
 
-def llm_statement(model: Any, spec: TaskSpec, files: list[str]) -> TaskSpec | None:
+def llm_statement(model: Any, spec: TaskSpec, files: list[str],
+                  documents: DocumentText | None = None) -> TaskSpec | None:
     """Let the chat model reword the statement; keep it if it names every deliverable and leaks nothing."""
     from graphforge.llm import StructuredOutputError, ask_structured
 
@@ -139,7 +140,7 @@ def llm_statement(model: Any, spec: TaskSpec, files: list[str]) -> TaskSpec | No
         }
     )
     view = specs_store.agent_view(candidate, files)
-    if spec_problems(candidate) or leaks(view, candidate):
+    if spec_problems(candidate) or leaks(view, candidate, documents=documents):
         return None
     return candidate
 
@@ -216,6 +217,9 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
         # Only the facts the patterns returned are read: cost follows the patterns, not the workspace size
         # (a budget database of a million figures compiles as fast as a memo).
         graph = gather_for(ctx, workspace_id, head, [rows for _, rows in supported])
+        # The documents' own words: a heading or label they use is no leak when a statement quotes it.
+        documents = DocumentText(t for f in graph.facts
+                                 for t in (f.span_text, f.entity or "", f.metric or ""))
         supported_by[workspace_id] = [f.name for f, _ in supported]
         ctx.graph.execute(
             SET_SUPPORTED_FAMILIES, workspace_id=workspace_id, families=supported_by[workspace_id]
@@ -257,10 +261,10 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
                 skipped[f"{workspace_id}:{family.name}"] = "the pattern matched but too few usable facts"
                 continue
             if model is not None:
-                spec = llm_statement(model, spec, graph.files) or spec
+                spec = llm_statement(model, spec, graph.files, documents) or spec
             values = {f.fact_id: (f.value, f.scale, f.span_text) for f in graph.facts}
             problems = spec_problems(spec, values) + leaks(
-                specs_store.agent_view(spec, graph.files), spec, [f.fact_id for f in graph.facts]
+                specs_store.agent_view(spec, graph.files), spec, [f.fact_id for f in graph.facts], documents
             )
             if problems:
                 skipped[f"{workspace_id}:{family.name}"] = "; ".join(problems[:5])

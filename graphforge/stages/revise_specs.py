@@ -7,6 +7,7 @@ the teacher model (the chat model through the built-in agent loop)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -25,8 +26,8 @@ from graphforge.judge.locations import parse_location
 from graphforge.judge.verifiers import expected_value, recover
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity, TaskSpec, statement_hash
 from graphforge.models.trajectory import Trajectory, TrajectoryStatus
-from graphforge.models.workspace import FileRole
 from graphforge.sharding import Shard
+from graphforge.specs.checks import DocumentText, find_leaks, redact_word
 
 if TYPE_CHECKING:
     from graphforge.llm import OpenAICompatibleChatModel
@@ -42,7 +43,6 @@ GET_SPEC_WORKSPACE = cypher.load("rollouts/get_spec_workspace")
 MERGE_ROLLOUT_RUNS = cypher.load("rollouts/merge_rollout_runs")
 MAX_EXECUTION_LINES = 60
 
-LEAK_WORDS = ("anchor", "rubric", "criterion", "criteria", "expected value", "verification procedure")
 DEFAULT_VERIFICATION = {
     CriterionKind.VALUE: (
         "Read the value at the target location and compare it with the value recomputed from the "
@@ -163,23 +163,21 @@ def spec_checks(view: JudgeView) -> list[str]:
 
 
 def statement_leaks(view: JudgeView) -> list[str]:
-    """Hidden information in the statement: fact ids, file roles, judge vocabulary, expected values."""
-    text = view.spec.statement
-    lower = text.lower()
-    found = [
-        f"fact id {a.fact_id}" for anchors in view.anchors.values() for a in anchors if a.fact_id in text
-    ]
-    found += [f"role word {r.value!r}" for r in FileRole if re.search(rf"\b{r.value}\b", lower)]
-    found += [f"word {w!r}" for w in LEAK_WORDS if re.search(rf"\b{w}\b", lower)]
+    """Hidden information in the statement (fact ids, file roles, judge vocabulary, expected values), found by
+    the package's one leak checker (:func:`graphforge.specs.checks.find_leaks`). The anchored spans are the
+    workspace's own text the checker weighs words against; an expected value is also looked for as its
+    anchors recompute it."""
+    anchors = [a for group in view.anchors.values() for a in group]
+    documents = DocumentText(t for a in anchors for t in (a.span_text, a.statement, a.metric or "", a.value))
+    recomputed: dict[str, float] = {}
     for c in view.spec.criteria:
-        if c.kind is not CriterionKind.VALUE or c.polarity is not Polarity.POSITIVE:
-            continue
-        recomputed = expected_value(c, view.anchors_of(c)).value if view.anchors_of(c) else None
-        for v in {x for x in (c.expected_value, recomputed) if x is not None}:
-            forms = {f"{v:,.2f}", f"{v:.2f}"} | ({f"{v:,.0f}", f"{v:.0f}"} if v == round(v) else set())
-            found += [f"expected value {f}" for f in sorted(forms)
-                      if len(f.strip("0.,-")) >= 3 and re.search(rf"(?<![\d.,]){re.escape(f)}(?![\d])", text)]
-    return sorted(set(found))
+        if c.kind is CriterionKind.VALUE and c.polarity is Polarity.POSITIVE and view.anchors_of(c):
+            value = expected_value(c, view.anchors_of(c)).value
+            if value is not None:
+                recomputed[c.criterion_id] = value
+    found = find_leaks(view.spec.statement, view.spec, files=view.paths,
+                       fact_ids=[a.fact_id for a in anchors], documents=documents, recomputed=recomputed)
+    return sorted({str(dataclasses.replace(x, criterion_id=None)) for x in found})
 
 
 def rule_based_patch(view: JudgeView) -> RevisionPatch:
@@ -191,7 +189,7 @@ def rule_based_patch(view: JudgeView) -> RevisionPatch:
         if leak.startswith("fact id "):
             statement = statement.replace(leak.removeprefix("fact id "), "")
         elif leak.startswith("role word "):
-            statement = re.sub(rf"\b{re.escape(leak.split(chr(39))[1])}\b\s*", "", statement, flags=re.I)
+            statement = redact_word(statement, leak.split(chr(39))[1], view.paths)
     if statement != view.spec.statement:
         statement = re.sub(r"[ \t]{2,}", " ", re.sub(r"\(\s*\)", "", statement)).strip()
         patch.statement = statement
