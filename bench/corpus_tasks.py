@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from graphforge import specs_store
     from graphforge.context import open_context
     from graphforge.evidence import quality
-    from graphforge.specs.checks import leaks
+    from graphforge.specs.checks import DocumentText, leaks
     from graphforge.stages import build_evidence, compile_specs, load_workspace
 
     corpus = args.corpus.resolve()
@@ -128,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
                     for a in got:
                         if a.value not in a.span_text:
                             failures.append(f"{s.spec_id} {c.criterion_id}: anchor value not in its span")
-                found = leaks(specs_store.agent_view(spec, specs_store.workspace_files(ctx.graph, wid)), spec)
+                documents = DocumentText(t for a in anchors for t in (a.span_text, a.statement, a.value))
+                found = leaks(specs_store.agent_view(spec, specs_store.workspace_files(ctx.graph, wid)), spec,
+                              documents=documents)
                 leaking += bool(found)
                 if found:
                     failures.append(f"{s.spec_id}: leaks {found[:3]}")
