@@ -41,7 +41,8 @@ def test_every_reader_agrees_on_a_printed_figure(text: str, expected: float) -> 
     assert parse_value(text) == pytest.approx(expected)
     assert parse_number(text) == pytest.approx(expected)
     if text not in _CELL_ONLY:
-        assert [v for v, _, _ in find_numbers(f"The figure was {text} in the year.")] == [pytest.approx(expected)]
+        found = [v for v, _, _ in find_numbers(f"The figure was {text} in the year.")]
+        assert found == [pytest.approx(expected)]
 
 
 # Plain-space grouping and a bare decimal comma are read only when a cell holds nothing else: in running
@@ -103,7 +104,8 @@ def _render(cents: int, decimals: int, locale: str, negative_style: str, currenc
     expected = float(value)
     if cents < 0 and expected != 0:
         expected = -expected
-        body = {"paren": f"({body})", "hyphen": f"-{body}", "en": f"–{body}", "minus": f"−{body}"}[negative_style]
+        body = {"paren": f"({body})", "hyphen": f"-{body}", "en": f"–{body}",
+                "minus": f"−{body}"}[negative_style]
     text = {"none": body, "usd": f"${body}" if not body.startswith(("(", "-", "–", "−")) else body,
             "eur-after": f"{body} €", "code": f"USD {body}"}[currency]
     return text, expected
