@@ -355,7 +355,8 @@ def test_memory_and_file_size_limits(workspace: Path) -> None:
     result = run_python(
         "open('big.bin', 'wb').write(b'0' * (3 * 1024 * 1024))\n", workspace, SandboxLimits(max_file_mb=1)
     )
-    assert not result.ok and "File too large" in result.stderr or "killed by signal" in result.stderr
+    assert not result.ok and ("File too large" in result.stderr or "killed by signal" in result.stderr)
+    assert not (workspace / "big.bin").exists() or (workspace / "big.bin").stat().st_size <= 1024 * 1024
 
 
 def test_without_bwrap_no_code_runs(workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
