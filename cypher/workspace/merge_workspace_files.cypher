@@ -21,6 +21,12 @@ CALL (f, row) {
   MERGE (w)-[c:CONTAINS {path: row.link.path}]->(f)
   SET c.role = row.link.role, c.role_source = row.link.role_source, c.source_url = row.link.source_url,
       c.license = row.link.license, c.duplicate_paths = row.link.duplicate_paths
+  // A readable name (Browser's caption): the base name of a path it is held under, the alphabetically
+  // first of them, so it does not depend on which workspace was loaded first.
+  WITH f
+  MATCH (:Workspace)-[held:CONTAINS]->(f)
+  WITH f, min(last(split(held.path, '/'))) AS name
+  SET f.name = name
 }
 // Set last: a file whose transaction never committed has no flag and is parsed again on the next run.
 SET f.ingested = true
