@@ -91,23 +91,43 @@ def param_command(name: str, value: object) -> str:
     return f":param {name} => {json.dumps(value, ensure_ascii=False)}"
 
 
+def style_text() -> str:
+    """The shipped GraSS style (cypher/browser/graphforge.grass)."""
+    return (BROWSER_DIR / STYLE_FILE).read_text(encoding="utf-8")
+
+
+def style_command(style_url: str | None = None) -> str:
+    """`:style URL` (Browser fetches the file: the host must be in its remote-content allowlist) or, with
+    no URL, `:style` followed by the GraSS itself, which Browser applies as is (nothing to host)."""
+    return f":style {style_url}" if style_url else f":style\n{style_text().strip()}"
+
+
 def render_guide(examples: dict[str, Any], style_url: str | None) -> str:
-    """The guide as HTML in Neo4j Browser's slide format (runnable <pre> blocks)."""
+    """The guide as HTML in Neo4j Browser's slide format (runnable <pre> blocks).
+
+    The first slide's "Apply the GraphForge style" button runs `:style <GraSS>` on one click (Browser runs
+    a guide element's ``data-exec`` command when it is clicked, and reads an inline style without fetching
+    anything); Browser runs nothing from a guide without a click. The last slide holds the same command as
+    a block to read or copy; with a served style, the first slide also offers `:style URL`.
+    """
 
     def runnable(text: str) -> str:
         return f'<pre class="pre-scrollable code runnable">{html.escape(text.strip())}</pre>'
 
     slides = []
+    apply_style = (f'<p><a class="btn btn-cta" data-exec="{html.escape(style_command()[1:], quote=True)}">'
+                   "Apply the GraphForge style</a> &larr; click once per browser: a colour per label and "
+                   "captions that say what a node is (a task's statement, a criterion's requirement, a "
+                   "fact's statement, a file's name, a span's locator).</p>")
     intro = ["<h3>GraphForge</h3>",
              '<p class="lead">The pipeline in one graph: O*NET taxonomy, seeds, workspaces, evidence, '
-             "specs, trajectories, judgments.</p>",
+             "specs, trajectories, judgments.</p>", apply_style,
              "<p>Click a grey block to put it in the editor, then run it (Ctrl/Cmd + Enter). On slides with "
              "a parameter, run the <code>:param</code> block first: it holds a real id from this graph, "
              "chosen when <code>graphforge browser</code> wrote this guide. Other ids: "
              "<code>graphforge list specs|seeds|trajectories</code>.</p>"]
     if style_url:
-        intro += ["<p>Apply GraphForge's colours and captions (title, name, statement, requirement, path, "
-                  "value) once per browser:</p>", runnable(f":style {style_url}")]
+        intro += ["<p>The same style, loaded from the guide server:</p>", runnable(style_command(style_url))]
     slides.append("".join(intro))
     for slide in SLIDES:
         parts = [f"<h3>{html.escape(slide.title)}</h3>", f'<p class="lead">{html.escape(slide.lead)}</p>']
@@ -122,6 +142,12 @@ def render_guide(examples: dict[str, Any], style_url: str | None) -> str:
         parts.append(f"<p>Shows: {html.escape(slide.shows)}. Saved as "
                      f"<code>cypher/browser/{slide.query}.cypher</code>.</p>")
         slides.append("".join(parts))
+    slides.append("".join([
+        "<h3>The GraphForge style</h3>",
+        '<p class="lead">Colours per label and readable captions, as shipped in '
+        "<code>cypher/browser/graphforge.grass</code>. The first slide's button runs this block; "
+        "<code>:style reset</code> returns to Browser's default.</p>", apply_style,
+        runnable(style_command())]))
     body = "\n".join(f'<slide class="row-fluid"><div class="col-sm-12">{s}</div></slide>' for s in slides)
     return ('<article class="guide"><carousel class="deck container-fluid">\n'
             f"{body}\n</carousel></article>\n")
@@ -134,7 +160,7 @@ def write_guide(out_dir: Path, examples: dict[str, Any], base_url: str | None) -
     guide = out_dir / GUIDE_FILE
     guide.write_text(render_guide(examples, style_url), encoding="utf-8")
     style = out_dir / STYLE_FILE
-    style.write_text((BROWSER_DIR / STYLE_FILE).read_text(encoding="utf-8"), encoding="utf-8")
+    style.write_text(style_text(), encoding="utf-8")
     return {"guide": guide, "style": style}
 
 
@@ -171,9 +197,9 @@ def serve_guide(folder: Path, host: str, port: int = 0) -> ThreadingHTTPServer:
 
 
 def browser_link(browser_url: str, bolt_uri: str, play_url: str) -> str:
-    """Browser URL that pre-fills the connection and puts `:play <guide>` into the editor."""
-    query = urllib.parse.urlencode({"dbms": bolt_uri.replace("bolt://", "bolt://neo4j@", 1), "cmd": "edit",
-                                    "arg": f":play {play_url}"})
+    """Browser URL that pre-fills the connection and plays the guide (Browser runs `:play <url>` itself)."""
+    query = urllib.parse.urlencode({"dbms": bolt_uri.replace("bolt://", "bolt://neo4j@", 1), "cmd": "play",
+                                    "arg": play_url})
     return f"{browser_url.rstrip('/')}/?{query}"
 
 
@@ -208,17 +234,25 @@ def browser_cmd(
         "open": browser_link(browser_url, info.uri, play) if base_url else browser_url,
         "play": f":play {play}" if base_url else None,
         "style": f":style {base_url}/{STYLE_FILE}" if base_url else None,
+        "apply_style": "click 'Apply the GraphForge style' on the guide's first slide (once per browser; "
+                       "it runs :style with the GraSS inline, nothing to fetch)",
         "guide_file": str(files["guide"]), "style_file": str(files["style"]), "examples": examples,
     }
     if httpd is None:
         emit(result, as_json, "Neo4j Browser guide written")
+        if not as_json:
+            console.print("Host graphforge.html on a host in Browser's "
+                          "browser.remote_content_hostname_allowlist and run `:play <its URL>`; then "
+                          "click 'Apply the GraphForge style' on the first "
+                          "slide (or run the :style block on the last slide).")
         return
     try:
         emit(result, as_json, "Neo4j Browser guide")
         if not as_json:
-            console.print("Log in as neo4j (password: `graphforge db status --show-password`), press Enter "
-                          "to run the :play line, then click the :style block on the first slide. "
-                          "Ctrl-C stops the guide server.")
+            console.print("Log in as neo4j (password: `graphforge db status --show-password`); Browser then "
+                          "plays the guide by itself. Click 'Apply the GraphForge style' on its first slide "
+                          "once (Browser runs no command from a guide without a click). Ctrl-C stops the "
+                          "guide server.")
         if not no_open:
             webbrowser.open(str(result["open"]))
         threading.Event().wait()

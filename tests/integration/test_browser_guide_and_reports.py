@@ -83,7 +83,7 @@ def test_guide_reports_and_rendering_on_the_demo_graph(demo: dict[str, Any], gra
         for shown, exact in ((row["elo"], fit["elo"]), (low, fit["ci_low"]), (high, fit["ci_high"])):
             assert abs(shown - exact) <= 0.051, (row, fit)
     guide = render_guide(examples, "http://localhost:1/graphforge.grass")
-    assert guide.count("<slide") == len(SLIDES) + 1 and examples["criterion_id"] in guide
+    assert guide.count("<slide") == len(SLIDES) + 2 and examples["criterion_id"] in guide
     assert "ratings" in [s.query for s in SLIDES]
     ratings_slide = next(s for s in guide.split("<slide")[1:] if "<h3>Elo ratings</h3>" in s)
     assert f':param rating_run_id =&gt; &quot;{examples["rating_run_id"]}&quot;' in ratings_slide
