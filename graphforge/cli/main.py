@@ -4,6 +4,7 @@ one line and exit 1."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -105,6 +106,27 @@ def one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+# The validation library's wording for a bad option value, and what the CLI says instead.
+_PLAIN = (
+    (re.compile(r"Input should be a valid integer(, [^;]*)?"), "not a whole number"),
+    (re.compile(r"Input should be a valid number(, [^;]*)?"), "not a number"),
+    (re.compile(r"Input should be a valid boolean(, [^;]*)?"), "not true or false"),
+    (re.compile(r"Input should be greater than or equal to (\S+)"), r"must be at least \1"),
+    (re.compile(r"Input should be less than or equal to (\S+)"), r"must be at most \1"),
+    (re.compile(r"Input should be greater than (\S+)"), r"must be more than \1"),
+    (re.compile(r"Input should be less than (\S+)"), r"must be less than \1"),
+    (re.compile(r"Input should be (.+)"), r"must be \1"),
+    (re.compile(r"Value error, "), ""),
+)
+
+
+def plain(text: str) -> str:
+    """A bad-value message in the CLI's words (no validation-library phrasing)."""
+    for pattern, replacement in _PLAIN:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 success, 1 error with a one-line message)."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -128,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         where = ""
         if isinstance(exc, UsageError) and exc.ctx is not None:
             where = exc.ctx.command_path.removeprefix("graphforge").strip()
-        typer.echo(f"error: {where + ': ' if where else ''}{one_line(exc.format_message())}", err=True)
+        typer.echo(f"error: {where + ': ' if where else ''}{one_line(plain(exc.format_message()))}", err=True)
         return 1
     except typer.Abort:
         typer.echo("error: aborted", err=True)
@@ -142,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         # Stage params validate the options a command passes on; a bad value is a usage error.
         if verbose:
             raise
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"--{'.'.join(str(p) for p in e['loc']).replace('_', '-')}: {plain(e['msg'])}"
+                             for e in exc.errors())
         typer.echo(f"error: invalid option value: {one_line(problems)}", err=True)
         return 1
     except KeyboardInterrupt:

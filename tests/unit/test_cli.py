@@ -56,9 +56,15 @@ def test_bad_option_value_is_one_line_not_a_traceback(capsys: pytest.CaptureFixt
     # Stage params reject the value before any server is touched.
     assert main(["evidence", "build", "--extractor", "bogus"]) == 1
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: invalid option value: extractor") and "\n" not in err
+    assert err.startswith("error: invalid option value: --extractor") and "\n" not in err
     assert main(["seeds", "select", "--n", "3", "--method", "bogus"]) == 1
-    assert capsys.readouterr().err.strip().startswith("error: invalid option value: method")
+    assert capsys.readouterr().err.strip().startswith("error: invalid option value: --method")
+    # In the CLI's words, not the validation library's.
+    assert main(["seeds", "select", "--n", "abc"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("'--n' / '-n': not a whole number") and "Input should" not in err
+    assert main(["seeds", "select", "--n", "0"]) == 1
+    assert capsys.readouterr().err.strip().endswith("must be at least 1")
 
 
 @pytest.mark.parametrize("argv", [
