@@ -6,6 +6,7 @@ headless chromium, driven by playwright; a missing chromium fails the test, it i
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 from pathlib import Path
@@ -29,17 +30,17 @@ from graphforge.settings import GraphforgeSettings
 from graphforge.stages import load_workspace
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
+REPO = Path(__file__).resolve().parents[2]
 FILE_COLOUR = re.search(r"node\.File \{[^}]*?color: (#[0-9A-Fa-f]{6});", style_command()).group(1)  # type: ignore[union-attr]
 
 
 def _run_in_editor(page: Any, command: str, wait_ms: int = 2500) -> None:
-    editor = page.locator('[data-testid="activeEditor"] .monaco-editor').first
-    editor.click()
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(command)
-    page.locator('[data-testid="editor-Run"]').first.click()
-    page.wait_for_timeout(wait_ms)
+    """The screenshot script's way of running a command in Browser's editor (one copy of the selectors)."""
+    spec = importlib.util.spec_from_file_location("screenshots", REPO / "scripts" / "screenshots.py")
+    assert spec is not None and spec.loader is not None
+    screenshots = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(screenshots)
+    screenshots.run_in_browser(page, command, wait_ms)
 
 
 def _hex(css_colour: str) -> str:
