@@ -51,12 +51,14 @@ REDACTED = "[secret removed]"
 class VerdictUnavailable(JudgeError):
     """The chat model gave no verdict (endpoint down, answer never validated): there is no score to use."""
 
-    def __init__(self, criterion_ids: Sequence[str], reason: str, *, answered: bool = False) -> None:
+    def __init__(self, criterion_ids: Sequence[str], reason: str, *, answered: bool = False,
+                 partial: dict[int, ModelVerdict] | None = None) -> None:
         shown = ", ".join(c.rsplit("/", 1)[-1] for c in criterion_ids)
         super().__init__(f"no verdict for criterion {shown}: {reason}")
         self.criterion_ids = list(criterion_ids)
         self.reason = reason
         self.answered = answered  # the model did answer, but not with a usable verdict (not an outage)
+        self.partial = dict(partial or {})  # candidate (1-based) -> verdict, for those graded exactly once
 
 
 @dataclass(frozen=True)
@@ -188,19 +190,22 @@ def _verdicts(criterion: CriterionSpec, n: int, asked: Structured[Any], secrets:
     """The validated answer as one verdict per candidate, in candidate order."""
     if ledger is not None:
         ledger.extend(asked.records)
+
+    def kept(v: LLMVerdict) -> ModelVerdict:
+        return ModelVerdict(_round(criterion, v.score), scrub(v.evidence, secrets)[:MAX_EVIDENCE])
+
     if n == 1:
-        answers = [ModelVerdict(asked.value.score, asked.value.evidence)]
-    else:
-        joint: JointVerdict = asked.value
-        by_candidate = {v.candidate: v for v in joint.verdicts}
-        if sorted(by_candidate) != list(range(1, n + 1)) or len(joint.verdicts) != n:
-            raise VerdictUnavailable(
-                [criterion.criterion_id],
-                f"the joint answer graded candidates {sorted(v.candidate for v in joint.verdicts)}, "
-                f"not each of 1..{n} once", answered=True)
-        answers = [ModelVerdict(by_candidate[i].score, by_candidate[i].evidence) for i in range(1, n + 1)]
-    return [ModelVerdict(_round(criterion, a.score), scrub(a.evidence, secrets)[:MAX_EVIDENCE])
-            for a in answers]
+        return [kept(asked.value)]
+    joint: JointVerdict = asked.value
+    graded = [v.candidate for v in joint.verdicts]
+    if sorted(graded) != list(range(1, n + 1)):
+        once = {v.candidate: kept(v) for v in joint.verdicts
+                if graded.count(v.candidate) == 1 and v.candidate <= n}
+        raise VerdictUnavailable(
+            [criterion.criterion_id], f"the joint answer graded candidates {sorted(graded)}, not each of "
+            f"1..{n} once", answered=True, partial=once)
+    by_candidate = {v.candidate: v for v in joint.verdicts}
+    return [kept(by_candidate[i]) for i in range(1, n + 1)]
 
 
 def ask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
@@ -230,13 +235,15 @@ def ask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
     except VerdictUnavailable as joint:
         if len(excerpts) == 1 or not joint.answered:
             raise
-        alone: list[list[ModelVerdict] | VerdictUnavailable] = []
-        for excerpt in excerpts:
+        alone: dict[int, list[ModelVerdict] | VerdictUnavailable] = {}
+        for i, excerpt in enumerate(excerpts, 1):
+            if i in joint.partial:
+                continue
             try:
-                alone.append(once([excerpt]))
+                alone[i] = once([excerpt])
             except VerdictUnavailable as exc:
-                alone.append(exc)
-        return _graded_alone(criterion, joint, alone)
+                alone[i] = exc
+        return _graded_alone(criterion, joint, alone, len(excerpts))
 
 
 async def aask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
@@ -268,7 +275,9 @@ async def aask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec
             except VerdictUnavailable as exc:
                 return exc
 
-        return _graded_alone(criterion, joint, await asyncio.gather(*(alone(e) for e in excerpts)))
+        todo = [i for i in range(1, len(excerpts) + 1) if i not in joint.partial]
+        answers = await asyncio.gather(*(alone(excerpts[i - 1]) for i in todo))
+        return _graded_alone(criterion, joint, dict(zip(todo, answers, strict=True)), len(excerpts))
 
 
 VERDICT_TOKENS = 160  # one verdict: the score and up to MAX_EVIDENCE characters of evidence, in JSON
@@ -291,17 +300,24 @@ def _unavailable(criterion: CriterionSpec, exc: GraphforgeError, secrets: Sequen
 
 
 def _graded_alone(criterion: CriterionSpec, joint: VerdictUnavailable,
-                  alone: Sequence[list[ModelVerdict] | VerdictUnavailable]) -> list[ModelVerdict]:
-    """The one-at-a-time verdicts after a failed joint answer; unavailable if any candidate still has none."""
-    failed = [a for a in alone if isinstance(a, VerdictUnavailable)]
+                  alone: dict[int, list[ModelVerdict] | VerdictUnavailable], n: int) -> list[ModelVerdict]:
+    """After a joint answer that did not grade each candidate once: its verdicts for the candidates it did
+    grade once, and the verdicts of the others asked one at a time. Unavailable if any still has none."""
+    failed = [a for a in alone.values() if isinstance(a, VerdictUnavailable)]
     if failed:
         raise VerdictUnavailable(
             [criterion.criterion_id],
             f"{joint.reason}; asked one at a time, {len(failed)} of {len(alone)} candidates still got no "
             f"verdict: {failed[0].reason}", answered=all(f.answered for f in failed))
     note = "graded alone (the joint answer failed): "
-    return [ModelVerdict(v[0].score, (note + v[0].evidence)[:MAX_EVIDENCE]) for v in alone
-            if not isinstance(v, VerdictUnavailable)]
+    out: list[ModelVerdict] = []
+    for i in range(1, n + 1):
+        single = alone.get(i)
+        if isinstance(single, list):
+            out.append(ModelVerdict(single[0].score, (note + single[0].evidence)[:MAX_EVIDENCE]))
+        else:
+            out.append(joint.partial[i])
+    return out
 
 
 def verify_with_llm(llm: OpenAICompatibleChatModel, criterion: CriterionSpec, excerpt: str,
