@@ -246,6 +246,9 @@ def lognormal(rng: random.Random, median: float, p95: float) -> float:
     return median * math.exp(rng.gauss(0.0, math.log(p95 / median) / Z95))
 
 
+LOG_FILE_RECORDS = 250  # teacher logs per file (about 120 MB at the paper's length distribution)
+
+
 def transcript(
     rng: random.Random, ident: str, spec_id: str, prompt: str, final: str, deliverables: list[str]
 ) -> tuple[dict[str, Any], int, int]:
@@ -528,9 +531,18 @@ def run_fraction(shape: Shape, work: Path, seed: int) -> dict[str, Any]:
         logs.mkdir()
         tokens: list[int] = []
         steps: list[int] = []
-        with (logs / "teacher.jsonl").open("w", encoding="utf-8") as fh:
+        # Several log files, as a teacher run writes them: one file holding every log would pass the
+        # importer's 1 GiB limit per log file at F = 1 (1.75 GB), and be read whole.
+        chunks: list[Path] = []
+        fh = None
+        try:
             oracle_runs = store.get_trajectories(ctx.graph, [tid for tid, _ in oracle.values()])
-            for t in sorted(oracle_runs, key=lambda t: t.trajectory_id):
+            for i, t in enumerate(sorted(oracle_runs, key=lambda t: t.trajectory_id)):
+                if i % LOG_FILE_RECORDS == 0:
+                    if fh is not None:
+                        fh.close()
+                    chunks.append(logs / f"teacher-{len(chunks) + 1:04d}.jsonl")
+                    fh = chunks[-1].open("w", encoding="utf-8")
                 assert t.spec_id is not None
                 folder = logs / t.trajectory_id.replace(":", "_")
                 folder.mkdir()
@@ -550,14 +562,23 @@ def run_fraction(shape: Shape, work: Path, seed: int) -> dict[str, Any]:
                 )
                 tokens.append(n_tokens)
                 steps.append(n_steps)
+                assert fh is not None
                 fh.write(json.dumps(record) + "\n")
-        log_mb = (logs / "teacher.jsonl").stat().st_size / 1e6
+        finally:
+            if fh is not None:
+                fh.close()
+        log_mb = sum(c.stat().st_size for c in chunks) / 1e6
         with meter.stage("transcripts (import)", "trajectories") as m:
-            imported = import_trajectories.run(
-                ctx, import_trajectories.ImportTrajectoriesParams(path=logs / "teacher.jsonl")
-            )
-            m["rows"] = imported.written
-            m["note"] = f"({log_mb:.0f} MB of logs, {imported.messages} messages)"
+            written = messages = 0
+            for chunk in chunks:
+                params = import_trajectories.ImportTrajectoriesParams(path=chunk)
+                imported = import_trajectories.run(ctx, params)
+                written += imported.written
+                messages += imported.messages
+            m["rows"] = written
+            m["note"] = f"({log_mb:.0f} MB of logs in {len(chunks)} files, {messages} messages)"
+        if written != len(oracle):  # later stages would measure nothing: stop rather than report it
+            raise SystemExit(f"error: imported {written} of {len(oracle)} teacher transcripts from {logs}")
         teacher_ids = [f"openai-messages:teacher-{tid}" for tid, _ in oracle.values()]
 
         with meter.stage("judge", "judgments") as m:
