@@ -208,48 +208,17 @@ def _verdicts(criterion: CriterionSpec, n: int, asked: Structured[Any], secrets:
     return [kept(by_candidate[i]) for i in range(1, n + 1)]
 
 
-def ask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
-                 excerpts: Sequence[tuple[str, str]], anchors: list[Anchor],
-                 anchored: bool, ledger: list[LLMCallRecord] | None = None) -> list[ModelVerdict]:
-    """One verdict per candidate excerpt (candidates of one query are judged jointly, in one call).
-
-    When the model answers a joint call without grading every candidate exactly once, each candidate is
-    asked alone (a weak model may manage one at a time). Raises ``VerdictUnavailable`` when the endpoint
-    fails or some candidate still has no valid verdict. Every call's record is appended to ``ledger``.
-    """
-    from graphforge.llm import ask_structured
-
-    secrets = _secrets_of(llm)
-
-    def once(shown: Sequence[tuple[str, str]]) -> list[ModelVerdict]:
-        schema: type[BaseModel] = LLMVerdict if len(shown) == 1 else JointVerdict
-        messages = build_messages(criterion, shown, anchors, anchored, secrets=secrets)
-        try:
-            asked = ask_structured(llm, schema, messages, max_tokens=answer_cap(llm, len(shown)))
-        except GraphforgeError as exc:
-            raise _unavailable(criterion, exc, secrets, ledger) from exc
-        return _verdicts(criterion, len(shown), asked, secrets, ledger)
-
-    try:
-        return once(excerpts)
-    except VerdictUnavailable as joint:
-        if len(excerpts) == 1 or not joint.answered:
-            raise
-        alone: dict[int, list[ModelVerdict] | VerdictUnavailable] = {}
-        for i, excerpt in enumerate(excerpts, 1):
-            if i in joint.partial:
-                continue
-            try:
-                alone[i] = once([excerpt])
-            except VerdictUnavailable as exc:
-                alone[i] = exc
-        return _graded_alone(criterion, joint, alone, len(excerpts))
-
-
 async def aask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
                         excerpts: Sequence[tuple[str, str]], anchors: list[Anchor],
                         anchored: bool, ledger: list[LLMCallRecord] | None = None) -> list[ModelVerdict]:
-    """``ask_verdicts`` for concurrent judging (the model's GRAPHFORGE_LLM_CONCURRENCY caps the calls)."""
+    """One verdict per candidate excerpt (candidates of one query are judged jointly, in one call).
+
+    When the model answers a joint call without grading every candidate exactly once, the candidates it
+    did grade once keep that verdict and the others are asked alone (a weak model may manage one at a
+    time). Raises ``VerdictUnavailable`` when the endpoint fails or some candidate still has no valid
+    verdict. Every call's record is appended to ``ledger``. Concurrent calls are capped by the model's
+    GRAPHFORGE_LLM_CONCURRENCY.
+    """
     from graphforge.llm import aask_structured
 
     secrets = _secrets_of(llm)
@@ -290,6 +259,13 @@ def answer_cap(llm: OpenAICompatibleChatModel, candidates: int) -> int:
     return min(need, llm.max_tokens) if llm.max_tokens else need
 
 
+def ask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
+                 excerpts: Sequence[tuple[str, str]], anchors: list[Anchor],
+                 anchored: bool, ledger: list[LLMCallRecord] | None = None) -> list[ModelVerdict]:
+    """``aask_verdicts`` from synchronous code."""
+    return asyncio.run(aask_verdicts(llm, criterion, excerpts, anchors, anchored, ledger))
+
+
 def _unavailable(criterion: CriterionSpec, exc: GraphforgeError, secrets: Sequence[str],
                  ledger: list[LLMCallRecord] | None) -> VerdictUnavailable:
     """The call failed. Its records reach the ledger: calls whose answer never validated still cost tokens."""
@@ -318,10 +294,3 @@ def _graded_alone(criterion: CriterionSpec, joint: VerdictUnavailable,
         else:
             out.append(joint.partial[i])
     return out
-
-
-def verify_with_llm(llm: OpenAICompatibleChatModel, criterion: CriterionSpec, excerpt: str,
-                    anchors: list[Anchor], anchored: bool) -> ModelVerdict:
-    """One criterion, one deliverable excerpt (raises ``VerdictUnavailable``)."""
-    where = f"{criterion.target_deliverable} at {criterion.target_location or 'anywhere'}"
-    return ask_verdicts(llm, criterion, [(where, excerpt)], anchors, anchored)[0]

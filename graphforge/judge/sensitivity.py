@@ -130,11 +130,12 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
     def same(kind: PerturbationKind, result: Perturbed, i: int) -> tuple[object, ...]:
         return (kind, result.touched) if kind is PerturbationKind.DELETE_SHEET else (i,)
 
-    distinct: dict[tuple[object, ...], int] = {}
-    for i, (kind, _, result, _, _) in enumerate(todo):
-        distinct.setdefault(same(kind, result, i), len(distinct))
-    copies = [next(docs for i, (k, _, r, _, docs) in enumerate(todo) if same(k, r, i) == key)
-              for key in distinct]
+    distinct: dict[tuple[object, ...], int] = {}  # key -> index in copies
+    copies: list[dict[str, Document]] = []
+    for i, (kind, _, result, _, docs) in enumerate(todo):
+        if same(kind, result, i) not in distinct:
+            distinct[same(kind, result, i)] = len(copies)
+            copies.append(docs)
 
     async def rescore_all() -> list[dict[str, Verdict] | VerdictUnavailable]:
         async def one(docs: dict[str, Document]) -> dict[str, Verdict] | VerdictUnavailable:
