@@ -23,9 +23,11 @@ from graphforge.evidence.base import Extraction, WorkspaceSpan, fact_id, verify
 from graphforge.evidence.text_facts import prose_facts, table_facts
 from graphforge.figures.numbers import (
     Figure,
+    bare_figure,
     find_figures,
     find_periods,
     is_period_label,
+    is_scientific,
     is_total_label,
     metric_key,
     parse_figure,
@@ -141,7 +143,6 @@ _IDENTITY_HEADER_RE = re.compile(
 # Questionnaire item codes as survey exports head their columns: "Q7", "Q21B_3", "Q78B#1_2_1",
 # "q33jinternal", "q11a pt".
 _CODE_HEADER_RE = re.compile(r"^Q\d+[A-Z]{0,12}(?:[_#]\S*|\s[A-Z]{1,4})?$", re.I)
-_SCIENTIFIC_RE = re.compile(r"^[-+]?\d+(?:\.\d+)?[eE][-+]?\d+$")  # 7.95807864051312E-13 stored as text
 _PERIOD_HEADER_RE = re.compile(r"\b(year|fy|period|quarter|month|calendar|cy|date)\b", re.I)
 # "refer to Section 6.11", "see Table 2.3": a number after these words points somewhere, it measures nothing.
 _REFERENCE_RE = re.compile(
@@ -463,9 +464,11 @@ def _make_fact(
     unit: str | None,
     scale: float,
 ) -> FactRow:
-    unit = figure.unit or unit
+    unit = figure.unit or figure.measure or unit
     if unit == "%":
         scale = 1.0
+    elif figure.scaled or figure.range_scale != 1.0:
+        scale = figure.range_scale  # "1.2 million" or "$5" of "$5–7 million" carries its own scale
     return FactRow(
         fact_id=fact_id(span.span_id, figure.text, metric, period, entity, NAME),
         span_id=span.span_id,
@@ -501,7 +504,7 @@ def _restates_header(texts: Sequence[Cell], header: dict[int, str]) -> bool:
         return True  # the same header repeated (a page break in an export)
     # Otherwise a new header has no figure-like cell: "2082" under "CY 2013 Revenues" is an amount that
     # happens to read as a year, and a figure stored as text in scientific notation is a figure.
-    return not any(_SCIENTIFIC_RE.match(t) or is_period_label(t) or t.isdigit() for t in cells)
+    return not any(is_scientific(t) or is_period_label(t) or t.isdigit() for t in cells)
 
 
 @lru_cache(maxsize=65536)
@@ -788,12 +791,14 @@ def _prose_facts(span: WorkspaceSpan, lines: Sequence[str], file_context: str) -
             f
             for f in find_figures(sentence)
             if not any(s < f.end and f.start < e for _, s, e in periods)
-            and (f.unit or "," in f.text or f.text.endswith(("thousand", "million", "billion")))
+            and (f.unit or f.measure or "," in f.text or f.scaled or f.range_scale != 1.0)
         ]
         first = _MEASURE_RE.search(sentence)
         subject_carry = _subject_before(sentence, first.start()) if first is not None else None
         for k, fig in enumerate(figures):
-            lo = figures[k - 1].end if k else 0
+            # "$5–7 million": the far end of a range reads its context from before the near end
+            near = k - 1 if k and fig.in_range and figures[k - 1].in_range else k
+            lo = figures[near - 1].end if near else 0
             hi = figures[k + 1].start if k + 1 < len(figures) else len(sentence)
             after = [
                 p for p in periods if fig.end <= p[1] < hi and _BOUND_AFTER.match(sentence[fig.end : p[1]])
@@ -812,13 +817,14 @@ def _prose_facts(span: WorkspaceSpan, lines: Sequence[str], file_context: str) -
             m = measures[0]
             entity = _subject_before(sentence, m.start()) if m.start() else None
             entity = entity or subject_carry
-            scale = 1.0 if fig.text.endswith(("thousand", "million", "billion")) else scale_of(file_context)
+            scale = scale_of(file_context)
             if fig.text not in span.text:  # the figure broke across lines: keep its digits, which did not
-                digits = re.search(r"\d[\d,]*(?:\.\d+)?", fig.text)
-                core = parse_figure(digits.group(0)) if digits else None
+                core = bare_figure(fig.text)
                 if core is not None and core.number:
-                    scale *= fig.number / core.number if fig.unit != "%" else 1.0
-                    fig = Figure(core.text, core.number, fig.unit, core.precision)
+                    if fig.scaled or fig.range_scale != 1.0:
+                        scale = 1.0
+                    scale *= fig.value / core.number if fig.unit != "%" else 1.0
+                    fig = Figure(core.text, core.number, fig.unit, core.precision, measure=fig.measure)
             facts.append(
                 _make_fact(
                     span, fig, MEASURES[m.group(1).lower()], entity, period, unit_of(file_context), scale

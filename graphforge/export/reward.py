@@ -89,9 +89,9 @@ def numbers_in(text: str) -> list[float]:
     also yields 0.125."""
     found: list[float] = []
     for figure in find_figures(text):
-        found.append(figure.number)
+        found.append(figure.value)
         if figure.unit == "%":
-            found.append(figure.number / 100)
+            found.append(figure.value / 100)
     return found
 
 

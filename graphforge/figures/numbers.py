@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
 _CURRENCY_CODES = ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD")
@@ -18,8 +18,8 @@ _THIN_SPACES = "\u00a0\u202f\u2009'’"  # grouping marks of French, Swiss and t
 # token; a lone "1,5" is a decimal comma, "1,500" a thousands separator. Scientific notation is read as
 # spreadsheets and programs print it ("1.2E+06", "3.5e2", "1e-05"); an exponent without a sign needs a
 # decimal mantissa, so a code such as "12E4" stays no figure.
-NUMBER_RE = re.compile(
-    r"(?<![\w.,/-])"
+_GUARD = r"(?<![\w.,/-])"
+_BODY = (
     r"(?P<open>\()?"
     r"(?P<sign>[-−–—+])?"
     r"(?P<code>(?:USD|EUR|GBP|CHF|CAD|AUD|JPY)\s?)?"
@@ -30,11 +30,26 @@ NUMBER_RE = re.compile(
     r"|\d{1,3}(?:\.\d{3})+,\d+"
     r"|\d{1,3}(?:[\u00a0\u202f\u2009'’]\d{3})+(?:[.,]\d+)?"
     r"|\d+(?:\.\d+)?|\.\d+)"
-    r"(?P<suffix>\s?%|\s?(?:million|thousand|billion|trillion)\b|(?:bn|mn|tn|[kKmMbB])\b)?"
+    r"(?P<suffix>\s?%|\s(?:percent|per\s?cent)\b|\s?(?:million|thousand|billion|trillion)\b|(?:bn|mn|tn|[kKmMbB])\b)?"
     r"(?P<post>\s?(?:[$€£¥]|(?:USD|EUR|GBP|CHF|CAD|AUD|JPY)\b))?"
     r"(?P<close>\))?"
     r"(?P<post2>\s?(?:[$€£¥]|(?:USD|EUR|GBP|CHF|CAD|AUD|JPY)\b))?"
     r"(?![\w])"
+)
+NUMBER_RE = re.compile(_GUARD + _BODY)
+# The far end of a range ("$5–7 million", "10-20%", "between 5 and 7 million", "1-2 days"): the same
+# figure pattern without the left guard, which refuses a hyphen before a figure so that "FY2023-24" and
+# a ZIP+4 code yield no second number.
+_BODY_RE = re.compile(_BODY)
+_RANGE_JOIN_RE = re.compile(r"\s?(?:[-–—]|to\b|through\b|and\b)\s?", re.I)
+_BETWEEN_RE = re.compile(r"\bbetween\s+$", re.I)
+# Units of measure printed after a figure; read as the figure's measure, never as part of its text.
+_MEASURE_RE = re.compile(
+    r"\s?(?P<measure>kg|kilograms?|g|grams?|lbs?|pounds|t|tons?|tonnes?|km|kilometers?|kilometres?|mi|miles?"
+    r"|ft|feet|sq\.?\s?ft|square\s+feet|acres?|hectares?|ha|l|liters?|litres?|gal|gallons?|kWh|MWh|GWh|kW|MW|GW"
+    r"|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?|FTEs?|employees|staff|people|persons|students"
+    r"|participants|households|beds|units|sites|projects|cases)\b(?P<per>/\w+)?",
+    re.I,
 )
 _MONTHS = {m: i for i, m in enumerate(
     ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
@@ -70,6 +85,15 @@ class Figure:
     precision: float  # half of the last printed digit's place (rounding slack), suffix scale applied
     start: int = 0
     end: int = 0
+    measure: str | None = None  # a unit of measure printed after it: "days", "kg", "km/h", "FTE"
+    scaled: bool = False  # its own suffix ("1.2 million", "5bn") scaled it
+    range_scale: float = 1.0  # the near end of a range takes the far end's scale: "$5" in "$5–7 million"
+    in_range: bool = False  # one end of a range; the next figure (or the previous one) is the other
+
+    @property
+    def value(self) -> float:
+        """What the figure means in its text: the number with the scale a range shares."""
+        return self.number * self.range_scale
 
 
 def _digits(digits: str) -> tuple[float, int]:
@@ -104,8 +128,8 @@ def _figure(match: re.Match[str], base: int = 0) -> Figure | None:
     precision = 0.5 * 10 ** -decimals
     suffix = (match.group("suffix") or "").strip().lower()
     unit: str | None = None
-    if suffix == "%":
-        unit = "%"
+    if suffix == "%" or suffix.startswith("per"):
+        unit, suffix = "%", "%"
     elif suffix:
         scale = _SUFFIX_SCALE.get(suffix, 1.0)
         number *= scale
@@ -120,12 +144,62 @@ def _figure(match: re.Match[str], base: int = 0) -> Figure | None:
     sign = match.group("sign") or match.group("sign2")
     if opened or (sign and sign in _MINUS):
         number = -number
-    return Figure(text.strip(), number, unit, precision, base + start, base + end)
+    measure = None
+    if unit != "%" and not post and not closed and (after := _MEASURE_RE.match(match.string, match.end())):
+        measure = after.group("measure") + (after.group("per") or "")
+    return Figure(text.strip(), number, unit, precision, base + start, base + end, measure,
+                  bool(suffix) and suffix != "%")
+
+
+def _suffix_scale(match: re.Match[str]) -> float:
+    return _SUFFIX_SCALE.get((match.group("suffix") or "").strip().lower(), 1.0)
 
 
 def find_figures(text: str) -> list[Figure]:
-    """Every figure in running text, left to right."""
-    return [f for m in NUMBER_RE.finditer(text) if (f := _figure(m)) is not None]
+    """Every figure in running text, left to right; the two ends of a range share scale, currency and unit.
+
+    "$5–7 million" is $5 million to $7 million: the near end keeps its printed text and number and takes
+    the far end's scale as ``range_scale``, so ``value`` is 5,000,000 while "$5" still parses to 5.
+    """
+    found = [(m, f) for m in NUMBER_RE.finditer(text) if (f := _figure(m)) is not None]
+    out = [f for _, f in found]
+    extra: list[Figure] = []
+    for i, (near_match, near) in enumerate(found):
+        join = _RANGE_JOIN_RE.match(text, near_match.end())
+        if join is None or near_match.group("suffix") or near_match.group("close"):
+            continue
+        word = join.group(0).strip().lower()
+        if word == "and" and not _BETWEEN_RE.search(text, 0, near.start):
+            continue
+        far_match = _BODY_RE.match(text, join.end())
+        far = _figure(far_match) if far_match else None
+        if far_match is None or far is None or far_match.group("sign") or far_match.group("open"):
+            continue
+        if not (far.scaled or far.unit or far.measure or near.unit):
+            continue  # "2019-2021", "20503-0001", "pages 3-5": two numbers, not one quantity
+        if near.unit and far.unit and near.unit != far.unit:
+            continue
+        out[i] = replace(near, unit=near.unit or far.unit, measure=near.measure or far.measure,
+                         range_scale=_suffix_scale(far_match), in_range=True)
+        far = replace(far, unit=far.unit or near.unit, measure=far.measure or near.measure, in_range=True)
+        same = [j for j, (_, f) in enumerate(found) if f.start < far.end and far.start < f.end]
+        if same:
+            out[same[0]] = far if found[same[0]][1].start >= far.start else out[same[0]]
+        elif word in "-–—":
+            extra.append(far)  # the guard refused "20%" after "10-"
+    return sorted(out + extra, key=lambda f: f.start)
+
+
+def is_scientific(text: str) -> bool:
+    """A cell holding one figure in scientific notation ("7.95807864051312E-13" stored as text)."""
+    match = NUMBER_RE.fullmatch(text.strip())
+    return match is not None and "e" in match.group("digits").lower()
+
+
+def bare_figure(text: str) -> Figure | None:
+    """The digits of the first figure in a text, without sign, currency, suffix or unit."""
+    match = NUMBER_RE.search(text)
+    return None if match is None else parse_figure(match.group("digits"))
 
 
 def _cell_grouping(cell: str) -> str:
@@ -186,7 +260,7 @@ def parse_number(text: str) -> float | None:
 
 def find_numbers(text: str) -> list[tuple[float, int, int]]:
     """Every figure in a text as (value, start, end); years and list markers are kept (callers filter)."""
-    return [(f.number, f.start, f.end) for f in find_figures(text)]
+    return [(f.value, f.start, f.end) for f in find_figures(text)]
 
 
 def close_enough(got: float, expected: float, rel_tol: float, abs_tol: float = 0.005) -> bool:

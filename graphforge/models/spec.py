@@ -51,11 +51,12 @@ class CriterionSpec(BaseModel):
     computation: str | None = None  # e.g. "sum", "difference", "ratio", "copy"
     verification: str  # the procedure the judge follows
     anchors: list[str] = Field(default_factory=list)  # Fact ids; every positive criterion has >= 1
-    # Task-family criteria are checked by meaning wherever the deliverable puts them (graphforge.judge.items):
-    # "item" (a fact must be stated), "cites" (its source file named), "layout" (a section / sheet / slide /
-    # column present), "stale" (negative: a superseded or confuser value stated as current). The judge adds two
-    # standing negatives to every spec (graphforge.judge.standing): "grader" (text addressed to the grader) and
-    # "sources" (a figure credited to a file that does not hold it, or to a superseded or confuser file).
+    # Task-family criteria are checked by meaning wherever the deliverable puts them
+    # (graphforge.judge.items): "item" (a fact must be stated), "cites" (its source file named), "layout" (a
+    # section / sheet / slide / column present), "stale" (negative: a superseded or confuser value stated as
+    # current). The judge adds two standing negatives to every spec (graphforge.judge.standing): "grader"
+    # (text addressed to the grader) and "sources" (a figure credited to a file that does not hold it, or to
+    # a superseded or confuser file).
     check: Literal["item", "cites", "layout", "stale", "grader", "sources"] | None = None
     fact_kind: str | None = None  # FactKind of the anchors ("date", "requirement", "quantity", ...)
     label: str | None = None  # words that name the item (an entity, a term, a deadline's subject)

@@ -200,3 +200,95 @@ def test_codes_that_look_like_exponents_are_not_figures() -> None:
 def test_every_python_float_repr_reads_back_exactly(value: float) -> None:
     # repr() is how a JSON tool argument reaches text ("1e-05", "1.5e+20", "1234500.0").
     assert [v for v, _, _ in find_numbers(f"value {value!r} here")] == [value]
+
+
+# --- the extractor's stored number is what the judge's recovery reads, through verifiers.recover --------
+
+
+def _printed(amount_cents: int, style: str) -> tuple[str, float, bool]:
+    """A figure printed the way office files print it, its value computed here, and whether the row's
+    header says "in thousands" (the value is then the printed number times 1,000)."""
+    value = amount_cents / 100
+    whole = abs(amount_cents) // 100
+    neg = amount_cents < 0
+    if style == "paren":
+        return (f"({whole:,})" if neg else f"{whole:,}"), (-whole if neg else whole), False
+    if style == "en-dash":
+        return (f"–{whole:,}" if neg else f"{whole:,}"), (-whole if neg else whole), False
+    if style == "thousands-header":
+        return f"{whole:,}", whole * 1000.0, True
+    if style == "eur-million":
+        millions = abs(amount_cents) / 100
+        return f"EUR {millions:.2f} million", round(millions, 2) * 1e6, False
+    if style == "cents":
+        return f"${abs(value):,.2f}", abs(round(value, 2)), False
+    raise AssertionError(style)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    amount_cents=st.integers(min_value=-10**10, max_value=10**10),
+    style=st.sampled_from(["paren", "en-dash", "thousands-header", "eur-million", "cents"]),
+)
+def test_judge_recovery_lands_on_what_the_extractor_stored(amount_cents: int, style: str) -> None:
+    from graphforge.judge.verifiers import recover
+    from graphforge.judge.view import Anchor
+
+    printed, expected, in_thousands = _printed(amount_cents, style)
+    assume(expected != 0 and not 1900 <= abs(expected) <= 2100)
+    head = "Region\tRevenue 2024" + (" (in thousands)" if in_thousands else "")
+    header = WorkspaceSpan(span_id="abc:row=1", file_sha256="abc", path="data/ledger.csv", locator="row=1",
+                           kind="row", ordinal=0, text=head)
+    span = WorkspaceSpan(span_id="abc:row=2", file_sha256="abc", path="data/ledger.csv", locator="row=2",
+                         kind="row", ordinal=1, text=f"North\t{printed}")  # a CSV row as the parser gives it
+    facts = [f for f in RuleBasedExtractor().extract([header, span]).facts if f.value_num is not None]
+    assert facts, printed
+    for fact in facts:
+        anchor = Anchor(fact_id=fact.fact_id, value=fact.value, value_num=fact.value_num, unit=fact.unit,
+                        scale=fact.scale, span_id=span.span_id, span_text=span.text)
+        assert recover(anchor) == pytest.approx(fact.value_num, rel=1e-9), (printed, fact)
+        assert fact.value_num == pytest.approx(expected, rel=1e-9), (printed, fact)
+
+
+def test_a_range_shares_its_scale_and_currency_between_its_ends() -> None:
+    from graphforge.figures.numbers import find_figures
+
+    def read(text: str) -> list[tuple[float, str | None]]:
+        return [(f.value, f.unit) for f in find_figures(text)]
+
+    assert read("an estimated $5–7 million") == [(5e6, "USD"), (7e6, "USD")]
+    assert read("between 5 and 7 million") == [(5e6, None), (7e6, None)]
+    assert read("growth of 10-20%") == [(10.0, "%"), (20.0, "%")]
+    assert read("costs $5-$7 million") == [(5e6, "USD"), (7e6, "USD")]
+    assert read("up 5 to 10 percent") == [(5.0, "%"), (10.0, "%")]
+    # Two numbers that are not one quantity stay as printed, and no code yields a second number.
+    assert read("in 2019–2021") == [(2019.0, None), (2021.0, None)]
+    assert read("Washington, DC 20503-0001") == [(20503.0, None)]
+    assert read("call 202-395-3080") == [(202.0, None)]
+    assert read("in 5 and 7 million") == [(5.0, None), (7e6, None)]
+    # The near end keeps its printed number, so re-reading its text gives the printed figure.
+    near = find_figures("$5–7 million")[0]
+    assert (near.text, near.number, near.range_scale) == ("$5", 5.0, 1e6)
+
+
+def test_units_of_measure_are_read_beside_the_figure_not_into_it() -> None:
+    from graphforge.figures.numbers import find_figures
+
+    got = [(f.text, f.value, f.measure) for f in find_figures("30 days, 12.5 kg, 45 km/h and 2-3 FTEs")]
+    assert got == [("30", 30.0, "days"), ("12.5", 12.5, "kg"), ("45", 45.0, "km/h"), ("2", 2.0, "FTEs"),
+                   ("3", 3.0, "FTEs")]
+    assert [f.measure for f in find_figures("$30 and 15%")] == [None, None]
+
+
+def test_a_prose_range_becomes_facts_the_judge_recovers() -> None:
+    from graphforge.judge.verifiers import recover
+    from graphforge.judge.view import Anchor
+
+    text = "Total program cost in FY 2024 is estimated at $5–7 million."
+    span = WorkspaceSpan(span_id="d:p=1", file_sha256="d", path="docs/plan.md", locator="p=1",
+                         kind="paragraph", ordinal=0, text=text)
+    facts = [f for f in RuleBasedExtractor().extract([span]).facts if f.value_num is not None]
+    assert sorted(f.value_num for f in facts) == [5e6, 7e6]
+    for fact in facts:
+        anchor = Anchor(fact_id=fact.fact_id, value=fact.value, scale=fact.scale, span_text=text)
+        assert recover(anchor) == pytest.approx(fact.value_num)
