@@ -33,8 +33,8 @@ def _judge(latency_s: float):  # type: ignore[no-untyped-def]
         k = len(re.findall(r"^Candidate \d+ deliverable excerpt:", content, re.M))
         if k == 0:
             return slow(json_answer({"score": 1.0, "evidence": "met"}), latency_s)
-        return slow(json_answer({"verdicts": [{"candidate": i, "score": 1.0, "evidence": "met"}
-                                              for i in range(1, k + 1)]}), latency_s)
+        return slow(json_answer({f"candidate_{i}": {"score": 1.0, "evidence": "met"}
+                                 for i in range(1, k + 1)}), latency_s)
 
     return answer
 

@@ -12,9 +12,10 @@ import asyncio
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from graphforge.errors import GraphforgeError, JudgeError
 from graphforge.judge.view import Anchor
@@ -69,30 +70,48 @@ class ModelVerdict:
     evidence: str
 
 
+SCORE_LEVELS = (0, 0.25, 0.5, 0.75, 1)  # the scale a grammar-constrained server must answer on
+
+
+# The JSON schema offers the score as one of SCORE_LEVELS: a server that turns the schema into a decoding
+# grammar (llama.cpp) can then only answer on the scale, where a small model left free writes 2.5 or 7. A
+# server that does not enforce the schema is held to [0, 1] by validation (and the repair turn), so a
+# hosted model's 0.8 still counts. The docstring travels in the schema: keep it short.
 class LLMVerdict(BaseModel):
-    """What the chat model returns for one criterion and one deliverable."""
+    """One criterion's verdict for one deliverable."""
 
     model_config = ConfigDict(extra="ignore")
 
     score: float = Field(
         ge=0,
         le=1,
-        description="positive criterion: degree met in [0,1]; negative: 1 only if "
+        description="positive criterion: degree met (0, 0.25, 0.5, 0.75 or 1); negative: 1 only if "
         "the violation is evidenced in the deliverable, else 0",
+        json_schema_extra={"enum": list(SCORE_LEVELS)},
     )
     evidence: str = Field(description="quote or location in the deliverable that justifies the score")
 
 
-class CandidateVerdict(LLMVerdict):
-    candidate: int = Field(ge=1, description="the candidate's number as given in the prompt")
+@lru_cache(maxsize=16)
+def joint_verdict_model(n: int) -> type[BaseModel]:
+    """The answer for ``n`` candidates: one required key per candidate (``candidate_1`` .. ``candidate_n``),
+    each holding a verdict, so a decoding grammar makes the model grade every candidate exactly once.
 
+    Validation still accepts an answer that leaves a candidate out (the key defaults to None): the
+    candidates it did grade keep their verdicts and the others are asked alone.
+    """
+    keys = [f"candidate_{i}" for i in range(1, n + 1)]
 
-class JointVerdict(BaseModel):
-    """What the chat model returns for one criterion and K candidate deliverables of the same task."""
+    def every_candidate_required(schema: dict[str, Any]) -> None:
+        for key in keys:  # "verdict or null, default null" becomes "a verdict"
+            prop = schema["properties"][key]
+            schema["properties"][key] = next(o for o in prop["anyOf"] if o.get("type") != "null")
+        schema["required"] = keys
 
-    model_config = ConfigDict(extra="ignore")
-
-    verdicts: list[CandidateVerdict] = Field(description="one verdict per candidate, every candidate once")
+    fields: dict[str, Any] = {k: (LLMVerdict | None, None) for k in keys}
+    return create_model(  # type: ignore[call-overload,no-any-return]
+        f"JointVerdict{n}", __config__=ConfigDict(extra="ignore", json_schema_extra=every_candidate_required),
+        **fields)
 
 
 def scrub(text: str, secrets: Iterable[str] = ()) -> str:
@@ -163,12 +182,14 @@ def build_messages(criterion: CriterionSpec, excerpts: str | Sequence[tuple[str,
     for i, (where, excerpt) in enumerate(pairs, 1):
         label = f"Candidate {i} deliverable excerpt" if len(pairs) > 1 else "Deliverable excerpt"
         parts.append(f"{label}:\n" + fence(f"from: {where}\n{excerpt}", tag, limit=share, secrets=secrets))
+    verdict = '{"score": <0, 0.25, 0.5, 0.75 or 1>, "evidence": "<short justification>"}'
     if len(pairs) > 1:
+        keys = ", ".join(f'"candidate_{i}": {verdict if i == 1 else "{...}"}'
+                         for i in range(1, len(pairs) + 1))
         parts.append(f"Grade each of the {len(pairs)} candidates on its own, comparing them against the same "
-                     'criterion. Reply with {"verdicts": [{"candidate": <1..' + str(len(pairs)) +
-                     '>, "score": <number>, "evidence": "<short justification>"}, ...]}, one per candidate.')
+                     f"criterion. Reply with {{{keys}}}: one verdict per candidate.")
     else:
-        parts.append('Reply with {"score": <number>, "evidence": "<short justification>"}.')
+        parts.append(f"Reply with {verdict}.")
     return [("system", SYSTEM.format(tag=tag)), ("human", "\n\n".join(parts))]
 
 
@@ -196,16 +217,13 @@ def _verdicts(criterion: CriterionSpec, n: int, asked: Structured[Any], secrets:
 
     if n == 1:
         return [kept(asked.value)]
-    joint: JointVerdict = asked.value
-    graded = [v.candidate for v in joint.verdicts]
-    if sorted(graded) != list(range(1, n + 1)):
-        once = {v.candidate: kept(v) for v in joint.verdicts
-                if graded.count(v.candidate) == 1 and v.candidate <= n}
+    answered: dict[int, LLMVerdict] = {i: v for i in range(1, n + 1)
+                                       if (v := getattr(asked.value, f"candidate_{i}")) is not None}
+    if len(answered) < n:
         raise VerdictUnavailable(
-            [criterion.criterion_id], f"the joint answer graded candidates {sorted(graded)}, not each of "
-            f"1..{n} once", answered=True, partial=once)
-    by_candidate = {v.candidate: v for v in joint.verdicts}
-    return [kept(by_candidate[i]) for i in range(1, n + 1)]
+            [criterion.criterion_id], f"the joint answer graded candidates {sorted(answered)}, not each of "
+            f"1..{n} once", answered=True, partial={i: kept(v) for i, v in answered.items()})
+    return [kept(answered[i]) for i in range(1, n + 1)]
 
 
 async def aask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec,
@@ -224,7 +242,7 @@ async def aask_verdicts(llm: OpenAICompatibleChatModel, criterion: CriterionSpec
     secrets = _secrets_of(llm)
 
     async def once(shown: Sequence[tuple[str, str]]) -> list[ModelVerdict]:
-        schema: type[BaseModel] = LLMVerdict if len(shown) == 1 else JointVerdict
+        schema: type[BaseModel] = LLMVerdict if len(shown) == 1 else joint_verdict_model(len(shown))
         messages = build_messages(criterion, shown, anchors, anchored, secrets=secrets)
         try:
             asked = await aask_structured(llm, schema, messages, max_tokens=answer_cap(llm, len(shown)))

@@ -39,8 +39,8 @@ def constant(score: float, evidence: str = "scripted") -> object:
         k = _candidates(request)
         if k == 1:
             return json_answer({"score": score, "evidence": evidence})
-        return json_answer({"verdicts": [{"candidate": i, "score": score, "evidence": f"{evidence} {i}"}
-                                         for i in range(1, k + 1)]})
+        return json_answer({f"candidate_{i}": {"score": score, "evidence": f"{evidence} {i}"}
+                            for i in range(1, k + 1)})
     return answer
 
 
@@ -178,8 +178,8 @@ def test_k_candidates_of_one_query_are_judged_jointly(
     def reversed_order(request: RecordedRequest) -> Reply:
         # Answers listed in reverse order: verdicts must be matched by candidate number, not position.
         k = _candidates(request)
-        return json_answer({"verdicts": [{"candidate": i, "score": 0.1 * i, "evidence": f"cand {i}"}
-                                         for i in range(k, 0, -1)]})
+        return json_answer({f"candidate_{i}": {"score": 0.1 * i, "evidence": f"cand {i}"}
+                            for i in range(k, 0, -1)})
 
     scripted_llm.responder = reversed_order  # type: ignore[assignment]
     ledger: list[LLMCallRecord] = []
@@ -208,7 +208,7 @@ def test_a_joint_answer_that_skips_a_candidate_is_no_verdict(
     view = sample_view()
     runs = [_files(tmp_path, seed=0), _files(tmp_path, seed=1)]
     scripted_llm.responder = lambda r: json_answer(  # type: ignore[assignment]
-        {"verdicts": [{"candidate": 1, "score": 1, "evidence": "only one"}]})
+        {"candidate_1": {"score": 1, "evidence": "only one"}})
     with pytest.raises(VerdictUnavailable, match="not each of 1..2 once; asked one at a time, 1 of 1"):
         judge_candidates(view, [(tid, files) for files, tid in runs], JudgeArm.ANCHORED,
                          llm=scripted_chat_model)
@@ -222,7 +222,7 @@ def test_a_failed_joint_answer_is_asked_again_one_candidate_at_a_time(
 
     def weak(request: RecordedRequest) -> Reply:  # a weak model: grades one candidate, never two
         if _candidates(request) > 1:
-            return json_answer({"verdicts": [{"candidate": 2, "score": 1, "evidence": "only the second"}]})
+            return json_answer({"candidate_2": {"score": 1, "evidence": "only the second"}})
         return json_answer({"score": 0.7, "evidence": "alone"})
 
     scripted_llm.responder = weak  # type: ignore[assignment]
@@ -328,3 +328,22 @@ def test_a_verdict_answer_is_capped_at_what_the_verdicts_need(
     seen = len(scripted_llm.chat_requests)
     judge_candidates(view, [(tid, files) for files, tid in runs], JudgeArm.UNANCHORED, llm=capped)
     assert {r.body["max_tokens"] for r in scripted_llm.chat_requests[seen:]} == {300}  # never above the cap
+
+
+def test_the_schema_keeps_a_decoding_grammar_on_the_scale_and_every_candidate_graded_once(
+        tmp_path: Path, scripted_llm: ScriptedLLMServer,
+        scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    # llama.cpp turns the request's schema into a decoding grammar: the score must be offered as the
+    # scale's levels (SmolLM2 left free answered 2.5), and every candidate must be a required key.
+    view = sample_view()
+    runs = [_files(tmp_path, seed=0), _files(tmp_path, seed=1), _files(tmp_path, seed=2)]
+    scripted_llm.responder = constant(0.75)  # type: ignore[assignment]
+    judge_candidates(view, [(tid, files) for files, tid in runs], JudgeArm.ANCHORED, llm=scripted_chat_model)
+    request = scripted_llm.chat_requests[0]
+    body = request.body["response_format"]
+    schema = body.get("json_schema", {}).get("schema") or body.get("schema")
+    assert schema["required"] == ["candidate_1", "candidate_2", "candidate_3"]
+    verdict = next(iter(schema["$defs"].values()))
+    assert verdict["properties"]["score"]["enum"] == [0, 0.25, 0.5, 0.75, 1]
+    assert all("anyOf" not in schema["properties"][k] for k in schema["required"])  # no null allowed
+    assert '"candidate_3"' in request.last_message["content"]
