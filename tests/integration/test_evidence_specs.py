@@ -94,13 +94,14 @@ def test_browser_queries_return_what_they_claim(ctx: StageContext, tmp_path: Pat
         assert by_label["Span"]["locator"] and by_label["File"]["sha256"]
     assert seen == anchored
     first = spec.positive[0]
-    chains = ctx.graph.driver.execute_query(_browser("criterion_anchors").text, criterion_id=first.criterion_id,
+    chains = ctx.graph.driver.execute_query(_browser("criterion_anchors").text,
+                                            criterion_id=first.criterion_id,
                                             database_=ctx.graph.database).records
     facts = {}
     for record in chains:
         nodes = {next(iter(n.labels)): n for n in record["chain"].nodes}
         facts[nodes["Fact"]["fact_id"]] = (nodes["Fact"]["value"], nodes["Span"]["text"])
-        assert record["held"] is not None and record["held"].relationships[0]["role"] in {"core", "supporting",
-                                                                                            "confuser"}
+        held = record["held"]
+        assert held is not None and held.relationships[0]["role"] in {"core", "supporting", "confuser"}
     assert sorted(facts) == sorted(first.anchors)
     assert all(value in text for value, text in facts.values())

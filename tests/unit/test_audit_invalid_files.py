@@ -1,4 +1,5 @@
-"""Broken workspace files are not training data: the audit does not count them, but still matches their bytes."""
+"""Broken workspace files are not training data: the audit does not count them, but still matches their
+bytes."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphforge.errors import SourceFormatError
-from loaders.workspace import MAX_MANIFEST_BYTES, read_manifest, scan_workspace
+from loaders.workspace import MAX_MANIFEST_BYTES, scan_workspace
 from tests.support.hostile import (
     HOSTILE_KINDS,
     add_entry,
@@ -55,7 +55,8 @@ def test_every_hostile_entry_is_refused_with_its_reason(base: Path, secret: Path
     scan = as_unprivileged(_scan, str(root))
     # What reaches the graph and the report is valid Unicode (the root and abs_path stay the real bytes,
     # only used to open files).
-    shown = [scan["name"], scan["workspace_id"], scan["refused"], scan["skipped"], [c["path"] for c in scan["candidates"]]]
+    shown = [scan["name"], scan["workspace_id"], scan["refused"], scan["skipped"],
+             [c["path"] for c in scan["candidates"]]]
     json.dumps(shown, ensure_ascii=False).encode("utf-8")
     assert sorted(c["path"] for c in scan["candidates"]) == ["deep_json", "notes.md", "report.csv"]
     reasons = {path: reason for path, reason in scan["refused"]}
@@ -100,7 +101,8 @@ def _sparse_manifest(path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "make", "reason"),
     [
-        ("manifest.json", lambda p: p.write_text('{"files": ' + "[" * 200_000 + "]" * 200_000 + "}"), "nests"),
+        ("manifest.json", lambda p: p.write_text('{"files": ' + "[" * 200_000 + "]" * 200_000 + "}"),
+         "nests"),
         ("manifest.yaml", lambda p: p.write_text("".join("  " * i + "a:\n" for i in range(500))), "nests"),
         ("manifest.yaml", lambda p: p.write_text("files:\n" + "- " * 100_000 + "x\n"), "nests"),
         ("manifest.yml", lambda p: p.write_text("files: " + "[" * 100_000 + "]" * 100_000 + "\n"), "nests"),
@@ -163,7 +165,8 @@ manifest_bodies = st.one_of(
     st.integers(1, 3_000).map(lambda n: "[" * n + "]" * n),
     st.integers(1, 3_000).map(lambda n: '{"files": ' + "[" * n + "]" * n + "}"),
     st.integers(1, 2_000).map(lambda n: "".join("  " * i + "k:\n" for i in range(n))),
-    st.lists(st.text(max_size=300), max_size=20).map(lambda ps: json.dumps({"files": [{"path": p} for p in ps]})),
+    st.lists(st.text(max_size=300), max_size=20).map(
+        lambda ps: json.dumps({"files": [{"path": p} for p in ps]})),
     st.binary(max_size=500).map(lambda b: b.decode("latin-1")),
     st.just("a: &a [1,1]\nb: &b [*a,*a]\nfiles: [*b]\n"),
 )
@@ -178,7 +181,8 @@ def _fuzz_scan(root: str) -> dict[str, Any]:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(entries=st.lists(st.tuples(entry_kinds, names), min_size=1, max_size=8), body=manifest_bodies)
-def test_fuzz_generated_hostile_entries_never_stop_the_scan(entries: list[tuple[str, str]], body: str) -> None:
+def test_fuzz_generated_hostile_entries_never_stop_the_scan(entries: list[tuple[str, str]],
+                                                            body: str) -> None:
     base = open_tmp_dir("gf-fuzz-")
     try:
         root = base / "ws"
