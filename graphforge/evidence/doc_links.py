@@ -5,8 +5,9 @@ All matching is by hash keys (dicts of normalised text), so the cost grows linea
 - ``supersedes``: two files that are versions of one document (same name once dates, "draft"/"final",
   "as issued"/"amended" and version marks are removed), newer -> older;
 - ``reference``: a span that names another file of the workspace (file name or stem) or its title;
-- ``compare`` / ``reconcile``: the same requirement, definition, list item or status key in two files, equal
-  or restated differently; the same sentence carrying a different date (a moved deadline) reconciles;
+- ``compare`` / ``reconcile``: the same requirement, definition, list item, status, attribute or record key
+  in two files, equal or restated differently; the same sentence carrying a different date (a moved
+  deadline) reconciles;
 - ``interpret``: a dictionary definition of a term that names a column or measure used in another file.
 """
 
@@ -100,6 +101,12 @@ def _first_fact_per_file(facts: Sequence[FactRow], path_of: dict[str, str]) -> d
     return out
 
 
+def _row_key(f: FactRow) -> str:
+    """What names a record (its key) or an attribute (its key and column) across files."""
+    key = metric_key(f.entity or "")
+    return key if f.kind is FactKind.RECORD else f"{key} / {f.metric}"
+
+
 def _edge(src: FactRow, dst: FactRow, kind: DependencyKind, note: str) -> DependsOnRow:
     return DependsOnRow(src_fact_id=src.fact_id, dst_fact_id=dst.fact_id, kind=kind, note=note[:300])
 
@@ -190,6 +197,12 @@ def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> 
 
     # the same requirement / definition / list item / status in two files -----------------------------
     keyed: dict[tuple[str, str], dict[str, FactRow]] = defaultdict(dict)
+    # A record or attribute links two files only when its key names one row in each: "Legislative Branch"
+    # heads hundreds of budget rows, and pairing two of them says nothing.
+    rows_per_key: dict[tuple[str, str, str], int] = defaultdict(int)
+    for f in facts:
+        if f.kind in (FactKind.RECORD, FactKind.ATTRIBUTE) and f.entity and f.span_id in path_of:
+            rows_per_key[(path_of[f.span_id], f.kind.value, _row_key(f))] += 1
     for f in facts:
         path = path_of.get(f.span_id)
         if path is None:
@@ -200,6 +213,9 @@ def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> 
                 keyed[(f.kind.value, " ".join(words[:8]))].setdefault(path, f)
         elif f.kind in (FactKind.DEFINITION, FactKind.STATUS) and f.entity:
             keyed[(f.kind.value, metric_key(f.entity))].setdefault(path, f)
+        elif f.kind in (FactKind.RECORD, FactKind.ATTRIBUTE) and f.entity:
+            if rows_per_key[(path, f.kind.value, _row_key(f))] == 1:
+                keyed[(f.kind.value, _row_key(f))].setdefault(path, f)
         elif f.kind is FactKind.DATE and f.span_id in by_span:
             line = next((ln for ln in by_span[f.span_id].text.splitlines() if f.value in ln), "")
             for d in find_dates(line):  # every date on the line, so "moved from X to Y" keeps one key

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from graphforge.evidence.base import WorkspaceSpan, fact_id
 from graphforge.figures.dates import find_dates
+from graphforge.figures.numbers import parse_figure
 from graphforge.models.evidence import FactKind, FactRow
 
 NAME = "rule-based"
@@ -25,6 +26,8 @@ MAX_PER_FILE = {
     FactKind.DEFINITION: 200,
     FactKind.STATUS: 200,
     FactKind.METADATA: 6,
+    FactKind.ATTRIBUTE: 300,
+    FactKind.RECORD: 200,
 }
 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -67,6 +70,16 @@ _DESC_HEADER = re.compile(
 )
 _STATUS_HEADER = re.compile(
     r"\b(status|result|decision|outcome|resolution|pass/fail|disposition)\b", re.I
+)
+_NAME_COLUMN = re.compile(r"\b(name|title|entity|organi[sz]ation|company|program\w*|project|system|item|"
+                          r"file|url|requirement|term)\b", re.I)
+_CODE_COLUMN = re.compile(r"\b(code|id|number|no|fips|zip|phone|year)\b\.?", re.I)
+# Columns that state an attribute of the row's key: who owns or runs it, what kind it is, how often.
+_ATTRIBUTE_HEADER = re.compile(
+    r"\b(owner|office|agency|bureau|department|division|role|responsib\w*|lead|contact|point of contact|poc|"
+    r"type|kind|format|frequency|cadence|source|program\w*|classification|priority|level|location|state|"
+    r"sector|system|vendor|contractor|recipient|assignee|assigned to|manager|method)\b",
+    re.I,
 )
 _CODED = re.compile(r"^\s*q\d+", re.I)  # a questionnaire item's code leads the header
 _WORD = re.compile(r"[a-z0-9]+")
@@ -144,6 +157,7 @@ class _Collector:
         normalized: str | None = None,
         section: str = "",
         period: str | None = None,
+        metric: str | None = None,
     ) -> None:
         value = value.strip()
         if len(value) < 2 or value not in span.text:
@@ -153,7 +167,7 @@ class _Collector:
         self.counts[kind] = self.counts.get(kind, 0) + 1
         self.facts.append(
             FactRow(
-                fact_id=fact_id(span.span_id, value, kind.value, period, entity, NAME),
+                fact_id=fact_id(span.span_id, value, metric or kind.value, period, entity, NAME),
                 span_id=span.span_id,
                 statement=f"{statement} ({span.path}, {span.locator})"[:600],
                 value=value,
@@ -161,7 +175,7 @@ class _Collector:
                 unit=None,
                 scale=1.0,
                 entity=entity,
-                metric=kind.value,
+                metric=metric or kind.value,
                 period=period,
                 extractor=NAME,
                 kind=kind,
@@ -405,10 +419,21 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
     return out.facts
 
 
+def _cell_key(cell: str) -> str:
+    """A record cell as compared across files: a figure by its value, text by its normalised words."""
+    figure = parse_figure(cell)
+    return f"{figure.number:g}" if figure is not None else normalise_text(cell) or cell.strip()
+
+
 def table_facts(
     header: Sequence[str], rows: Sequence[tuple[WorkspaceSpan, Sequence[str], str]]
 ) -> list[FactRow]:
-    """Definitions (data dictionaries) and statuses (trackers) of one table, keyed by the header.
+    """Definitions (data dictionaries), statuses (trackers), attributes and records of one table, keyed by
+    the header.
+
+    An attribute is a short text cell under a column that says what it is ("Owner", "Frequency", "Type"):
+    "Owner of <key> is 'OCIO'". A record is the row itself, keyed by its first name-like cell, with every
+    header and cell in its normalised value, so the same record in two files can be compared cell by cell.
 
     Args:
         rows: (span, cell texts aligned with ``header``, location of the row such as "Data!A7").
@@ -423,6 +448,13 @@ def table_facts(
         if dictionary and _DESC_HEADER.search(h or "") and i not in names[:1] and not _CODED.match(h or "")
     ]
     statuses = [i for i, h in enumerate(header) if _STATUS_HEADER.search(h or "")]
+    attributes = [i for i, h in enumerate(header) if _ATTRIBUTE_HEADER.search(h or "") and i not in statuses
+                  and i not in descs and len(h or "") <= 60]
+    named = [i for i, h in enumerate(header) if (h or "").strip()]
+    # A record is named by its most specific name column: "Account Name" after "Agency Name" and "Bureau
+    # Name" in a budget export; codes and numbers never name one.
+    titled = [i for i, h in enumerate(header)
+              if _NAME_COLUMN.search(h or "") and not _CODE_COLUMN.search(h or "")]
     for span, cells, where in rows:
 
         def cell(i: int, cells: Sequence[str] = cells) -> str:
@@ -448,6 +480,34 @@ def table_facts(
                 f"{key} ({header[descs[0]]}): {text}",
                 entity=key,
                 normalized=normalise_text(text),
+                section=where,
+            )
+        record_col = next((i for i in reversed(titled) if cell(i) and parse_figure(cell(i)) is None), key_col)
+        record = cell(record_col) if record_col is not None else ""
+        if not record or parse_figure(record) is not None:
+            record, record_col = "", None
+        for a in attributes if record else ():
+            value = cell(a)
+            if a != record_col and 2 <= len(value) <= 80 and parse_figure(value) is None and value != record:
+                out.add(
+                    span,
+                    FactKind.ATTRIBUTE,
+                    value,
+                    f"{header[a]} of {record} is {value!r}",
+                    entity=record,
+                    normalized=normalise_text(value) or value.lower(),
+                    section=where,
+                    metric=normalise_text(header[a])[:80] or None,
+                )
+        filled = [(header[i], cell(i)) for i in named if cell(i)]
+        if record and len(named) >= 2 and len(filled) >= 2 and len(record) <= 120:
+            out.add(
+                span,
+                FactKind.RECORD,
+                record,
+                f"Record {record!r}: " + "; ".join(f"{h}: {c[:60]}" for h, c in filled[:8]),
+                entity=record,
+                normalized=" | ".join(f"{normalise_text(h)}={_cell_key(c)}" for h, c in filled),
                 section=where,
             )
         for s in statuses:
