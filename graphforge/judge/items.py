@@ -173,7 +173,44 @@ def verify_check(
                 continue
             return 1.0, f"states the superseded value as current: {line.text[:160]!r}", line.footprint
         return 0.0, "the superseded value is not stated as current", frozenset()
+    if criterion.check == "invented":
+        return _invented(criterion, anchors, view, doc)
     return 0.0, f"unknown check {criterion.check!r}", frozenset()
+
+
+MIN_ENTRY_WORDS = 4  # a row or list entry shorter than this is a heading, a total or a note, not an item
+
+
+def _invented(criterion: CriterionSpec, anchors: list[Anchor], view: JudgeView,
+              doc: Document) -> tuple[float, str, Footprint]:
+    """Set coverage, negative: an entry of the named part that states none of the anchored source items."""
+    if not anchors:
+        return 0.0, "no source items to compare the entries with", frozenset()
+    name, part = criterion.target_deliverable, criterion.expected or ""
+    from graphforge.judge.verifiers import _TO_THE_GRADER
+
+    entries = [Line(kept, line.where, line.footprint) for line in _entries(doc, part, name)
+               if not _TO_THE_GRADER.search(line.text)
+               and len(_words(kept := strip_file_names(line.text, view.paths))) >= MIN_ENTRY_WORDS]
+    pool = [(_expected_text(criterion, [a]), _scales([a])) for a in anchors]
+    kind = criterion.fact_kind
+    invented = [e for e in entries
+                if not any(_states(e.text, kind, text, number, None, criterion.tolerance, scales)
+                           for (text, number, _), scales in pool)]
+    if not invented:
+        return 0.0, f"each of the {len(entries)} entries of {part!r} states a source item", frozenset()
+    shown = "; ".join(repr(e.text[:80]) for e in invented[:3])
+    return (1.0, f"{len(invented)} of {len(entries)} entries of {part!r} state no source item: {shown}",
+            frozenset(i for e in invented for i in e.footprint))
+
+
+def _entries(doc: Document, part: str, name: str) -> list[Line]:
+    """The rows of a sheet (its header row left out) or the lines of a section named ``part``."""
+    if isinstance(doc, Workbook):
+        sheet = doc.evaluator.sheet_name(part) or (doc.order[0] if len(doc.order) == 1 else None)
+        return sheet_lines(doc, sheet, name)[1:] if sheet is not None else []
+    section = doc.section(part)
+    return section_lines(section, name) if section is not None else []
 
 
 def _find_part(doc: Document, part: str, name: str) -> Footprint:

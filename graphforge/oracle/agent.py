@@ -20,7 +20,7 @@ from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.base import stable_hash
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 from graphforge.models.trajectory import DeliverableFile, FunctionCall, Message, ToolCall, Trajectory
-from graphforge.oracle.family import FamilyPlan
+from graphforge.oracle.family import INVENTED_ENTRY, FamilyPlan
 from graphforge.oracle.family import write as write_family
 from graphforge.oracle.solve import Answer, input_of, solve
 from graphforge.oracle.writers import Plan, fmt_number, short, write_report, write_workbook
@@ -242,7 +242,11 @@ def family_plan(view: JudgeView, inject: list[InjectKind]) -> tuple[FamilyPlan, 
         if hit is not None:
             fplan.stale_item = hit.criterion_id
             notes.append(f"superseded value written as current for {hit.criterion_id}")
-        else:
+        invented = next((c for c in view.spec.criteria if c.check == "invented"), None)
+        if invented is not None:
+            fplan.invented_entry = INVENTED_ENTRY
+            notes.append(f"an entry no source states added for {invented.criterion_id}")
+        if hit is None and invented is None:
             notes.append("no superseded value to confuse with in this spec")
     if InjectKind.BROKEN_CITATION in inject:
         fplan.fake_sources = True

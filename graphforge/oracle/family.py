@@ -36,6 +36,11 @@ class FamilyPlan:
     fake_sources: bool = False
     skip_part: str | None = None
     injection_line: bool = False
+    invented_entry: str | None = None  # an entry no source states, added to the list the spec asks for
+
+
+# What the confuser injection adds to a list whose entries must come from the sources.
+INVENTED_ENTRY = "Every contractor employee shall complete quarterly ethics training before badge renewal."
 
 
 def _source(a: Anchor, fake: bool) -> str:
@@ -87,6 +92,9 @@ def rows_for(view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> list[Row]
         if plan.stale_item == c.criterion_id and old is not None:
             value, earlier = old.value, ""
         rows.append(Row(_label(c), value, _source(a, plan.fake_sources), earlier, earlier_source))
+    if plan.invented_entry and any(c.check == "invented" and c.target_deliverable == d.name
+                                   for c in view.spec.criteria):
+        rows.append(Row("Additional requirement", plan.invented_entry, "internal guidance"))
     return rows
 
 

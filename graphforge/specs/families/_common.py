@@ -205,6 +205,28 @@ class SpecBuilder:
             label=label_of(new),
         )
 
+    def invented(self, pool: Sequence[GraphFact], d: DeliverableSpec, part: str, what: str) -> None:
+        """Negative, set coverage: an entry of ``part`` states none of the source items (``pool``: every
+        item the sources hold, not only the ones the positives ask for, so a complete list is no violation).
+        """
+        kinds = {f.kind for f in pool}
+        self._add(
+            polarity=Polarity.NEGATIVE,
+            kind=CriterionKind.STRUCTURE,
+            weight=1.0,
+            requirement=f"{d.name} lists, under {part!r}, {what} that none of the source documents states",
+            target_deliverable=d.name,
+            target_location=part,
+            expected=part,
+            verification=(
+                f"Violation when a row or list entry of {part!r} in {d.name} states none of the anchored "
+                f"source items (compared by content words, not wording)."
+            ),
+            anchors=[f.fact_id for f in pool],
+            check="invented",
+            fact_kind=next(iter(kinds)) if len(kinds) == 1 else None,
+        )
+
     def spec(self, statement: str, reason: str) -> TaskSpec:
         # Each negative weighs at least NEGATIVE_SHARE of the positives the spec ends up with (a stale
         # criterion added before the citation and layout ones was weighed against fewer).

@@ -7,13 +7,14 @@ from graphforge.specs.families import Family, FamilyInput
 from graphforge.specs.families._common import SpecBuilder, base_name, request, short, slug, spread, trusted
 
 MAX_ITEMS = 6
+MAX_POOL = 150  # source requirements a checklist entry may match (the extractor keeps 150 per file)
 
 
 def build(inp: FamilyInput) -> TaskSpec | None:
     facts = {f.fact_id: f for f in inp.graph.facts}
     for row in inp.rows:
-        reqs = [facts[i] for i in row["requirements"] if i in facts and trusted(facts[i])]
-        reqs = [r for r in reqs if 6 <= len((r.normalized or "").split()) <= 45]
+        stated = [facts[i] for i in row["requirements"] if i in facts and trusted(facts[i])]
+        reqs = [r for r in stated if 6 <= len((r.normalized or "").split()) <= 45]
         chosen = spread(reqs, MAX_ITEMS, per_file=MAX_ITEMS)
         if len(chosen) < 4:
             continue
@@ -35,6 +36,8 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             )
         b.cites(chosen, book)
         b.layout(book, "Checklist", chosen)
+        # Every requirement the sources state may be listed; one they do not state may not.
+        b.invented(stated[:MAX_POOL], book, "Checklist", "a requirement")
         sections = sorted({short(r.section, 70) for r in chosen if r.section})
         statement = request(
             occupation=inp.seed.occupation,
