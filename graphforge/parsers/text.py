@@ -7,6 +7,7 @@ start of their line, markdown keeps its own, and table rows are tab-separated li
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -28,6 +29,10 @@ from graphforge.parsers.detect import delimiter_of
 _HEADING_RE = re.compile(r"^#{1,6}\s")
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 _CELL_BREAK_RE = re.compile(r"\s*[\t\r\n]+\s*")
+# An HTML block inside Markdown: a line opening a block-level tag (up to three spaces of indentation).
+_HTML_BLOCK_RE = re.compile(r"^ {0,3}<(table|ul|ol|dl|div|p|h[1-6]|blockquote|section|article|figure)\b",
+                            re.I)
+_INLINE_TAG_RE = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
 _BLOCK_TAGS = (
     "h1",
     "h2",
@@ -133,12 +138,42 @@ def _row_locator(number: int, width: int) -> Callable[[int, int], str]:
     return locator
 
 
-def parse_markdown(path: Path, limits: ParseLimits) -> Extracted:
-    sections: list[list[str]] = [[]]
+def _markdown_lines(text: str) -> list[tuple[str, bool]]:
+    """Markdown lines with its embedded HTML blocks rendered as the HTML reader renders a page: published
+    reports mix ``<ul><li><strong>..`` and ``<table>`` blocks into Markdown, and their tags and entities
+    (``&#39;``) are markup, not content. A block runs from a line opening a block tag to the line that
+    closes it (CommonMark's rule, ended at a blank line, would cut tables written with blank lines). Each
+    line comes with whether it sits in a code fence (kept verbatim there)."""
+    lines = text.splitlines()
+    out: list[tuple[str, bool]] = []
     fenced = False
-    for line in read_text(path).splitlines():
+    i = 0
+    while i < len(lines):
+        line = lines[i]
         if _FENCE_RE.match(line):
             fenced = not fenced
+        opened = None if fenced else _HTML_BLOCK_RE.match(line)
+        if opened is None:
+            bare = not fenced and ("<" in line or "&" in line)
+            out.append((html.unescape(_INLINE_TAG_RE.sub("", line)) if bare else line, fenced))
+            i += 1
+            continue
+        tag = opened.group(1).lower()
+        block, depth = [], 0
+        while i < len(lines):
+            block.append(lines[i])
+            depth += (len(re.findall(rf"<{tag}\b", lines[i], re.I))
+                      - len(re.findall(rf"</{tag}\s*>", lines[i], re.I)))
+            i += 1
+            if depth <= 0:
+                break
+        out += [(rendered, False) for section in _html_sections("\n".join(block)) for rendered in section]
+    return out
+
+
+def parse_markdown(path: Path, limits: ParseLimits) -> Extracted:
+    sections: list[list[str]] = [[]]
+    for line, fenced in _markdown_lines(read_text(path)):
         # A heading outside a code fence opens a new section; headings stay with their section's text.
         if not fenced and _HEADING_RE.match(line) and any(s.strip() for s in sections[-1]):
             sections.append([])
@@ -174,8 +209,6 @@ def parse_json(path: Path, limits: ParseLimits) -> Extracted:
 
 
 def parse_html(path: Path, limits: ParseLimits) -> Extracted:
-    from bs4 import BeautifulSoup, Tag
-
     data = path.read_bytes()
     try:
         markup: str | bytes = data.decode("utf-8-sig")
@@ -183,6 +216,16 @@ def parse_html(path: Path, limits: ParseLimits) -> Extracted:
         # Not UTF-8: bs4 honours the page's BOM or <meta charset> (windows-1251, Shift_JIS, ...) before
         # guessing; a UTF-8 page is taken as such even when its meta tag claims otherwise.
         markup = data
+    spans = _sections(["\n".join(s) for s in _html_sections(markup)], limits)
+    _check_spans(spans, limits, "HTML page")
+    return Extracted(spans=spans)
+
+
+def _html_sections(markup: str | bytes) -> list[list[str]]:
+    """The lines of an HTML page or fragment, one list per heading: a heading as ``## Title``, a table
+    row as tab-separated cells, a list item as ``- item``, any other block as its text."""
+    from bs4 import BeautifulSoup, Tag
+
     # lxml's HTML parser never expands DTD entities, so entity bombs have no effect here.
     soup = BeautifulSoup(markup, "lxml")
     for tag in soup(["script", "style", "noscript", "template", "head"]):
@@ -192,22 +235,25 @@ def parse_html(path: Path, limits: ParseLimits) -> Extracted:
     for el in root.find_all(_BLOCK_TAGS):
         if not isinstance(el, Tag) or el.find_parent(_BLOCK_TAGS) is not None:
             continue  # nested block: its text is already part of the enclosing one
+        if el.name == "li":
+            for sub in el.find_all(["ul", "ol"]):
+                sub.extract()  # a nested list's items come next as items of their own, not in this one
         if el.name == "tr":
             text = "\t".join(_cell(c.get_text(" ", strip=True)) for c in el.find_all(["td", "th"]))
         else:
-            text = el.get_text(" ", strip=True)
+            text = " ".join(el.get_text(" ", strip=True).split())
         if el.name in _HEADINGS:
             if any(sections[-1]):
                 sections.append([])
-            text = "#" * int(el.name[1]) + " " + " ".join(text.split()) if text else ""
+            text = "#" * int(el.name[1]) + " " + text if text else ""
+        elif el.name == "li" and text:
+            text = "- " + text
         if text:
             sections[-1].append(text)
     if not any(sections[-1]) and len(sections) == 1:
         # No block markup at all (text in bare <div>s): fall back to the page's visible text.
         sections = [[line for line in root.get_text("\n", strip=True).splitlines()]]
-    spans = _sections(["\n".join(s) for s in sections], limits)
-    _check_spans(spans, limits, "HTML page")
-    return Extracted(spans=spans)
+    return sections
 
 
 def _sections(texts: list[str], limits: ParseLimits) -> list[ParsedSpan]:

@@ -421,3 +421,34 @@ def test_pdf_with_padding_after_its_trailer_is_read_not_called_truncated(tmp_pat
     path = tmp_path / "downloaded.pdf"
     path.write_bytes(buf.getvalue() + b"\x00" * 8192)  # what some servers and downloaders append
     assert "Revenue 1,340" in _spans(path)["page=1"]
+
+
+def test_html_blocks_inside_markdown_read_as_the_page_would(tmp_path: Path) -> None:
+    # Published reports mix HTML lists and tables into Markdown; tags and entities are markup, nested list
+    # items are items of their own, table rows are tab-separated, and a fenced block stays verbatim.
+    path = tmp_path / "summary.md"
+    path.write_text(
+        "## Findings\n"
+        "Other findings include:\n\n"
+        '<ul class="spacer">\n'
+        "  <li><p><strong>Conformance gaps:</strong> the entities&#39; top pages are not conformant:</p>\n"
+        "    <ul>\n      <li>23% of public internet pages</li>\n      <li>20% of intranet pages</li>\n"
+        "    </ul>\n  </li>\n"
+        "  <li><strong>Testing capacity:</strong> half lacked resources.</li>\n</ul>\n\n"
+        "   <table>\n      <tr><th>Entity</th><th>Streams</th></tr>\n\n"
+        "      <tr>\n          <td>DOI — ONRR</td>\n          <td>Royalties</td>\n      </tr>\n"
+        "   </table>\n\n"
+        "Inline <em>emphasis</em> &amp; an entity.\n"
+        "```html\n<li>kept as code</li>\n```\n",
+        encoding="utf-8",
+    )
+    parsed = parse_file(path)
+    text = "\n".join(s.text for s in parsed.spans)
+    assert "<" not in text.replace("<li>kept as code</li>", "") and "&#39;" not in text
+    lines = text.splitlines()
+    assert "- Conformance gaps: the entities' top pages are not conformant:" in lines
+    assert "- 23% of public internet pages" in lines and "- 20% of intranet pages" in lines
+    assert "- Testing capacity: half lacked resources." in lines
+    assert "Entity\tStreams" in lines and "DOI — ONRR\tRoyalties" in lines
+    assert "Inline emphasis & an entity." in lines
+    assert "<li>kept as code</li>" in lines
