@@ -83,3 +83,39 @@ def test_spec_checks_find_leaks_and_unrecoverable_values_and_revision_fixes_them
     # A patch that changes nothing in the statement keeps its hash (the rollout can be reused).
     same, changed2 = apply_patch(spec, RevisionPatch(), "rule-based")
     assert changed2 == [] and same.statement_hash == spec.statement_hash
+
+
+def test_oracle_answers_equal_what_this_test_computes_from_the_source_spans(tmp_path: Path) -> None:
+    # Expectations written here from the spans themselves ("$12,450.00" in the ledger, "11,980.50" in the
+    # bank statement), not by the judge's parser or evaluator: the difference is 469.50.
+    invoiced, paid = 12_450.00, 11_980.50
+    view = sample_view()
+    files = {d.name: Path(d.path) for d in run_oracle(view, view.paths, tmp_path).trajectory.deliverables}
+    book = openpyxl.load_workbook(files[XLSX])
+
+    def cell(ref: str) -> object:
+        sheet, _, addr = ref.partition("!")
+        return book[sheet][addr].value
+
+    def evaluate(ref: str) -> float:
+        """Only what the oracle writes: a number, a reference, or references joined by + and -."""
+        value = cell(ref)
+        if isinstance(value, (int, float)):
+            return float(value)
+        assert isinstance(value, str) and value.startswith("="), (ref, value)
+        total, sign = 0.0, 1.0
+        for token in value[1:].replace("-", " - ").replace("+", " + ").split():
+            if token in "+-":
+                sign = -1.0 if token == "-" else 1.0
+            else:
+                total += sign * evaluate(token if "!" in token else f"{sheet_of(ref)}!{token}")
+        return total
+
+    def sheet_of(ref: str) -> str:
+        return ref.partition("!")[0]
+
+    assert evaluate("Summary!B4") == invoiced - paid == 469.50
+    assert evaluate("Summary!B5") == invoiced
+    memo = files[MD].read_text(encoding="utf-8")
+    assert "Bank payments to ACME Corp: 11,980.50" in memo
+    assert "13,000" not in memo  # the superseded draft total is never written
