@@ -7,7 +7,9 @@ shown under a short id (S1, S2, ...) with its file and location, and every fact 
 from, so a fact is checked against exactly that span. ``max_batch_spans=1`` is the old one-call-per-span
 reading (the benchmark's baseline).
 
-The derive edges come from the same linker as on the rule-based path: the table reader finds which
+Facts that are not figures (requirements, dates, definitions, list items, statuses, attributes, records,
+metadata) come from the rule-based structure reader on both paths. The derive edges come from the same
+linker as on the rule-based path: the table reader finds which
 figures are totals of which, and those edges are carried over to the model's facts that read the same
 value text in the same span.
 """
@@ -24,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge.evidence.base import Extraction, RejectedFact, WorkspaceSpan, fact_id, verify
 from graphforge.figures.numbers import parse_value
-from graphforge.models.evidence import DependsOnRow, FactRow
+from graphforge.models.evidence import DependsOnRow, FactKind, FactRow
 from graphforge.settings import GraphforgeSettings
 
 SYSTEM = (
@@ -215,6 +217,12 @@ class LLMExtractor:
             self.fallback_facts += len(taken)
             extraction.facts.extend(taken)
             extraction.capped |= rules[0].capped
+        # Facts read from structure (requirements, dates, definitions, list items, statuses, attributes,
+        # records, document metadata) come from the same reader on both paths, labelled "rule-based": the
+        # model reads the figures, so a text-only workspace compiles the same families either way.
+        have = {f.fact_id for f in extraction.facts}
+        extraction.facts.extend(f for f in rules[0].facts
+                                if f.kind is not FactKind.QUANTITY and f.fact_id not in have)
         return extraction, derive_edges(extraction.facts, rules)
 
 

@@ -135,3 +135,23 @@ def test_a_batch_the_model_reads_nothing_from_gets_the_rule_based_facts_labelled
                        "bb:row=2": ("9100", "rule-based")}
     assert extractor.fallback_batches == extractor.fallback_facts == 1
     assert [r.span_id for r in extraction.rejected] == ["bb:row=2"]  # the failure is still recorded
+
+
+def test_facts_read_from_structure_are_the_same_on_the_chat_model_path(
+        scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel) -> None:
+    # The model reads the figure; the requirement and its deadline come from the structure reader, as on
+    # the rule-based path, so a policy workspace compiles the same families with either extractor.
+    spans = [
+        WorkspaceSpan(span_id="pp:section=1", file_sha256="pp", locator="section=1", kind="section",
+                      ordinal=0, path="policy.md",
+                      text="## 3.2 Reporting\nThe contractor shall submit the final report to the "
+                           "Contracting Officer no later than March 31, 2025.\n"
+                           "Total program cost in FY 2024 was $4,200."),
+    ]
+    scripted_llm.push(json_answer({"facts": [
+        {"span": "S1", "value": "$4,200", "metric": "program cost", "period": "FY2024", "unit": "USD"}]}))
+    extraction, _ = build(spans, LLMExtractor(scripted_chat_model))
+    kinds = {(f.kind.value, f.extractor) for f in extraction.facts}
+    assert ("quantity", f"llm:{scripted_chat_model.model}") in kinds
+    assert {("requirement", "rule-based"), ("date", "rule-based")} <= kinds, kinds
+    assert not any(f.kind.value == "quantity" and f.extractor == "rule-based" for f in extraction.facts)
