@@ -37,6 +37,7 @@ _NUMBERED_HEADING = re.compile(
     r"(?P<title>[A-Z][^.!?]{2,80})$",
     re.I,
 )
+_FOOTNOTE_TITLE = re.compile(r"[“”\"]|…|\bhttps?://|\bpp?\.\s*\d")
 _BULLET = re.compile(r"^\s*(?:[-*•▪◦·]|\d{1,2}[.)]|[a-z][.)]|\([a-z0-9]{1,3}\))\s+(?P<item>\S.{2,240})$")
 _MODAL = re.compile(
     r"\b(?P<modal>shall(?: not)?|must(?: not)?|is required to|are required to|will be required to|"
@@ -118,6 +119,11 @@ def heading_of(line: str) -> tuple[int, str] | None:
     m = _NUMBERED_HEADING.match(line)
     if m and len(line) <= 100 and not _MODAL.search(line) and not line.rstrip().endswith((",", ";")):
         num = m.group("num")
+        # "2015 USEITI Executive Summary" opens with a year, and '7 Meeting, “Decisions,…' is a footnote
+        # (a number, then a quotation, an ellipsis or a page reference): neither is a numbered section.
+        title = m.group("title")
+        if re.fullmatch(r"(?:19|20)\d{2}", num) or _FOOTNOTE_TITLE.search(title) or not title[0].isupper():
+            return None  # "33 states produce oil, gas, or coal": a wrapped sentence opening with a count
         return 1 + num.count("."), line.strip()
     return None
 
@@ -283,12 +289,32 @@ def _subject(sentence: str, at: int) -> str | None:
     return text or None
 
 
+def _line_shape(line: str) -> str:
+    """A line with its digits removed: a running header or footer keeps its shape from page to page."""
+    return " ".join(re.sub(r"\d+", "#", line).split()).lower()
+
+
+def running_lines(spans: Sequence[WorkspaceSpan]) -> frozenset[str]:
+    """Shapes of the lines a file repeats on many pages (running headers and footers, "2015 USEITI
+    Executive Summary — Extractive Revenue Appendix 7"): they are page furniture, never section titles."""
+    pages = [s for s in spans if s.locator.startswith("page=")]
+    if len(pages) < 3:
+        return frozenset()
+    seen: dict[str, int] = {}
+    for page in pages:
+        for shape in {_line_shape(ln) for ln in page.text.splitlines() if ln.strip()}:
+            seen[shape] = seen.get(shape, 0) + 1
+    least = max(3, len(pages) // 4)
+    return frozenset(shape for shape, count in seen.items() if count >= least)
+
+
 def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
     """Dates, requirements, definitions, list items and metadata of one file's text spans (in file order)."""
     out = _Collector()
     trail = _Trail([])
     title_done = False
     lead_in: str | None = None
+    furniture = running_lines(spans)
     for n, span in enumerate(spans):
         lines = span.text.splitlines()
         for i, raw in enumerate(lines):
@@ -320,7 +346,7 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
             if not title_done and n == 0 and i < 12 and (front := _YAML_KEY.match(line)):
                 title_done = _title(out, span, front.group("t"), _place(span, trail))  # front matter's title
                 continue
-            heading = heading_of(line)
+            heading = heading_of(line) if _line_shape(line) not in furniture else None
             if heading is not None:
                 level, text = heading
                 trail.push(level, text)

@@ -70,3 +70,4 @@ def test_a_record_in_two_files_links_only_when_its_key_names_one_row_in_each() -
     assert all(e.note for e in edges)
     # The two files are versions of one inventory (their names differ by the year): 2024 supersedes 2023.
     assert any(e.kind is DependencyKind.SUPERSEDES for e in edges)
+
