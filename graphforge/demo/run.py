@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from rich.console import Console
@@ -26,6 +26,7 @@ from graphforge.demo.sample.broken_files import BrokenFiles, generate_broken_fil
 from graphforge.demo.sample.workspace import SampleWorkspace, generate_sample_workspace
 from graphforge.eval import elo, winrate
 from graphforge.models.judge import JudgeArm
+from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.oracle import InjectKind
 from graphforge.pipeline import run_stage
 from graphforge.settings import GraphforgeSettings
@@ -102,6 +103,7 @@ class DemoState:
     sample: SampleWorkspace | None = None  # generate sample workspace
     broken: BrokenFiles | None = None  # generate broken files
     spec_ids: list[str] = field(default_factory=list)  # compile specs
+    correct_ids: list[str] = field(default_factory=list)  # oracle rollout (correct)
     admitted: admit_trajectories.AdmitTrajectoriesResult | None = None  # admit
     sensitivity: judge_sensitivity.JudgeSensitivityResult | None = None  # judge sensitivity
     sensitivity_llm: judge_sensitivity.JudgeSensitivityResult | None = None  # judge sensitivity (chat model)
@@ -220,7 +222,9 @@ def _compile_specs(s: DemoState) -> None:
 
 def _oracle_rollout(s: DemoState, inject: list[InjectKind]) -> None:
     for spec_id in s.spec_ids:
-        rollout_oracle.run(s.ctx, rollout_oracle.RolloutOracleParams(spec_id=spec_id, inject=inject))
+        out = rollout_oracle.run(s.ctx, rollout_oracle.RolloutOracleParams(spec_id=spec_id, inject=inject))
+        if not inject:
+            s.correct_ids.append(out.trajectory_id)
 
 
 def _revise_specs(s: DemoState) -> revise_specs.ReviseSpecsResult:
@@ -243,9 +247,21 @@ def _judge_sensitivity(s: DemoState) -> None:
         return
     # With a chat model: the deterministic verifiers' table, and beside it the anchored chat-model judge's
     # on a sample (each perturbed copy costs one call per criterion): one trajectory, two cases per kind.
-    s.sensitivity = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams(use_llm=False))
+    # A weak chat model may admit nothing; the study then perturbs the correct oracle rollouts (their
+    # deliverables are right by construction), and says so.
+    chosen: dict[str, Any] = {}
+    note = ""
+    if s.admitted is not None and not s.admitted.funnel.admitted:
+        chosen = {"trajectory_ids": s.correct_ids, "statuses": [st.value for st in TrajectoryStatus]}
+        note = "Nothing was admitted: the study perturbs the correct oracle rollouts instead.\n\n"
+    s.sensitivity = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams(use_llm=False,
+                                                                                          **chosen))
     s.sensitivity_llm = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams(
-        arms=[JudgeArm.ANCHORED], max_trajectories=1, max_cases_per_kind=2, report="sensitivity-llm"))
+        arms=[JudgeArm.ANCHORED], max_trajectories=1, max_cases_per_kind=2, report="sensitivity-llm",
+        **chosen))
+    if note:
+        s.sensitivity = s.sensitivity.model_copy(update={"table": note + s.sensitivity.table})
+        s.sensitivity_llm = s.sensitivity_llm.model_copy(update={"table": note + s.sensitivity_llm.table})
 
 
 # ---- 9. Contamination audit against the bundled benchmark sample --------------------------------
