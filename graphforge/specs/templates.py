@@ -429,6 +429,8 @@ def _summary_sheet(d: _Draft, compare: Sequence[GraphEdge], reconcile: Sequence[
         a, b = sorted((facts[e.src_fact_id], facts[e.dst_fact_id]), key=_rank)
         if _key(a) in seen or a.unit == "%" or len(summary_rows) == MAX_ROWS:
             continue
+        if not a.value_num:
+            continue  # two files agreeing on a zero (an account with no budget authority) checks nothing
         seen.add(_key(a))
         r = len(summary_rows) + 2
         prev_key = (a.metric or "", (a.entity or "").lower(), _previous(a.period) or "")
