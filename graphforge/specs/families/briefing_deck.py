@@ -17,13 +17,30 @@ from graphforge.specs.families._common import (
 MAX_FIGURES = 5
 
 
+_FUNCTION_WORDS = frozenset("a an the of by for to in on at and or there were was is are that which who "
+                            "conducted reported according".split())
+
+
+def _names_something(entity: str) -> bool:
+    """An entity a slide can name: mostly capitalised words ("Federal Offshore Alaska", "Treasury"), not the
+    words a sentence happened to have before its figure ("conducted by the us census there were")."""
+    words = entity.split()
+    if words and words[0].lower() == "the":
+        words = words[1:]  # "the Gulf of Mexico"
+    content = [w for w in words if w.lower() not in _FUNCTION_WORDS]
+    if not content or words[0].lower() in _FUNCTION_WORDS or words[-1].lower() in _FUNCTION_WORDS:
+        return False
+    return sum(w[0].isupper() or w[0].isdigit() for w in content) >= 0.6 * len(content)
+
+
 def build(inp: FamilyInput) -> TaskSpec | None:
     facts = {f.fact_id: f for f in inp.graph.facts}
     figures = [
         facts[r["fact_id"]] for r in inp.rows if r["fact_id"] in facts and trusted(facts[r["fact_id"]])
     ]
     # A figure a reader can recognise: it names its measure and who or when it is about.
-    figures = [f for f in figures if plausible(f) and (f.entity or f.period) and len(label_of(f)) <= 90]
+    figures = [f for f in figures if plausible(f) and (f.entity or f.period) and len(label_of(f)) <= 90
+               and (not f.entity or _names_something(f.entity))]
     supported = {r["fact_id"] for r in inp.rows if r.get("support")}
     chosen = spread([f for f in figures if f.fact_id in supported], MAX_FIGURES, per_file=2)
     for f in spread(figures, MAX_FIGURES * 2, per_file=2):
