@@ -246,7 +246,8 @@ def _judge_sensitivity(s: DemoState) -> None:
         s.sensitivity = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams())
         return
     # With a chat model: the deterministic verifiers' table, and beside it the anchored chat-model judge's
-    # on a sample (each perturbed copy costs one call per criterion): one trajectory, two cases per kind.
+    # on a sample (each perturbed copy costs one call per criterion, about 40 s each with the bundled local
+    # model on two cores): one trajectory, one case per kind.
     # A weak chat model may admit nothing; the study then perturbs the correct oracle rollouts (their
     # deliverables are right by construction), and says so.
     chosen: dict[str, Any] = {}
@@ -257,7 +258,7 @@ def _judge_sensitivity(s: DemoState) -> None:
     s.sensitivity = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams(use_llm=False,
                                                                                           **chosen))
     s.sensitivity_llm = judge_sensitivity.run(s.ctx, judge_sensitivity.JudgeSensitivityParams(
-        arms=[JudgeArm.ANCHORED], max_trajectories=1, max_cases_per_kind=2, report="sensitivity-llm",
+        arms=[JudgeArm.ANCHORED], max_trajectories=1, max_cases_per_kind=1, report="sensitivity-llm",
         **chosen))
     if note:
         s.sensitivity = s.sensitivity.model_copy(update={"table": note + s.sensitivity.table})
