@@ -165,6 +165,18 @@ def test_structured_output_uses_json_schema(
     assert set(fmt["json_schema"]["schema"]["properties"]) == {"criterion_id", "score", "evidence"}
 
 
+def test_raw_line_breaks_inside_answer_strings_are_read_not_refused(
+    scripted_llm: ScriptedLLMServer, scripted_chat_model: OpenAICompatibleChatModel
+) -> None:
+    # A grammar-constrained server lets a model write a raw newline or tab inside a JSON string (SmolLM2's
+    # evidence did); strict JSON refuses it, and every such verdict was lost after a useless repair turn.
+    raw = '{"criterion_id": "s/c1", "score": 0.5, "evidence": "B4 holds\n1,250\tper the ledger"}'
+    scripted_llm.push(text(raw))
+    verdict = scripted_chat_model.with_structured_output(Verdict).invoke("Judge c1.")
+    assert verdict == Verdict(criterion_id="s/c1", score=0.5, evidence="B4 holds\n1,250\tper the ledger")
+    assert len(scripted_llm.chat_requests) == 1  # no repair turn
+
+
 # What llama-cpp-python 0.3.x answers to response_format json_schema (measured on the real server).
 LLAMA_CPP_REFUSAL = (
     "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
