@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from graphforge.evidence.base import WorkspaceSpan, fact_id
 from graphforge.figures.dates import find_dates
-from graphforge.figures.numbers import parse_figure
+from graphforge.figures.numbers import is_total_label, parse_figure
 from graphforge.models.evidence import FactKind, FactRow
 
 NAME = "rule-based"
@@ -72,8 +72,9 @@ _DESC_HEADER = re.compile(
 _STATUS_HEADER = re.compile(
     r"\b(status|result|decision|outcome|resolution|pass/fail|disposition)\b", re.I
 )
-_NAME_COLUMN = re.compile(r"\b(name|title|entity|organi[sz]ation|company|program\w*|project|system|item|"
-                          r"file|url|requirement|term)\b", re.I)
+_NAME_COLUMN = re.compile(r"\b(name|title|entity|organi[sz]ation|company|account|program\w*|project|system|"
+                          r"item|file|url|requirement|term)\b", re.I)
+_COLUMN_NAME = re.compile(r"^(?![/-])(?=.*[A-Za-z0-9])[^:]*$")  # not "/path", "--" or a "Label:" cell
 _CODE_COLUMN = re.compile(r"\b(code|id|number|no|fips|zip|phone|year)\b\.?", re.I)
 # Columns that state an attribute of the row's key: who owns or runs it, what kind it is, how often.
 _ATTRIBUTE_HEADER = re.compile(
@@ -476,11 +477,20 @@ def table_facts(
     statuses = [i for i, h in enumerate(header) if _STATUS_HEADER.search(h or "")]
     attributes = [i for i, h in enumerate(header) if _ATTRIBUTE_HEADER.search(h or "") and i not in statuses
                   and i not in descs and len(h or "") <= 60]
-    named = [i for i, h in enumerate(header) if (h or "").strip()]
+    # Column names a record can be read by: words, not a label cell ("File/URL:"), a path ("/section/wioa")
+    # or a filler ("--") standing where a header row should be.
+    named = [i for i, h in enumerate(header) if _COLUMN_NAME.match((h or "").strip())]
     # A record is named by its most specific name column: "Account Name" after "Agency Name" and "Bureau
-    # Name" in a budget export; codes and numbers never name one.
-    titled = [i for i, h in enumerate(header)
-              if _NAME_COLUMN.search(h or "") and not _CODE_COLUMN.search(h or "")]
+    # Name" in a budget export. A table without one (a production log keyed by year, product and county)
+    # has rows, not named records: its "Category" or first cell names nothing, so it gives neither records
+    # nor attributes. Codes and numbers never name one.
+    titled = [i for i in named
+              if _NAME_COLUMN.search(header[i]) and not _CODE_COLUMN.search(header[i])]
+    # A column called "... name" names the row; among them the last is the most specific. Other name-like
+    # headers ("Title", "Program ...") count only without one: a "Subfunction Title" or an "IT Accessibility
+    # Program Office - Bracket" column after "Account Name" holds a category or a rating, not the row.
+    called = [i for i in titled if re.search(r"\bname\b", header[i], re.I)]
+    titled = called[::-1] or titled
     for span, cells, where in rows:
 
         def cell(i: int, cells: Sequence[str] = cells) -> str:
@@ -508,7 +518,8 @@ def table_facts(
                 normalized=normalise_text(text),
                 section=where,
             )
-        record_col = next((i for i in reversed(titled) if cell(i) and parse_figure(cell(i)) is None), key_col)
+        record_col = next((i for i in titled if cell(i) and parse_figure(cell(i)) is None
+                           and not is_total_label(cell(i))), None)
         record = cell(record_col) if record_col is not None else ""
         if not record or parse_figure(record) is not None:
             record, record_col = "", None

@@ -71,3 +71,18 @@ def test_a_record_in_two_files_links_only_when_its_key_names_one_row_in_each() -
     # The two files are versions of one inventory (their names differ by the year): 2024 supersedes 2023.
     assert any(e.kind is DependencyKind.SUPERSEDES for e in edges)
 
+
+
+def test_a_table_without_a_name_column_gives_rows_not_records() -> None:
+    # A production log is keyed by year, product and county: its "Category" cell ("Federal") names nothing,
+    # so the table yields neither records nor "State/Offshore Region of Federal" attributes.
+    header = ["Calendar Year", "Product", "State/Offshore Region", "FIPS Code", "CPS/Planning Area",
+              "Production Volume", "Onshore/Offshore", "Category"]
+    rows = _rows("p", "production.xlsx", header,
+                 [["2008", "Gas (mcf)", "NV", "32001", "Churchill County", "448993874.74", "Onshore",
+                   "Federal"]])
+    assert [f for f in table_facts(header, rows) if f.kind in (FactKind.RECORD, FactKind.ATTRIBUTE)] == []
+    # A label cell or a path standing where a header should be is not a column name either.
+    odd = ["File/URL:", "/section/employer", "--"]
+    rows = _rows("q", "remediation.xlsx", odd, [["2.2 Web: Images", "A Web image has no ALT", "x"]])
+    assert [f for f in table_facts(odd, rows) if f.kind is FactKind.RECORD] == []
