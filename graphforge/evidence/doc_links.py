@@ -14,7 +14,7 @@ All matching is by hash keys (dicts of normalised text), so the cost grows linea
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
@@ -199,10 +199,9 @@ def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> 
     keyed: dict[tuple[str, str], dict[str, FactRow]] = defaultdict(dict)
     # A record or attribute links two files only when its key names one row in each: "Legislative Branch"
     # heads hundreds of budget rows, and pairing two of them says nothing.
-    rows_per_key: dict[tuple[str, str, str], int] = defaultdict(int)
-    for f in facts:
-        if f.kind in (FactKind.RECORD, FactKind.ATTRIBUTE) and f.entity and f.span_id in path_of:
-            rows_per_key[(path_of[f.span_id], f.kind.value, _row_key(f))] += 1
+    row_keys = {f.fact_id: (path_of[f.span_id], f.kind.value, _row_key(f)) for f in facts
+                if f.kind in (FactKind.RECORD, FactKind.ATTRIBUTE) and f.entity and f.span_id in path_of}
+    rows_per_key = Counter(row_keys.values())
     for f in facts:
         path = path_of.get(f.span_id)
         if path is None:
@@ -213,9 +212,9 @@ def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> 
                 keyed[(f.kind.value, " ".join(words[:8]))].setdefault(path, f)
         elif f.kind in (FactKind.DEFINITION, FactKind.STATUS) and f.entity:
             keyed[(f.kind.value, metric_key(f.entity))].setdefault(path, f)
-        elif f.kind in (FactKind.RECORD, FactKind.ATTRIBUTE) and f.entity:
-            if rows_per_key[(path, f.kind.value, _row_key(f))] == 1:
-                keyed[(f.kind.value, _row_key(f))].setdefault(path, f)
+        elif f.fact_id in row_keys:
+            if rows_per_key[row_keys[f.fact_id]] == 1:
+                keyed[row_keys[f.fact_id][1:]].setdefault(path, f)
         elif f.kind is FactKind.DATE and f.span_id in by_span:
             line = next((ln for ln in by_span[f.span_id].text.splitlines() if f.value in ln), "")
             for d in find_dates(line):  # every date on the line, so "moved from X to Y" keeps one key

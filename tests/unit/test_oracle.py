@@ -97,6 +97,9 @@ def test_oracle_answers_equal_what_this_test_computes_from_the_source_spans(tmp_
         sheet, _, addr = ref.partition("!")
         return book[sheet][addr].value
 
+    def sheet_of(ref: str) -> str:
+        return ref.partition("!")[0]
+
     def evaluate(ref: str) -> float:
         """Only what the oracle writes: a number, a reference, or references joined by + and -."""
         value = cell(ref)
@@ -110,9 +113,6 @@ def test_oracle_answers_equal_what_this_test_computes_from_the_source_spans(tmp_
             else:
                 total += sign * evaluate(token if "!" in token else f"{sheet_of(ref)}!{token}")
         return total
-
-    def sheet_of(ref: str) -> str:
-        return ref.partition("!")[0]
 
     assert evaluate("Summary!B4") == invoiced - paid == 469.50
     assert evaluate("Summary!B5") == invoiced
