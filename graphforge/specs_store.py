@@ -163,9 +163,13 @@ def workspace_fingerprint(graph: Graph, workspace_id: str) -> str:
 
 
 def content_key(spec: TaskSpec) -> str:
-    """A hash of what a spec asks and checks, without its id and version (ids inside it are made relative)."""
+    """A hash of what a spec asks and checks, without its id and version (ids inside it are made relative).
+
+    ``family_reason`` says why the family was picked (a seed, ``--family``, ``--all-families``): not what the
+    spec asks, so compiling an unchanged workspace another way is no new version.
+    """
     prefix = spec.spec_id + "/"
-    body = spec.model_dump(mode="json", exclude={"spec_id", "version", "revised_from"})
+    body = spec.model_dump(mode="json", exclude={"spec_id", "version", "revised_from", "family_reason"})
     for part in ("deliverables", "criteria"):
         for item in body[part]:
             for key in ("deliverable_id", "criterion_id"):

@@ -1,7 +1,8 @@
-// Ids of the current task specs (no later revision points at them), optionally only those with admitted rollouts.
+// Ids of the current task specs (no later revision points at them, no newer version of their base), optionally only those with admitted rollouts.
 // $only_admitted: bool
 MATCH (s:TaskSpec)
 WHERE NOT EXISTS { (:TaskSpec)-[:REVISED_FROM]->(s) }
+  AND NOT EXISTS { MATCH (n:TaskSpec {base_id: s.base_id}) WHERE n.version > s.version }
   AND (NOT $only_admitted OR EXISTS { (:Trajectory {status: 'admitted'})-[:ATTEMPTS]->(s) })
 RETURN s.spec_id AS spec_id
 ORDER BY spec_id

@@ -30,16 +30,33 @@ def evidence_build_cmd(workspace: WorkspaceOption = None,
     emit(result, as_json, "evidence build")
 
 
+def _family_names() -> str:
+    from graphforge.stages.compile_specs import FAMILIES
+
+    return ", ".join(sorted(f.name for f in FAMILIES))
+
+
 def specs_compile_cmd(workspace: WorkspaceOption = None,
                       compiler: Annotated[str, typer.Option(help="auto | template | llm")] = "auto",
+                      family: Annotated[str | None, typer.Option(
+                          "--family", metavar="NAME",
+                          help="Compile only this task family (a module of graphforge/specs/families/).")] = None,
+                      all_families: Annotated[bool, typer.Option(
+                          "--all-families/--best-family",
+                          help="One spec per family the evidence supports (default), or only the family "
+                               "that fits the workspace's seed best.")] = True,
                       shard: ShardOption = None,
                       as_json: JsonOption = False) -> None:
-    """Compile each workspace's evidence graph into an anchored task spec."""
+    """Compile each workspace's evidence graph into anchored task specs (one per supported family)."""
     from graphforge.context import open_context
+    from graphforge.errors import ConfigError
     from graphforge.sharding import parse_shard
     from graphforge.stages import compile_specs
 
-    params = compile_specs.CompileSpecsParams(workspace_id=workspace, compiler=compiler,
+    if family is not None and family not in _family_names().split(", "):
+        raise ConfigError(f"--family {family!r} is not a task family; known: {_family_names()}")
+    params = compile_specs.CompileSpecsParams(workspace_id=workspace, compiler=compiler, family=family,
+                                              all_families=all_families and family is None,
                                               shard=parse_shard(shard))
     with open_context() as ctx, working("compiling specs"):
         require_known(ctx.graph, "workspace", workspace, "--workspace")

@@ -48,24 +48,24 @@ class SampledFact(BaseModel):
         return self.sha256, self.locator, self.kind, self.value, self.statement
 
 
-def _rank(fact: SampledFact) -> str:
-    # The fact's identity without its statement: a reworded fact keeps its place in the sample.
-    return hashlib.sha256("|".join(fact.key[:4]).encode("utf-8")).hexdigest()
+# The committed seed of the labelling sample: every workspace's sample is a uniform random draw that anyone
+# can redraw. Change it only to draw a fresh sample (the labels already kept still count where they match).
+SAMPLE_SEED = "graphforge-labels-2026-12"
 
 
-def sample(graph: Graph, workspace_id: str, n: int) -> list[SampledFact]:
-    """A stable sample of ``n`` facts, stratified by kind (each kind gets its share, at least a few)."""
+def _rank(fact: SampledFact, seed: str = SAMPLE_SEED) -> str:
+    # A seeded uniform order over the fact's identity without its statement: a reworded fact keeps its place.
+    return hashlib.sha256("|".join((seed, *fact.key[:4])).encode("utf-8")).hexdigest()
+
+
+def sample(graph: Graph, workspace_id: str, n: int, seed: str = SAMPLE_SEED) -> list[SampledFact]:
+    """A uniform random sample of ``n`` facts of the workspace, drawn with the committed ``seed``.
+
+    Uniform, not stratified: precision on it estimates the precision of the workspace's facts as they are
+    (a kind with many facts weighs as much as it does in the graph). Precision per kind reads the same sample.
+    """
     facts = graph.read(GET_FACT_SAMPLE, SampledFact, workspace_id=workspace_id)
-    by_kind: dict[str, list[SampledFact]] = {}
-    for f in sorted(facts, key=_rank):
-        by_kind.setdefault(f.kind, []).append(f)
-    out: list[SampledFact] = []
-    quota = max(5, n // max(1, len(by_kind)))
-    for kind in sorted(by_kind):
-        out += by_kind[kind][:quota]
-    taken = {f.fact_id for f in out}  # a set: membership on a list of models is quadratic
-    rest = [f for f in sorted(facts, key=_rank) if f.fact_id not in taken]
-    return (out + rest)[: max(n, len(out))]
+    return sorted(facts, key=lambda f: _rank(f, seed))[:n]
 
 
 @dataclass(frozen=True)

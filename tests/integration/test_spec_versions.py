@@ -186,3 +186,36 @@ def test_citations_are_checked_against_the_graph_and_grader_notes_and_silent_run
     assert decisions[noted].status is TrajectoryStatus.REJECTED
     assert decisions[silent.trajectory_id].status is TrajectoryStatus.DISCARDED
     assert "no tool calls" in decisions[silent.trajectory_id].reason
+
+
+def test_compiling_an_unchanged_workspace_again_any_way_leaves_one_current_version_per_spec(
+        ctx: StageContext, tmp_path: Path) -> None:
+    from graphforge.cli.listing import specs as list_specs
+
+    _load(ctx, _workspace(tmp_path / "ws", deadline="May 31, 2024"), "ws-again")
+    every = compile_specs.run(ctx, compile_specs.CompileSpecsParams(
+        workspace_id="ws-again", compiler="template", all_families=True))
+    assert len(every.specs) >= 2, every.skipped
+    before = db.counts(ctx.graph)
+    # The same families asked for one at a time, or all again: same specs, same versions, nothing written.
+    for spec in every.specs:
+        one = compile_specs.run(ctx, compile_specs.CompileSpecsParams(
+            workspace_id="ws-again", compiler="template", family=spec.family))
+        assert [(s.spec_id, s.version) for s in one.specs] == [(spec.spec_id, 1)]
+    again = compile_specs.run(ctx, compile_specs.CompileSpecsParams(
+        workspace_id="ws-again", compiler="template", all_families=True))
+    assert [s.spec_id for s in again.specs] == [s.spec_id for s in every.specs]
+    assert db.counts(ctx.graph) == before
+    rows = list_specs(ctx.graph, workspace_id="ws-again")
+    assert len(rows) == len(every.specs) and all(r["current"] for r in rows)
+
+    # A changed workspace: the new version is the only current one of its base.
+    (tmp_path / "ws" / CURRENT).write_text(RFQ.format(deadline="June 7, 2024"), encoding="utf-8")
+    _load(ctx, tmp_path / "ws", "ws-again")
+    _compile(ctx, "ws-again")
+    rows = list_specs(ctx.graph, workspace_id="ws-again")
+    by_base: dict[str, list[bool]] = {}
+    for r in rows:
+        by_base.setdefault(str(r["spec_id"]).split("@")[0], []).append(bool(r["current"]))
+    assert any(len(v) == 2 for v in by_base.values()), rows
+    assert all(v.count(True) == 1 for v in by_base.values()), rows
