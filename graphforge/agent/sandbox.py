@@ -1,15 +1,20 @@
 """Run agent-written Python behind an OS boundary: bubblewrap namespaces, a seccomp filter and rlimits.
 
-Each call copies the working folder into a fresh temporary directory and runs the script there with
-``bwrap``:
+Each call runs the script with ``bwrap`` in a fresh box:
 
 - new user, PID, mount, network, IPC, UTS (and cgroup, where the kernel allows) namespaces; inside,
   the script runs as uid/gid 65534 with every capability dropped and no way to make a further user
   namespace;
-- an empty root file system holding only read-only binds of ``/usr`` and the Python runtime (the
-  interpreter's prefix and the virtual environment), a fresh ``/proc`` of the new PID namespace, a
-  minimal ``/dev``, the copy at ``/sandbox`` (the working directory) and a scratch ``/tmp`` (``HOME`` and
-  ``TMPDIR``); both writable folders live in the one temporary directory and nothing else is writable;
+- a read-only root file system holding only read-only binds of ``/usr`` and the Python runtime (the
+  interpreter's prefix and the virtual environment, wherever they live, /tmp included), a fresh
+  ``/proc`` of the new PID namespace and a minimal read-only ``/dev``; the only writable places are
+  ``/sandbox`` (the working directory: a copy of the working folder) and ``/tmp`` (``HOME`` and
+  ``TMPDIR``), two size-capped tmpfs mounts of the box's own (``SandboxLimits.write_mb`` of new data
+  together, below the memory limit), so a script can neither fill the host's disk nor its shared memory;
+- the copy goes in and the results come out through a directory descriptor of the box's ``/sandbox``
+  that the bootstrap hands to the parent before the script's first line (an ``AF_UNIX`` socket pair);
+  the parent copies the working folder in through it and reads new files back through it after the box
+  is gone, every path component opened without following links;
 - an environment built from scratch (``--clearenv``): nothing of the caller's reaches the script;
 - a seccomp filter (libseccomp, exported as BPF and handed to ``bwrap --seccomp``): no new processes
   (``fork``/``vfork``/``clone`` without ``CLONE_THREAD``, ``clone3``), no sockets but ``AF_UNIX``, no
@@ -32,6 +37,7 @@ import os
 import selectors
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -42,19 +48,29 @@ from pathlib import Path
 
 from graphforge.errors import ConfigError
 
-# Inside the boundary, before the script: the rlimits (a hard limit, once lowered, cannot be raised
-# again without CAP_SYS_RESOURCE, which the script does not have), then the script as __main__.
+# Inside the boundary, before the script: hand the parent a descriptor of /sandbox (it copies the working
+# folder in through it, and reads the results back through it after the box is gone), wait for its go,
+# then the rlimits (a hard limit, once lowered, cannot be raised again without CAP_SYS_RESOURCE, which the
+# script does not have), then the script as __main__.
 _BOOTSTRAP = """\
-import resource, runpy, sys
+import os, resource, runpy, socket, sys
+_channel = socket.socket(fileno=int(sys.argv[1]))
+_box = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+socket.send_fds(_channel, [b"box"], [_box])
+os.close(_box)
+_go = _channel.recv(1)
+_channel.close()
+if _go != b"1":
+    raise SystemExit(125)
 _names = ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")
-for _name, _value in zip(_names, sys.argv[1:7]):
+for _name, _value in zip(_names, sys.argv[2:8]):
     _kind, _limit = getattr(resource, _name), int(_value)
     _hard = resource.getrlimit(_kind)[1]
     _new_hard = _limit + 1 if _name == "RLIMIT_CPU" else _limit
     if _hard != resource.RLIM_INFINITY:
         _new_hard = min(_new_hard, _hard)
     resource.setrlimit(_kind, (min(_limit, _new_hard), _new_hard))
-del _names, _name, _value, _kind, _limit, _hard, _new_hard
+del _names, _name, _value, _kind, _limit, _hard, _new_hard, _channel, _box, _go
 sys.argv = ["main.py"]
 runpy.run_path("main.py", run_name="__main__")
 """
@@ -79,6 +95,13 @@ class SandboxLimits:
     max_open_files: int = 256
     max_processes: int = 64  # RLIMIT_NPROC (threads count); new processes are refused by seccomp anyway
     max_sync_files: int = 200  # most new/changed files copied back to the working directory
+    # New data /sandbox and /tmp may hold together (RAM-backed tmpfs mounts of the box's own, so kept well
+    # below memory_mb): /tmp gets a quarter, /sandbox the rest on top of the copied working folder.
+    write_mb: int = 256
+
+    def __post_init__(self) -> None:
+        if self.write_mb < 4:
+            raise ValueError("SandboxLimits.write_mb must be at least 4")
 
 
 @dataclass(frozen=True)
@@ -234,8 +257,14 @@ def _sandbox_env() -> dict[str, str]:
     }
 
 
-def bwrap_argv(bwrap: str, box: Path, scratch: Path, seccomp_fd: int, limits: SandboxLimits) -> list[str]:
-    """The full command line: namespaces, mounts, environment, seccomp, then the bootstrap."""
+def bwrap_argv(
+    bwrap: str, seccomp_fd: int, channel_fd: int, box_bytes: int, tmp_bytes: int, limits: SandboxLimits
+) -> list[str]:
+    """The full command line: namespaces, mounts, environment, seccomp, then the bootstrap.
+
+    Mount order matters: the two size-capped tmpfs mounts come before the runtime binds (so a runtime
+    under /tmp shows through the box's /tmp), and the root and /dev are remounted read-only last.
+    """
     argv = [
         bwrap,
         "--unshare-user",
@@ -259,6 +288,14 @@ def bwrap_argv(bwrap: str, box: Path, scratch: Path, seccomp_fd: int, limits: Sa
         "/usr",
         "/usr",
         *_root_links(),
+        "--size",
+        str(tmp_bytes),
+        "--tmpfs",
+        SCRATCH,
+        "--size",
+        str(box_bytes),
+        "--tmpfs",
+        BOX,
     ]
     for path in _runtime_paths():
         argv += ["--ro-bind", path, path]
@@ -269,12 +306,10 @@ def bwrap_argv(bwrap: str, box: Path, scratch: Path, seccomp_fd: int, limits: Sa
         "/proc",
         "--dev",
         "/dev",
-        "--bind",
-        str(scratch),
-        SCRATCH,
-        "--bind",
-        str(box),
-        BOX,
+        "--remount-ro",
+        "/dev",
+        "--remount-ro",
+        "/",
         "--chdir",
         BOX,
         "--clearenv",
@@ -291,6 +326,7 @@ def bwrap_argv(bwrap: str, box: Path, scratch: Path, seccomp_fd: int, limits: Sa
         "-B",
         "-c",
         _BOOTSTRAP,
+        str(channel_fd),
         *_limit_args(limits),
     ]
     return argv
@@ -320,10 +356,10 @@ def sandbox_problem() -> str | None:
             "(Debian/Ubuntu: apt-get install bubblewrap); code is never run outside the sandbox"
         )
     for path in _runtime_paths():
-        if path == BOX or path.startswith(BOX + "/") or path == SCRATCH or path.startswith(SCRATCH + "/"):
+        if path == BOX or path.startswith(BOX + "/"):
             return f"the Python runtime lives under {path}, which the sandbox mounts over"
     try:
-        program = _seccomp_program()
+        _seccomp_program()
     except ImportError:
         return (
             "the agent's Python sandbox needs the seccomp bindings (pip install 'graphforge[sandbox]', "
@@ -332,28 +368,24 @@ def sandbox_problem() -> str | None:
     except (OSError, RuntimeError, AttributeError) as exc:
         return f"the sandbox's seccomp filter could not be built: {exc}"
     with tempfile.TemporaryDirectory(prefix="graphforge-probe-") as tmp:
-        box, scratch = Path(tmp, "work"), Path(tmp, "home")
-        box.mkdir()
-        scratch.mkdir()
-        (box / "main.py").write_text("pass\n", encoding="utf-8")
-        fd = _program_fd(program)
         try:
-            probe = subprocess.run(
-                bwrap_argv(bwrap, box, scratch, fd, SandboxLimits()),
-                pass_fds=(fd,),
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=60,
-                env={},
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return f"bubblewrap could not run: {exc}"
+            box = _Box.start(bwrap, "pass\n", Path(tmp), SandboxLimits(), timeout_s=60)
+        except _BoxFailed as exc:
+            return str(exc)
+        try:
+            box.go()
+            try:
+                code = box.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                _kill(box.proc)
+                return "bubblewrap could not run: the probe did not finish within 60 s"
+            err = box.proc.stderr.read() if box.proc.stderr is not None else b""
         finally:
-            os.close(fd)
-    if probe.returncode != 0:
-        tail = probe.stderr.decode("utf-8", "replace").strip().splitlines()
+            box.close()
+    if code != 0:
+        tail = err.decode("utf-8", "replace").strip().splitlines()
         return "bubblewrap could not set up the sandbox's namespaces here" + (
-            f": {tail[-1]}" if tail else f" (exit status {probe.returncode})"
+            f": {tail[-1]}" if tail else f" (exit status {code})"
         )
     return None
 
@@ -372,48 +404,200 @@ def _program_fd(program: bytes) -> int:
     return fd
 
 
-# ---- the working copy ---------------------------------------------------------------------------
+# ---- the box: started, filled, drained ----------------------------------------------------------
+
+_PAGE = 4096
+_MIB = 1024 * 1024
 
 
-def _copy_in(src: Path, dst: Path) -> None:
-    """Regular files and folders only: links, pipes and devices of the working folder stay behind."""
-    dst.mkdir()
+class _BoxFailed(Exception):
+    """bwrap exited (or hung) before the bootstrap handed over the box."""
+
+
+def _plan_copy(src: Path) -> tuple[list[str], list[tuple[str, int]]]:
+    """The working folder's folders and regular files (relative paths, sizes): links, pipes and devices
+    stay behind."""
+    dirs: list[str] = []
+    files: list[tuple[str, int]] = []
     for dirpath, dirnames, filenames in os.walk(src, followlinks=False):
         here = Path(dirpath)
-        target = dst / here.relative_to(src)
         for d in list(dirnames):
             if (here / d).is_symlink():
                 dirnames.remove(d)
             else:
-                (target / d).mkdir()
+                dirs.append((here / d).relative_to(src).as_posix())
         for name in filenames:
             full = here / name
             try:
-                mode = os.lstat(full).st_mode
+                st = os.lstat(full)
             except OSError:
                 continue
-            if stat.S_ISREG(mode):
-                shutil.copyfile(full, target / name, follow_symlinks=False)
-
-
-def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    out: dict[str, tuple[int, int]] = {}
-    for dirpath, _dirs, filenames in os.walk(root, followlinks=False):
-        for name in filenames:
-            full = Path(dirpath, name)
-            st = os.lstat(full)
             if stat.S_ISREG(st.st_mode):
-                out[full.relative_to(root).as_posix()] = (st.st_size, st.st_mtime_ns)
+                files.append((full.relative_to(src).as_posix(), st.st_size))
+    return dirs, files
+
+
+def _pages(size: int) -> int:
+    return -(-size // _PAGE) * _PAGE
+
+
+class _Box:
+    """A running box and a directory descriptor of its /sandbox tmpfs, which outlives the box (so the
+    results can be read after it is gone) until :meth:`close`."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], channel: socket.socket, root_fd: int) -> None:
+        self.proc = proc
+        self.channel = channel
+        self.root_fd = root_fd
+
+    @classmethod
+    def start(cls, bwrap: str, code: str, workdir: Path, limits: SandboxLimits, timeout_s: float) -> _Box:
+        """Start bwrap, take the box's /sandbox from the bootstrap and copy the working folder and
+        ``main.py`` into it; the script waits for :meth:`go`."""
+        dirs, files = _plan_copy(workdir)
+        main = code.encode("utf-8")
+        tmp_bytes = max(1, limits.write_mb // 4) * _MIB
+        box_bytes = (
+            sum(_pages(size) for _, size in files)
+            + _pages(len(main))
+            + _PAGE * (len(dirs) + len(files) + 2)
+            + (limits.write_mb * _MIB - tmp_bytes)
+        )
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        seccomp_fd = _program_fd(_seccomp_program())
+        try:
+            proc = subprocess.Popen(
+                bwrap_argv(bwrap, seccomp_fd, child.fileno(), box_bytes, tmp_bytes, limits),
+                pass_fds=(seccomp_fd, child.fileno()),
+                env={},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            parent.close()
+            raise _BoxFailed(f"bubblewrap could not run: {exc}") from exc
+        finally:
+            os.close(seccomp_fd)
+            child.close()
+        root_fd = -1
+        try:
+            parent.settimeout(timeout_s)
+            _msg, fds, _flags, _addr = socket.recv_fds(parent, 16, 1)
+            if fds:
+                root_fd = fds[0]
+                for extra in fds[1:]:
+                    os.close(extra)
+        except OSError:  # a timeout included
+            pass
+        if root_fd < 0 or not stat.S_ISDIR(os.fstat(root_fd).st_mode):
+            _kill(proc)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+            err = proc.stderr.read() if proc.stderr is not None and proc.poll() is not None else b""
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+            parent.close()
+            if root_fd >= 0:
+                os.close(root_fd)
+            tail = err.decode("utf-8", "replace").strip().splitlines()
+            raise _BoxFailed(
+                "bubblewrap could not set up the sandbox's namespaces here"
+                + (f": {tail[-1]}" if tail else f" (exit status {proc.returncode})")
+            )
+        box = cls(proc, parent, root_fd)
+        try:
+            box._fill(workdir, dirs, files, main)
+        except BaseException:
+            _kill(proc)
+            box.close()
+            raise
+        return box
+
+    def _fill(self, src: Path, dirs: list[str], files: list[tuple[str, int]], main: bytes) -> None:
+        """Copy the working folder in (nothing runs inside meanwhile but the waiting bootstrap)."""
+        for rel in dirs:
+            os.mkdir(rel, 0o755, dir_fd=self.root_fd)
+        for rel, _size in files:
+            try:
+                fd = os.open(src / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            except OSError:
+                continue  # gone or replaced since it was listed: it stays behind, like a link
+            with os.fdopen(fd, "rb") as fin:
+                if not stat.S_ISREG(os.fstat(fin.fileno()).st_mode):
+                    continue
+                out = os.open(rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644,
+                              dir_fd=self.root_fd)
+                with os.fdopen(out, "wb") as fout:
+                    shutil.copyfileobj(fin, fout)
+        with os.fdopen(os.open("main.py", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644,
+                               dir_fd=self.root_fd), "wb") as fh:
+            fh.write(main)
+
+    def go(self) -> None:
+        """Let the bootstrap set its rlimits and run the script."""
+        try:
+            self.channel.sendall(b"1")
+        except OSError:
+            pass  # the box is gone already; its exit status tells
+        self.channel.close()
+
+    def close(self) -> None:
+        """Release the box's /sandbox (its memory is freed once no descriptor holds it)."""
+        self.channel.close()
+        if self.root_fd >= 0:
+            os.close(self.root_fd)
+            self.root_fd = -1
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def _snapshot(root_fd: int) -> dict[str, tuple[int, int]]:
+    """Regular files under the box's /sandbox (relative path: size, mtime), links never followed."""
+    out: dict[str, tuple[int, int]] = {}
+    for dirpath, _dirs, filenames, dirfd in os.fwalk(".", dir_fd=root_fd, follow_symlinks=False):
+        for name in filenames:
+            try:
+                st = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                rel = os.path.normpath(os.path.join(dirpath, name))
+                out[Path(rel).as_posix()] = (st.st_size, st.st_mtime_ns)
     return out
 
 
+def _open_regular(root_fd: int, rel: str) -> int:
+    """A descriptor of the regular file ``rel`` under ``root_fd``, each component opened without
+    following a link (a link swapped in by a script still running cannot point the copy elsewhere)."""
+    parts = rel.split("/")
+    fd = os.dup(root_fd)
+    try:
+        for part in parts[:-1]:
+            step = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = step
+        found = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(os.fstat(found).st_mode):
+        os.close(found)
+        raise OSError(f"{rel} is not a regular file")
+    return found
+
+
 def _sync_back(
-    box: Path, workdir: Path, before: dict[str, tuple[int, int]], limits: SandboxLimits
+    root_fd: int, workdir: Path, before: dict[str, tuple[int, int]], limits: SandboxLimits
 ) -> list[str]:
     """New or changed regular files into ``workdir``; never through a link, never outside it."""
     root = workdir.resolve()
     changed: list[str] = []
-    for rel, stamp in sorted(_snapshot(box).items()):
+    for rel, stamp in sorted(_snapshot(root_fd).items()):
         if rel == "main.py" or before.get(rel) == stamp:
             continue
         if len(changed) >= limits.max_sync_files:
@@ -424,7 +608,7 @@ def _sync_back(
             _safe_parent(root, target)
             if target.is_symlink() or (target.exists() and not target.is_file()):
                 continue
-            with open(box / rel, "rb") as src:
+            with os.fdopen(_open_regular(root_fd, rel), "rb") as src:
                 fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
                 with os.fdopen(fd, "wb") as dst:
                     shutil.copyfileobj(src, dst)
@@ -514,7 +698,7 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 def run_python(
     code: str, workdir: Path, limits: SandboxLimits | None = None, *, sync_back: bool = True
 ) -> SandboxResult:
-    """Run ``code`` as ``main.py`` inside a temporary copy of ``workdir``, behind the OS boundary.
+    """Run ``code`` as ``main.py`` inside a copy of ``workdir`` in the box, behind the OS boundary.
 
     Files the script creates or changes are copied back into ``workdir`` when ``sync_back`` (that is
     how an agent writes an XLSX deliverable); deletions are not, and nothing outside ``workdir``
@@ -524,25 +708,14 @@ def run_python(
     bwrap = bwrap_binary()
     assert bwrap is not None
     limits = limits or SandboxLimits()
-    with tempfile.TemporaryDirectory(prefix="graphforge-sandbox-") as tmp:
-        box, scratch = Path(tmp) / "work", Path(tmp) / "home"
-        _copy_in(workdir, box)
-        scratch.mkdir()
-        (box / "main.py").write_text(code, encoding="utf-8")
-        before = _snapshot(box)
-        fd = _program_fd(_seccomp_program())
-        try:
-            proc = subprocess.Popen(
-                bwrap_argv(bwrap, box, scratch, fd, limits),
-                pass_fds=(fd,),
-                env={},
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
-        finally:
-            os.close(fd)
+    try:
+        box = _Box.start(bwrap, code, workdir, limits, timeout_s=max(60.0, limits.wall_s))
+    except _BoxFailed as exc:
+        raise SandboxUnavailable(str(exc)) from None
+    proc = box.proc
+    try:
+        before = _snapshot(box.root_fd)
+        box.go()
         try:
             out, err, timed_out, capped = _pump(proc, limits)
             if timed_out or capped:
@@ -556,10 +729,10 @@ def run_python(
             if proc.poll() is None:
                 _kill(proc)
                 proc.wait()
-            for pipe in (proc.stdout, proc.stderr):
-                if pipe is not None:
-                    pipe.close()
-        changed = _sync_back(box, workdir, before, limits) if sync_back else []
+        # The box is gone; its /sandbox lives on behind root_fd until box.close().
+        changed = _sync_back(box.root_fd, workdir, before, limits) if sync_back else []
+    finally:
+        box.close()
     stderr = err.text(limits.max_output_chars)
     if timed_out:
         stderr += f"\nkilled: the script ran past the {limits.wall_s:g} s time limit"
