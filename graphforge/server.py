@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -45,7 +46,10 @@ logging.getLogger("neo4j").addHandler(logging.NullHandler())
 
 _FILES = Path(__file__).resolve().parent / "server_files"
 _BOOT = "org.neo4j.server.startup.Neo4jCommand"
-_ADMIN = "org.neo4j.server.startup.Neo4jAdminCommand"
+_AUTH_ITERATIONS = 1024  # what neo4j-admin writes into auth.ini
+# Neo4j's answer while it locks a user out after failed logins (dbms.security.auth_max_failed_attempts,
+# 3 by default) for dbms.security.auth_lock_time (5 s by default).
+_LOCKED_OUT = "Neo.ClientError.Security.AuthenticationRateLimit"
 _DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies"
 
 
@@ -209,10 +213,24 @@ class ManagedServer:
         if (self.home / "data" / "dbms").exists():
             raise ServerError(f"{self.home} holds a database but its credentials.json is gone; "
                               "remove the folder to start over")
-        password = self.password(create=True)
-        proc = self._java(_ADMIN, "dbms", "set-initial-password", password)
-        if proc.returncode != 0:
-            raise ServerError(f"setting the initial password failed: {_last_line(proc)}")
+        self._write_initial_auth(self.password(create=True))
+
+    def _write_initial_auth(self, password: str) -> None:
+        """What ``neo4j-admin dbms set-initial-password`` does, without the password on any command line
+        (where every local user can read it in /proc): write ``data/dbms/auth.ini``, which Neo4j 5 reads
+        on its very first start, owner-only. The line is ``neo4j:SHA-256,<hash>,<salt>,<iterations>:``
+        with the hash as the admin tool computes it: SHA-256 of salt + password, re-hashed to
+        ``iterations`` rounds (checked against the tool's own output for Neo4j 5.26)."""
+        salt = secrets.token_bytes(32)
+        digest = hashlib.sha256(salt + password.encode("utf-8")).digest()
+        for _ in range(_AUTH_ITERATIONS - 1):
+            digest = hashlib.sha256(digest).digest()
+        line = f"neo4j:SHA-256,{digest.hex()},{salt.hex()},{_AUTH_ITERATIONS}:\n"
+        auth = self.home / "data" / "dbms" / "auth.ini"
+        auth.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(auth, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(line)
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -412,16 +430,20 @@ def open_driver(info: ServerInfo) -> neo4j.Driver:
                                    "check NEO4J_USER / NEO4J_PASSWORD") from exc
     except (ServiceUnavailable, DriverError, Neo4jError, OSError) as exc:
         driver.close()
+        if isinstance(exc, Neo4jError) and exc.code == _LOCKED_OUT:
+            raise GraphConnectionError(
+                f"Neo4j at {shown} has locked user {info.user!r} out after too many failed logins; try "
+                "again in 5 seconds (the server's dbms.security.auth_lock_time, 5 s unless configured), "
+                "with the right NEO4J_USER / NEO4J_PASSWORD"
+            ) from exc
         hint = "start it with `graphforge db start`" if info.managed else "check NEO4J_URI"
         raise GraphConnectionError(f"Neo4j is not reachable at {shown}; {hint}") from exc
     return driver
 
 
 def generate_password() -> str:
-    """32 URL-safe characters starting with a letter or digit.
-
-    A leading '-' would be read as an option by neo4j-admin's `set-initial-password`.
-    """
+    """32 URL-safe characters starting with a letter or digit (a leading '-' reads as an option to
+    any tool the password is ever typed into)."""
     while True:
         password = secrets.token_urlsafe(24)
         if password[0].isalnum():
