@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from graphforge.evidence.base import Extraction, WorkspaceSpan, fact_id, verify
-from graphforge.evidence.text_facts import prose_facts, table_facts
+from graphforge.evidence.text_facts import is_filler, prose_facts, table_facts
 from graphforge.figures.numbers import (
     Figure,
     bare_figure,
@@ -36,7 +36,7 @@ from graphforge.figures.numbers import (
     scale_of,
     unit_of,
 )
-from graphforge.models.evidence import DependencyKind, DependsOnRow, FactRow
+from graphforge.models.evidence import DependencyKind, DependsOnRow, FactKind, FactRow
 
 NAME = "rule-based"
 
@@ -131,7 +131,8 @@ _GENERIC_HEADERS = {
 }
 _ID_HEADER_RE = re.compile(
     r"\b(id|no|code|number|ref|year|date|zip|postal|phone|fax|page|row|line|duns|ein|"
-    r"fips|uei|account|acct|symbol|item|serial|version|question|clin|sprint|issue)\b|#",
+    r"fips|uei|account|acct|symbol|item|serial|version|question|clin|sprint|issue|step|rank|seq|sequence|"
+    r"npi|licen[cs]e|identifier|index|ordinal)\b|#",
     re.I,
 )
 # Columns whose header names who or what a row is about (beside the first label column).
@@ -187,6 +188,7 @@ class Grid:
     rows: list[GridRow] = field(default_factory=list)
     context: list[str] = field(default_factory=list)
     from_text: bool = False  # rows guessed from page / section text, not a real table
+    sheet: bool = False  # a spreadsheet's sheet: context[0] is the sheet's name
 
 
 @dataclass
@@ -249,7 +251,7 @@ def _sheet_grids(spans: Sequence[WorkspaceSpan]) -> list[Grid]:
         if m is None:
             continue
         start, row_no = _col_index(m.group(1)), int(m.group(2))
-        grid = by_sheet.setdefault(sheet.strip("'"), Grid(context=[sheet.strip("'")]))
+        grid = by_sheet.setdefault(sheet.strip("'"), Grid(context=[sheet.strip("'")], sheet=True))
         cells = [
             Cell(t, start + i, f"{_col_letters(start + i)}{row_no}", span=span)
             for i, t in enumerate(span.text.split("\t"))
@@ -440,8 +442,13 @@ def _measure(text: str) -> tuple[str, str] | None:
     return MEASURES[m.group(1).lower()], rest
 
 
+_BAND_RE = re.compile(r"^[^\w\s]?\s*\d[\d,.\s]*\s*(?:-|–|—|to)\s*[^\w\s]?\s*\d[\d,.\s]*$")
+
+
 @lru_cache(maxsize=65536)
 def _entity(subject: str) -> str | None:
+    if _BAND_RE.match(subject.strip()):
+        return subject.strip()  # a band names its row: "£50,000 - £54,999", "195000 - 199999"
     cleaned = re.sub(r"\b(eur|usd|gbp|k|thousands?|millions?)\b", " ", subject, flags=re.I)
     cleaned = re.sub(r"\s+", " ", re.sub(r"[^\w&/ ]+", " ", cleaned)).strip()
     if metric_key(cleaned) in _GROUP_WORDS or not re.search(r"[A-Za-z]", cleaned):
@@ -519,11 +526,87 @@ def _one_period(head: str) -> str | None:
     return periods[0][0] if len(periods) == 1 else None
 
 
+def _plain_integer(figure: Figure) -> bool:
+    """A figure printed as bare digits: no unit, no grouping, no decimals, no sign or scale word."""
+    return not _formatted(figure) and figure.text.strip().isdigit()
+
+
+_URL_RE = re.compile(r"^(?:https?://|www\.|mailto:)|@\w+\.\w", re.I)
+_COUNTED_HEADER_RE = re.compile(r"count|total|sum|number of|amount|\bno\. of", re.I)
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """What a real table's columns hold, judged from their values down the table (not the file's name)."""
+
+    keys: frozenset[int]  # running numbers, steps, flags, codes, identifiers: never quantities
+    unnamed: frozenset[int]  # one value in every row, a URL or e-mail: these cells never name a row
+
+
+def _columns(grid: Grid) -> _Columns:
+    """Profile a real table's columns. A key column is:
+    - a running number or step ("1, 2, 3, 1, 2": counting from 0 or 1, each value one more than the last
+      or a restart);
+    - a 0/1 flag, or a small code ("0".."4" in five or more rows, five values at most), unless its header
+      says it counts or measures something ("EmployeeCount", "Bonuses");
+    - an identifier (bare integers, all different, and zero-padded or all of one length of 6+ digits:
+      NPIs, licence and case numbers).
+    A column with the same text in every row (the organisation the export is about) or holding links names
+    no row. The values are read in row order; a column needs three values (a flag or code five)."""
+    if grid.from_text:
+        return _Columns(frozenset(), frozenset())
+    header: dict[int, str] = {}
+    values: dict[int, list[Figure]] = defaultdict(list)
+    texts: dict[int, list[str]] = defaultdict(list)
+    for row in grid.rows:
+        cells = [c for c in row.cells if c.text.strip()]
+        figures = {c.col: f for c in cells if (f := parse_figure(c.text)) is not None}
+        if not figures and not values and len(cells) >= 2:
+            header = {c.col: c.text.strip() for c in cells}
+            continue
+        for c in cells:
+            if c.col in figures:
+                values[c.col].append(figures[c.col])
+            else:
+                texts[c.col].append(c.text.strip())
+    keys: set[int] = set()
+    for col, column in values.items():
+        if len(column) < 3 or not all(_plain_integer(f) for f in column):
+            continue
+        numbers = [int(f.number) for f in column]
+        printed = [f.text.strip() for f in column]
+        steps = list(zip(numbers, numbers[1:], strict=False))
+        running = sum(b == a + 1 for a, b in steps)
+        restarts = sum(b in (0, 1) and b != a + 1 for a, b in steps)
+        head = header.get(col, "").replace("_", " ")
+        counted = bool(_MEASURE_RE.search(head) or _COUNTED_HEADER_RE.search(head))
+        small = 0 <= min(numbers) <= max(numbers) <= 9
+        counting = min(numbers) <= 1 and max(numbers) < 10_000
+        if running >= 2 and running + restarts >= 0.8 * len(steps) and counting:
+            keys.add(col)
+        elif not counted and len(column) >= 5 and len(set(numbers)) <= 5 and small:
+            keys.add(col)
+        elif len(set(printed)) == len(printed) and (
+            any(t.startswith("0") and len(t) > 1 for t in printed)
+            or (len({len(t) for t in printed}) == 1 and len(printed[0]) >= 6)
+        ):
+            keys.add(col)
+    unnamed = {
+        col for col, words in texts.items()
+        if (len(words) >= 3 and len(set(words)) == 1) or all(_URL_RE.search(w) for w in words)
+    }
+    return _Columns(frozenset(keys), frozenset(unnamed))
+
+
 def _grid_facts(
     grid: Grid, file_context: str, budget: int | None = None
 ) -> tuple[list[FactRow], list[DependsOnRow], int]:
     """Quantities of one table, the derive edges among them, and the number of data rows not read
-    because the ``budget`` of facts ran out first."""
+    because the ``budget`` of facts ran out first. Key columns (running numbers, flags, identifiers:
+    :func:`_columns`) are never read as quantities; cells that name no row (a constant, a link, a filler
+    such as "NA") are left out of the row's label."""
+    columns = _columns(grid)
+    key_cols = columns.keys
     header: dict[int, str] = {}
     context = list(grid.context)
     placed: list[_Placed] = []
@@ -539,9 +622,14 @@ def _grid_facts(
         texts = [c for c in row.cells if c.text.strip()]
         # A bare integer under a header that already names its period ("CY 2013 Revenues") is an amount,
         # even one that reads as a year (2082).
-        values = [c for c in texts if _is_value(c.text) or (c.col in dated and c.text.strip().isdigit())]
+        values = [
+            c for c in texts
+            if c.col not in key_cols and (_is_value(c.text) or (c.col in dated and c.text.strip().isdigit()))
+        ]
         value_ids = {id(c) for c in values}
         if not values:
+            if any(c.col in key_cols and _is_value(c.text) for c in texts):
+                continue  # a record whose only figures are its keys (a step number, a flag, an id)
             if not grid.from_text and data_index and not _restates_header(texts, header):
                 continue  # a record whose figure is withheld ("W") or a note between records
             if len(texts) >= 2:
@@ -555,7 +643,9 @@ def _grid_facts(
             continue
         ctx_text = " ".join(context)
         ctx_periods = {p for p, _, _ in find_periods(ctx_text)}
-        label_cells = [c for c in texts if id(c) not in value_ids and c.col < values[0].col]
+        label_cells = [
+            c for c in texts if id(c) not in value_ids and c.col < values[0].col and c.col not in key_cols
+        ]
         row_period = next(
             (
                 period_of(c.text)
@@ -566,6 +656,8 @@ def _grid_facts(
             None,
         )
         names = [c for c in label_cells if not _is_period(c.text)]
+        naming = [c for c in names if c.col not in columns.unnamed and not is_filler(c.text)]
+        names = naming or names
         label = names[0].text.strip() if names else ""
         # Further label cells name the entity only when their column does (a name, an office, a region);
         # under a header such as "Maturity Bracket" they are the row's attributes, not part of its name.
@@ -578,7 +670,9 @@ def _grid_facts(
         data_index += 1
         # Every word of the row, for when the label alone names several rows' values (_unambiguous).
         full = " ".join(
-            c.text.strip() for c in texts if id(c) not in value_ids and not _is_period(c.text)
+            c.text.strip() for c in texts
+            if id(c) not in value_ids and not _is_period(c.text) and c.col not in columns.unnamed
+            and c.col not in key_cols and not is_filler(c.text)
         )
         for cell in values:
             figure = parse_figure(cell.text)
@@ -588,7 +682,9 @@ def _grid_facts(
             if figure.number == 0 and formula:
                 continue  # a formula showing 0 ("=C7", "=IFERROR(..,$F30,..)" over an empty cell): a template
             head = header.get(cell.col, "")
-            if head and _ID_HEADER_RE.search(head) and not _MEASURE_RE.search(head.replace("_", " ")):
+            if head and _ID_HEADER_RE.search(head.replace("_", " ")) and not _MEASURE_RE.search(
+                head.replace("_", " ")
+            ):
                 continue
             if cell.col in codes:
                 continue  # a column headed by a questionnaire code ("Q21B_3") names no measure
@@ -611,7 +707,10 @@ def _grid_facts(
             ):
                 continue  # a bare year is a label
             head_period, named_period = _head_periods(head)
-            only_ctx = next(iter(ctx_periods)) if len(ctx_periods) == 1 else None
+            # A sheet named by its period ("2020") dates every figure on it, whatever notes sit above it.
+            sheet_period = period_of(grid.context[0]) if grid.sheet and grid.context and _is_period(
+                grid.context[0]) else None
+            only_ctx = sheet_period or (next(iter(ctx_periods)) if len(ctx_periods) == 1 else None)
             period = head_period or named_period or row_period or only_ctx
             found = None if head_period else _measure(head)
             if found is not None:  # the column names the measure: the row label names the entity
@@ -859,6 +958,36 @@ def _table_text_facts(grid: Grid) -> list[FactRow]:
     return out
 
 
+_COUNT_MEASURES = frozenset({"employees", "headcount", "units", "volume", "production"})
+_MONEY = frozenset({"USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "CNY", "INR"})
+_LEADING_FUNCTION_WORD = re.compile(r"^(?:by|of|to|in|on|at|for|from|with|and|or|the|a|an|as|than)\b", re.I)
+
+
+def _plausible(facts: Sequence[FactRow]) -> list[FactRow]:
+    """Quantities a reader could check, whatever the file: a metric made of words (not "65 000", not "by the
+    total pay bill") and a count (employees, headcount) that is no money amount."""
+    out: list[FactRow] = []
+    for f in facts:
+        if f.kind == FactKind.QUANTITY:
+            metric = f.metric or ""
+            if not re.search(r"[^\W\d_]", metric) or _LEADING_FUNCTION_WORD.match(metric):
+                continue
+            if metric in _COUNT_MEASURES and f.unit in _MONEY:
+                continue  # "Employees ... is £17,364": a pay point, not a headcount
+        out.append(f)
+    return out
+
+
+def _one_value_each(facts: Sequence[FactRow]) -> list[FactRow]:
+    """Quantities read from tables guessed in running text whose metric, entity and period name one value
+    in their span: an org chart's "Max salary £89,785" beside "Max salary £64,370", with no post named,
+    could be either, so neither is kept."""
+    values: dict[tuple[str, str | None, str | None, str | None], set[str]] = defaultdict(set)
+    for f in facts:
+        values[(f.span_id, f.metric, f.entity, f.period)].add(f.value)
+    return [f for f in facts if len(values[(f.span_id, f.metric, f.entity, f.period)]) == 1]
+
+
 # ---- the extractor -------------------------------------------------------------------------------
 
 
@@ -882,6 +1011,7 @@ class RuleBasedExtractor:
         facts: list[FactRow] = []
         edges: list[DependsOnRow] = []
         capped: dict[str, int] = {}
+        guessed: list[FactRow] = []  # quantities of tables guessed in page, slide or section text
         for file_spans in by_file.values():
             file_spans.sort(key=lambda s: s.ordinal)
             context = _file_context(file_spans)
@@ -911,13 +1041,15 @@ class RuleBasedExtractor:
             for grid in grids:
                 facts.extend(_table_text_facts(grid))
                 grid_facts, grid_edges, skipped = _grid_facts(grid, context, budget)
-                facts.extend(grid_facts)
+                facts.extend(grid_facts if not grid.from_text else ())
+                guessed.extend(grid_facts if grid.from_text else ())
                 edges.extend(grid_edges)
                 budget -= len(grid_facts)
                 unread += skipped
             if unread:
                 capped[file_spans[0].path] = unread
-        extraction = verify(facts, spans)
+        facts.extend(_one_value_each(guessed))
+        extraction = verify(_plausible(facts), spans)
         extraction.capped = capped
         kept = {f.fact_id for f in extraction.facts}
         return extraction, [e for e in edges if e.src_fact_id in kept and e.dst_fact_id in kept]

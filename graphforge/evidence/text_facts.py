@@ -91,6 +91,34 @@ _STOP = frozenset(
 )
 
 
+_FILLERS = frozenset({
+    "na", "n/a", "n.a", "-", "--", "---", "—", "–", "none", "null", "nil", "tbc", "tbd", "tba", "redacted",
+    "withheld", "unknown", "?", "not applicable", "not available", "not known", "not specified", "no data",
+})
+
+
+def is_filler(text: str) -> bool:
+    """A cell that stands for "no value" ("NA", "n/a", "--", "TBC", "not applicable"): never a name or key."""
+    return text.strip().lower().rstrip(".") in _FILLERS or not text.strip()
+
+
+_MD_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|<https?://[^>]*>|https?://\S+")
+_PLACEHOLDER_RE = re.compile(
+    r"^[<\[{(]\s*(?:insert|enter|add|type|your|name of|tbd|tbc|placeholder|x{2,})\b[^>\]})]*[>\]})]$|^x{3,}$",
+    re.I,
+)
+
+
+def placeholder_or_link(text: str) -> bool:
+    """A template's placeholder ("<Insert Test Name>", "[Enter date]") or a bare link ("[Slides](url)",
+    "**[June Newsletter](https://…)**"): navigation and blanks to fill, not items a document states."""
+    stripped = text.strip().strip("*_`").strip()
+    if _PLACEHOLDER_RE.match(stripped):
+        return True
+    bare = _MD_LINK_RE.sub("", stripped)
+    return bool(_MD_LINK_RE.search(stripped)) and not re.search(r"[^\W_]", bare)
+
+
 def normalise_text(text: str) -> str:
     """Lower-cased content words in order: the form verifiers compare requirement or item text by."""
     return " ".join(w for w in _WORD.findall(text.lower()) if w not in _STOP)
@@ -377,7 +405,7 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                 bullet = None  # "a. Sources of data" over a paragraph: a sub-heading, not a list item
             # A page's guessed heading is mostly its running header: a PDF list is named by its lead-in.
             heading_name = None if span.locator.startswith("page=") else trail.last()
-            if bullet and (lead_in or heading_name):
+            if bullet and (lead_in or heading_name) and not placeholder_or_link(bullet.group("item")):
                 item = _continued(lines, i, bullet.group("item").strip())
                 name = lead_in or heading_name
                 out.add(
@@ -490,7 +518,8 @@ def table_facts(
     # headers ("Title", "Program ...") count only without one: a "Subfunction Title" or an "IT Accessibility
     # Program Office - Bracket" column after "Account Name" holds a category or a rating, not the row.
     called = [i for i in titled if re.search(r"\bname\b", header[i], re.I)]
-    titled = called[::-1] or titled
+    # A filler in the name column ("NA" for an unnamed officer) leaves the row to the next name-like column.
+    titled = called[::-1] + [i for i in titled if i not in called]
     for span, cells, where in rows:
 
         def cell(i: int, cells: Sequence[str] = cells) -> str:
@@ -500,7 +529,8 @@ def table_facts(
             names[0]
             if names
             else next(
-                (i for i, c in enumerate(cells) if c.strip() and not c.strip().replace(".", "").isdigit()),
+                (i for i, c in enumerate(cells)
+                 if re.search(r"[^\W\d_]{2}", c) and not is_filler(c) and parse_figure(c) is None),
                 None,
             )
         )
@@ -519,7 +549,7 @@ def table_facts(
                 section=where,
             )
         record_col = next((i for i in titled if cell(i) and parse_figure(cell(i)) is None
-                           and not is_total_label(cell(i))), None)
+                           and not is_total_label(cell(i)) and not is_filler(cell(i))), None)
         record = cell(record_col) if record_col is not None else ""
         if not record or parse_figure(record) is not None:
             record, record_col = "", None

@@ -114,7 +114,19 @@ def _digits(digits: str) -> tuple[float, int]:
     return float(digits), decimals - int(exponent or 0)
 
 
+def _id_list(digits: str) -> bool:
+    """ "115,116,117": three or more comma-separated 3-digit numbers each one more than the last are a list
+    of ids or items, not one number grouped in thousands (115 quintillion)."""
+    groups = digits.split(",")
+    if len(groups) < 3 or not all(len(g) == 3 and g.isdigit() for g in groups):
+        return False
+    numbers = [int(g) for g in groups]
+    return all(b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False))
+
+
 def _figure(match: re.Match[str], base: int = 0) -> Figure | None:
+    if _id_list(match.group("digits")):
+        return None
     text = match.group(0)
     start, end = match.start(), match.end()
     opened, closed = bool(match.group("open") or match.group("open2")), bool(match.group("close"))

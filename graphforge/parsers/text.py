@@ -138,13 +138,23 @@ def _row_locator(number: int, width: int) -> Callable[[int, int], str]:
     return locator
 
 
+_COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+
+
+def _without_comments(text: str) -> str:
+    """Markdown without its HTML comments (converter notes, editors' to-dos): a reader never sees them. Code
+    fences keep theirs (a fence shows the comment as text)."""
+    parts = re.split(r"(^ {0,3}(?:```|~~~).*?(?:^ {0,3}(?:```|~~~)[^\n]*$|\Z))", text, flags=re.M | re.S)
+    return "".join(p if i % 2 else _COMMENT_RE.sub("", p) for i, p in enumerate(parts))
+
+
 def _markdown_lines(text: str) -> list[tuple[str, bool]]:
     """Markdown lines with its embedded HTML blocks rendered as the HTML reader renders a page: published
     reports mix ``<ul><li><strong>..`` and ``<table>`` blocks into Markdown, and their tags and entities
     (``&#39;``) are markup, not content. A block runs from a line opening a block tag to the line that
     closes it (CommonMark's rule, ended at a blank line, would cut tables written with blank lines). Each
     line comes with whether it sits in a code fence (kept verbatim there)."""
-    lines = text.splitlines()
+    lines = _without_comments(text).splitlines()
     out: list[tuple[str, bool]] = []
     fenced = False
     i = 0
