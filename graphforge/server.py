@@ -125,7 +125,10 @@ class ManagedServer:
         (staging / "pom.xml").write_text(pom, encoding="utf-8")
         cmd = [mvn, "-B", "-q", "-f", str(staging / "pom.xml"), _DEPENDENCY_PLUGIN,
                "-DincludeScope=runtime", f"-DoutputDirectory={staging / 'lib'}"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        # Run from the staging folder: Maven looks for a .mvn/ folder (JVM options, extensions) upward from
+        # where it starts, and the current directory may be a crawled folder.
+        env = {k: v for k, v in os.environ.items() if k != "MAVEN_BASEDIR"}
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=staging, env=env)
         if proc.returncode != 0:
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
             raise ServerError(f"fetching Neo4j {self.settings.server_version} with Maven failed: "

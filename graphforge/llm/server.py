@@ -159,7 +159,7 @@ class ManagedLocalModel:
         for sub in ("run", "logs"):
             (self.home / sub).mkdir(parents=True, exist_ok=True)
         cmd = [
-            sys.executable, "-m", "llama_cpp.server",
+            *isolated_module_argv("llama_cpp.server"),
             "--model", str(model_file),
             "--model_alias", MODEL_NAME,
             "--host", "127.0.0.1",
@@ -248,6 +248,21 @@ class ManagedLocalModel:
         except OSError:
             return "no log"
         return lines[-1][:300] if lines else "empty log"
+
+
+# Run a module in isolated mode (-I: no current or script directory, no PYTHON* variables, no user site)
+# with this process's import path given explicitly, minus relative entries: the server imports nothing
+# from the folder it was started in, wherever that was.
+_RUN_MODULE = (
+    "import json, runpy, sys; sys.path[:] = json.loads(sys.argv.pop(1)); "
+    "runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)"
+)
+
+
+def isolated_module_argv(module: str) -> list[str]:
+    """``python -m module`` for a child process, in isolated mode with an explicit import path."""
+    path = [p for p in sys.path if p and os.path.isabs(p)]
+    return [sys.executable, "-I", "-c", _RUN_MODULE, json.dumps(path), module]
 
 
 def local_model_info(settings: GraphforgeSettings) -> LocalModelInfo:

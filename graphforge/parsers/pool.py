@@ -1,9 +1,19 @@
-"""Parse many files in worker processes, each file under a deadline; a hung or crashed worker is replaced."""
+"""Parse many files in worker processes, each file under a deadline; a hung or crashed worker is replaced.
+
+The workers never import from the current directory or the folder being parsed (a crawled folder is
+untrusted input, and ``cd folder && graphforge load workspace .`` makes it the current directory): the
+interpreters multiprocessing starts with ``python -c`` (its fork server and resource tracker) start in
+safe-path mode, and each worker drops relative entries from the import path it inherits.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
+import signal
+import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -40,9 +50,57 @@ def _default_target() -> Target:
     return parse_file
 
 
+# What the interpreters multiprocessing starts (`python -c ...`) must not take from the caller's
+# environment: `-c` puts the current directory first on sys.path unless safe-path mode is on (3.11:
+# PYTHONSAFEPATH, the -P flag), and an empty or relative PYTHONPATH entry means the current directory too.
+_LAUNCH_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _isolated_launch() -> Iterator[None]:
+    """While worker processes (and the fork server and resource tracker behind them) are started."""
+    keys = ("PYTHONSAFEPATH", "PYTHONNOUSERSITE", "PYTHONPATH")
+    with _LAUNCH_LOCK:
+        saved = {key: os.environ.get(key) for key in keys}
+        os.environ["PYTHONSAFEPATH"] = "1"
+        os.environ["PYTHONNOUSERSITE"] = "1"
+        kept = [p for p in (saved["PYTHONPATH"] or "").split(os.pathsep) if os.path.isabs(p)]
+        if kept:
+            os.environ["PYTHONPATH"] = os.pathsep.join(kept)
+        else:
+            os.environ.pop("PYTHONPATH", None)
+        try:
+            yield
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+
+def _trusted_sys_path() -> None:
+    """Drop '' and relative entries (the current directory, wherever the worker stands) from sys.path."""
+    sys.path[:] = [p for p in sys.path if p and os.path.isabs(p)]
+
+
 def _serve(conn: Connection, target: Target | None, limits: ParseLimits, memory_bytes: int | None) -> None:
-    """Worker loop: receive (index, task), send (index, ParsedFile as dict); None stops it."""
+    """Worker loop: receive (index, task), send (index, ParsedFile as dict); None stops it.
+
+    A worker whose parent went away (the loader killed, its end of the pipe closed) or that gets Ctrl-C
+    exits quietly: the loader reports what happened, not a traceback per worker.
+    """
+    _trusted_sys_path()
     _die_with_parent()
+    # Ctrl-C reaches the whole process group; the loader stops its workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError, EOFError):
+        _serve_loop(conn, target, limits, memory_bytes)
+
+
+def _serve_loop(
+    conn: Connection, target: Target | None, limits: ParseLimits, memory_bytes: int | None
+) -> None:
     if memory_bytes:
         import resource
 
@@ -112,6 +170,11 @@ class _Worker:
         self.conn.close()
 
 
+def _start_worker(ctx: Any, target: Target | None, limits: ParseLimits, memory_bytes: int | None) -> _Worker:
+    with _isolated_launch():
+        return _Worker(ctx, target, limits, memory_bytes)
+
+
 def failed(task: ParseTask, reason: str, started: float) -> ParsedFile:
     """The record of a file whose parser never answered (timeout, crash)."""
     from graphforge.models.workspace import FileFormat
@@ -167,7 +230,7 @@ def parse_files(
         ctx.set_forkserver_preload(list(PRELOAD))
     memory = memory_mb * 1024 * 1024 if memory_mb else None
     pending = deque(enumerate(tasks))
-    workers = [_Worker(ctx, target, limits, memory) for _ in range(jobs)]
+    workers = [_start_worker(ctx, target, limits, memory) for _ in range(jobs)]
     started_at: dict[int, float] = {}
     try:
         while pending or any(w.job for w in workers):
@@ -178,7 +241,7 @@ def parse_files(
                         worker.conn.send((index, task))
                     except OSError:  # the worker died between jobs: replace it and retry this task
                         worker.stop(kill=True)
-                        workers[i] = worker = _Worker(ctx, target, limits, memory)
+                        workers[i] = worker = _start_worker(ctx, target, limits, memory)
                         worker.conn.send((index, task))
                     started_at[index] = time.perf_counter()
                     worker.job = (index, task, started_at[index] + timeout_s)
@@ -200,7 +263,7 @@ def parse_files(
                         worker.process.join(2.0)  # reap it, so its exit code (signal < 0) is known
                         code = worker.process.exitcode
                         worker.stop(kill=True)
-                        workers[i] = _Worker(ctx, target, limits, memory)
+                        workers[i] = _start_worker(ctx, target, limits, memory)
                         yield (
                             index,
                             failed(task, f"parser process died (exit code {code})", started_at[index]),
@@ -215,7 +278,7 @@ def parse_files(
                     # `ready` was taken before this loop yielded results and replaced workers (both can take
                     # seconds): a result that arrived since is read next round, not killed as a timeout.
                     worker.stop(kill=True)
-                    workers[i] = _Worker(ctx, target, limits, memory)
+                    workers[i] = _start_worker(ctx, target, limits, memory)
                     yield (
                         index,
                         failed(
