@@ -6,6 +6,7 @@ onet, digital and taxonomy-sample (the taxonomy), workspace, trajectories and be
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -13,12 +14,23 @@ import typer
 
 from graphforge.cli.common import JsonOption, console, emit, progress, working
 
+
+def _positive(value: float | None) -> float | None:
+    """A value that must be a number above 0, checked here so the error names the option as typed
+    (the stage's own fields are timeout_s and max_file_bytes, which the user never wrote)."""
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise typer.BadParameter("must be a number more than 0")
+    return value
+
+
 # Options `load workspace` and `load workspaces` share (one definition, one help text).
 JobsOption = Annotated[
     int | None, typer.Option("--jobs", "-j", min=1, help="Parser processes (default: CPUs).")]
-TimeoutOption = Annotated[float, typer.Option("--timeout", help="Per-file parse timeout in seconds.")]
+TimeoutOption = Annotated[float, typer.Option(
+    "--timeout", callback=_positive, help="Per-file parse timeout in seconds.")]
 MaxFileMbOption = Annotated[float | None, typer.Option(
-    "--max-file-mb", help="Files above this size are recorded invalid without parsing (default 100).")]
+    "--max-file-mb", callback=_positive,
+    help="Files above this size are recorded invalid without parsing (default 100).")]
 RetryInvalidOption = Annotated[
     bool, typer.Option("--retry-invalid", help="Re-parse files an earlier run recorded as invalid.")]
 RuleRolesOption = Annotated[bool, typer.Option(
@@ -26,7 +38,7 @@ RuleRolesOption = Annotated[bool, typer.Option(
 
 
 def max_file_bytes(max_file_mb: float | None) -> int | None:
-    return int(max_file_mb * 1024 * 1024) if max_file_mb else None
+    return max(1, int(max_file_mb * 1024 * 1024)) if max_file_mb else None
 
 
 def load_onet_cmd(

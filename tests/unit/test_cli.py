@@ -100,3 +100,26 @@ def test_group_without_command_prints_help(capsys: pytest.CaptureFixture[str]) -
     out = capsys.readouterr().out
     for name in ("specs", "seeds", "workspaces", "trajectories", "exports"):
         assert name in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["load", "workspace", ".", "--timeout", "-1"], "--timeout"),
+        (["load", "workspace", ".", "--timeout", "0"], "--timeout"),
+        (["load", "workspace", ".", "--max-file-mb", "0"], "--max-file-mb"),
+        (["load", "workspace", ".", "--max-file-mb", "-5"], "--max-file-mb"),
+        (["load", "workspaces", ".", "--timeout", "nan"], "--timeout"),
+    ],
+)
+def test_bad_values_name_the_option_as_typed(
+    argv: list[str], option: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Refused while the options are read, before any server is looked for.
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
+    monkeypatch.setenv("NEO4J_PASSWORD", "unused")
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "\n" not in err
+    assert f"'{option}'" in err and "must be a number more than 0" in err
+    assert "--timeout-s" not in err and "--max-file-bytes" not in err
