@@ -356,7 +356,8 @@ def sandbox_problem() -> str | None:
             "(Debian/Ubuntu: apt-get install bubblewrap); code is never run outside the sandbox"
         )
     for path in _runtime_paths():
-        if path == BOX or path.startswith(BOX + "/"):
+        # Under /tmp is fine (bound over the box's own /tmp), but not /tmp itself or under /sandbox.
+        if path == SCRATCH or path == BOX or path.startswith(BOX + "/"):
             return f"the Python runtime lives under {path}, which the sandbox mounts over"
     try:
         _seccomp_program()
@@ -716,22 +717,20 @@ def run_python(
     try:
         before = _snapshot(box.root_fd)
         box.go()
+        out, err, timed_out, capped = _pump(proc, limits)
+        if timed_out or capped:
+            _kill(proc)
         try:
-            out, err, timed_out, capped = _pump(proc, limits)
-            if timed_out or capped:
-                _kill(proc)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                _kill(proc)
-                proc.wait()
-        finally:
-            if proc.poll() is None:
-                _kill(proc)
-                proc.wait()
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            proc.wait()
         # The box is gone; its /sandbox lives on behind root_fd until box.close().
         changed = _sync_back(box.root_fd, workdir, before, limits) if sync_back else []
     finally:
+        if proc.poll() is None:
+            _kill(proc)
+            proc.wait()
         box.close()
     stderr = err.text(limits.max_output_chars)
     if timed_out:
