@@ -30,8 +30,8 @@ def test_only_sandbox_and_tmp_are_writable(tmp_path: Path) -> None:
     work.mkdir()
     # Every folder above the checkout and the runtime exists inside (as mount points) and must refuse.
     above = sorted({str(p) for base in (REPO, Path(sys.prefix)) for p in base.parents} | {"/"})
-    targets = [*above, "/etc", "/root", "/usr", "/dev", "/dev/shm", "/proc", str(Path(sys.prefix)), "/sandbox",
-               "/tmp"]
+    targets = [*above, "/etc", "/root", "/usr", "/dev", "/dev/shm", "/proc", str(Path(sys.prefix)),
+               "/sandbox", "/tmp"]
     code = (
         "import json, os\nout = {}\n"
         f"for d in {targets!r}:\n"
