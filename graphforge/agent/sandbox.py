@@ -9,8 +9,9 @@ Each call runs the script with ``bwrap`` in a fresh box:
   interpreter's prefix and the virtual environment, wherever they live, /tmp included), a fresh
   ``/proc`` of the new PID namespace and a minimal read-only ``/dev``; the only writable places are
   ``/sandbox`` (the working directory: a copy of the working folder) and ``/tmp`` (``HOME`` and
-  ``TMPDIR``), two size-capped tmpfs mounts of the box's own (``SandboxLimits.write_mb`` of new data
-  together, below the memory limit), so a script can neither fill the host's disk nor its shared memory;
+  ``TMPDIR``), two size-capped tmpfs mounts of the box's own (``SandboxLimits.write_budget_mb`` of new
+  data together, at most a quarter of the memory limit), so a script can fill neither the host's disk
+  nor its shared memory;
 - the copy goes in and the results come out through a directory descriptor of the box's ``/sandbox``
   that the bootstrap hands to the parent before the script's first line (an ``AF_UNIX`` socket pair);
   the parent copies the working folder in through it and reads new files back through it after the box
@@ -96,12 +97,18 @@ class SandboxLimits:
     max_processes: int = 64  # RLIMIT_NPROC (threads count); new processes are refused by seccomp anyway
     max_sync_files: int = 200  # most new/changed files copied back to the working directory
     # New data /sandbox and /tmp may hold together (RAM-backed tmpfs mounts of the box's own, so kept well
-    # below memory_mb): /tmp gets a quarter, /sandbox the rest on top of the copied working folder.
+    # below memory_mb: at most a quarter of it): /tmp gets a quarter, /sandbox the rest on top of the
+    # copied working folder.
     write_mb: int = 256
 
     def __post_init__(self) -> None:
         if self.write_mb < 4:
             raise ValueError("SandboxLimits.write_mb must be at least 4")
+
+    @property
+    def write_budget_mb(self) -> int:
+        """``write_mb``, or a quarter of ``memory_mb`` when that is less (never under 4 MiB)."""
+        return max(4, min(self.write_mb, self.memory_mb // 4))
 
 
 @dataclass(frozen=True)
@@ -457,12 +464,13 @@ class _Box:
         ``main.py`` into it; the script waits for :meth:`go`."""
         dirs, files = _plan_copy(workdir)
         main = code.encode("utf-8")
-        tmp_bytes = max(1, limits.write_mb // 4) * _MIB
+        budget = limits.write_budget_mb * _MIB
+        tmp_bytes = budget // 4
         box_bytes = (
             sum(_pages(size) for _, size in files)
             + _pages(len(main))
             + _PAGE * (len(dirs) + len(files) + 2)
-            + (limits.write_mb * _MIB - tmp_bytes)
+            + (budget - tmp_bytes)
         )
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         seccomp_fd = _program_fd(_seccomp_program())

@@ -130,3 +130,9 @@ def test_sandbox_runs_from_a_virtual_environment_under_tmp_with_a_space(tmp_path
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"0 42 {env_dir} ['out.txt']", done.stdout + done.stderr
     assert (work / "out.txt").read_text() == "done"
+
+
+def test_the_write_budget_stays_below_the_memory_limit() -> None:
+    assert SandboxLimits().write_budget_mb == 256  # a quarter of the default 1 GiB
+    assert SandboxLimits(memory_mb=128).write_budget_mb == 32
+    assert SandboxLimits(write_mb=64, memory_mb=4096).write_budget_mb == 64
