@@ -4,10 +4,15 @@
 backends) per workspace folder, prints time per stage and workspace, the task families and deliverable
 formats compiled, anchoring and leak checks, and fact precision against the hand labels kept in
 ``bench/labels/corpus_facts.jsonl``. It exits 1 when an acceptance figure fails:
-- every workspace compiles >= 1 spec; across the corpus >= 5 families and >= 4 deliverable formats;
+- every workspace compiles >= 2 specs (the default compile: every family its evidence supports); across the
+  corpus >= 8 families and >= 4 deliverable formats;
 - every positive criterion is anchored, and each anchor's value text is found in its span;
 - no spec leaks hidden information into the agent's view;
-- per workspace >= 50 labelled facts; precision >= 0.9 for quantities and >= 0.8 overall.
+- per workspace >= 50 labelled facts (labels are drawn uniformly at random with a committed seed, see
+  graphforge.evidence.quality); precision >= 0.8 per workspace and >= 0.85 for its quantities.
+It prints, against the targets it does not gate yet: the worst workspace's precision (target 0.85), the
+precision over every labelled fact (target 0.9), and the share of specs with a criterion anchored in two
+files where the workspace has cross-file edges (target 100 %).
 The corpus is read in place and never copied; the repository does not depend on it.
 """
 
@@ -22,8 +27,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 LABELS = Path(__file__).resolve().parent / "labels" / "corpus_facts.jsonl"
-MIN_LABELLED, MIN_QUANTITY_PRECISION, MIN_PRECISION = 50, 0.9, 0.8
-MIN_FAMILIES, MIN_FORMATS = 5, 4
+MIN_LABELLED, MIN_QUANTITY_PRECISION, MIN_PRECISION = 50, 0.85, 0.8
+TARGET_WORST, TARGET_POOLED, TARGET_TWO_FILES = 0.85, 0.9, 1.0
+MIN_FAMILIES, MIN_FORMATS, MIN_SPECS = 8, 4, 2
+CROSS_FILE = ("compare", "reconcile", "reference", "supersedes", "restates")
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -72,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
     formats: Counter[str] = Counter()
     sample_rows: list[dict[str, object]] = []
     positives = anchored = leaking = 0
+    two_file_specs = specs_needing_two = 0
+    pooled_correct = pooled_labelled = 0
+    worst: tuple[float, str] | None = None
+    stage_seconds: Counter[str] = Counter()
     total_started = time.perf_counter()
     print(
         f"{'workspace':38} {'files':>5} {'load s':>7} {'evid s':>7} {'spec s':>7} {'facts':>6} "
@@ -108,8 +119,10 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{'':38}   {path}: {rows} table rows over the per-file fact cap, not read")
             for key, why in sorted(compiled.skipped.items()):
                 print(f"{'':38}   skipped {key}: {why[:160]}")
-            if not compiled.specs:
-                failures.append(f"{folder.name}: no spec compiled")
+            stage_seconds.update({"load": t1 - t0, "evidence": t2 - t1, "specs": t3 - t2})
+            if len(compiled.specs) < MIN_SPECS:
+                failures.append(f"{folder.name}: {len(compiled.specs)} specs compiled (< {MIN_SPECS})")
+            cross = bool(ws) and any(ws.edges.get(k, 0) for k in CROSS_FILE)
             shown = 0
             for s in compiled.specs:
                 families[s.family or "?"] += 1
@@ -128,6 +141,14 @@ def run(args: argparse.Namespace) -> int:
                     for a in got:
                         if a.value not in a.span_text:
                             failures.append(f"{s.spec_id} {c.criterion_id}: anchor value not in its span")
+                files_per_criterion = [{a.sha256 for a in got} for got in by_criterion.values()]
+                two_files = any(len(f) >= 2 for f in files_per_criterion)
+                if cross:
+                    specs_needing_two += 1
+                    two_file_specs += two_files
+                    if not two_files:
+                        print(f"{'':38}   {s.spec_id} ({s.family}): no criterion needs two files, though "
+                              f"the workspace has cross-file edges")
                 documents = DocumentText(t for a in anchors for t in (a.span_text, a.statement, a.value))
                 found = leaks(specs_store.agent_view(spec, specs_store.workspace_files(ctx.graph, wid)), spec,
                               documents=documents)
@@ -146,6 +167,10 @@ def run(args: argparse.Namespace) -> int:
                 f"{'':38}   precision: overall {_pct(every)} on {every.labelled} labelled; "
                 f"quantities {_pct(qty)} on {qty.labelled} labelled"
             )
+            pooled_correct += every.correct
+            pooled_labelled += every.labelled
+            if every.value is not None and (worst is None or every.value < worst[0]):
+                worst = (every.value, folder.name)
             gaps: list[str] = []
             if every.labelled < MIN_LABELLED:
                 gaps.append(f"{folder.name}: only {every.labelled} labelled facts (< {MIN_LABELLED})")
@@ -181,6 +206,23 @@ def run(args: argparse.Namespace) -> int:
         f"\ncorpus: {len(folders)} workspaces in {total:.0f} s; families {dict(families)}; "
         f"formats {dict(formats)}"
     )
+    pooled = pooled_correct / pooled_labelled if pooled_labelled else 0.0
+    print(
+        f"fact precision: worst workspace {worst[1] if worst else '-'} {worst[0] if worst else 0:.2f}; "
+        f"every labelled fact {pooled:.2f} ({pooled_correct}/{pooled_labelled})"
+    )
+    for what, got, target in (("worst workspace precision", worst[0] if worst else 0.0, TARGET_WORST),
+                              ("precision over every labelled fact", pooled, TARGET_POOLED)):
+        if got < target:
+            print(f"below target (not gated): {what} {got:.2f} < {target}")
+    need = two_file_specs / specs_needing_two if specs_needing_two else 1.0
+    print(
+        f"specs with a criterion anchored in two files, where the workspace has cross-file edges: "
+        f"{two_file_specs}/{specs_needing_two} ({need:.0%})"
+    )
+    if need < TARGET_TWO_FILES:
+        print(f"below target (not gated): two-file share {need:.0%} < {TARGET_TWO_FILES:.0%}")
+    print("time per stage over the corpus: " + ", ".join(f"{k} {v:.0f} s" for k, v in stage_seconds.items()))
     share = anchored / positives if positives else 0.0
     print(
         f"positive criteria anchored to facts whose text is in their span: {anchored}/{positives} "

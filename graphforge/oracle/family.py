@@ -69,10 +69,13 @@ def _wrong(value: str, kind: str | None) -> str:
 
 def rows_for(view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> list[Row]:
     stale_of: dict[str, Anchor] = {}
+    also: dict[str, Anchor] = {}  # an item's fact -> the second file's fact that states it too
     for c in view.spec.criteria:
         anchors = view.anchors_of(c)
         if c.check == "stale" and len(anchors) > 1:
             stale_of[anchors[1].fact_id] = anchors[0]
+        if c.check == "cites" and len(anchors) == 2 and anchors[0].path != anchors[1].path:
+            also[anchors[0].fact_id] = anchors[1]
     rows: list[Row] = []
     for c in view.spec.criteria:
         if c.check != "item" or c.target_deliverable != d.name:
@@ -91,7 +94,10 @@ def rows_for(view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> list[Row]
             value = _wrong(a.value, c.fact_kind)
         if plan.stale_item == c.criterion_id and old is not None:
             value, earlier = old.value, ""
-        rows.append(Row(_label(c), value, _source(a, plan.fake_sources), earlier, earlier_source))
+        source = _source(a, plan.fake_sources)
+        if a.fact_id in also:
+            source += f"; also stated in {_source(also[a.fact_id], plan.fake_sources)}"
+        rows.append(Row(_label(c), value, source, earlier, earlier_source))
     if plan.invented_entry and any(c.check == "invented" and c.target_deliverable == d.name
                                    for c in view.spec.criteria):
         rows.append(Row("Additional requirement", plan.invented_entry, "internal guidance"))

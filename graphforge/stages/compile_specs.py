@@ -21,6 +21,7 @@ GET_SPEC_WORKSPACES = cypher.load("evidence/get_workspaces")
 GET_SEED_CONTEXT = cypher.load("specs/get_seed_context")
 GET_FACTS_BY_ID = cypher.load("specs/get_facts_by_id")
 GET_DEPENDENCIES_AMONG = cypher.load("specs/get_dependencies_among")
+GET_CORROBORATING_FACTS = cypher.load("specs/get_corroborating_facts")
 SET_SUPPORTED_FAMILIES = cypher.load("specs/set_supported_families")
 FAMILIES = load_families()
 # Without a seed, the family that checks the most: figures first, then versions, requirements, dates.
@@ -260,9 +261,10 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
             if spec is None:
                 skipped[f"{workspace_id}:{family.name}"] = "the pattern matched but too few usable facts"
                 continue
+            spec, extra = needs_two_files(ctx, spec, graph)
             if model is not None:
                 spec = llm_statement(model, spec, graph.files, documents) or spec
-            values = {f.fact_id: (f.value, f.scale, f.span_text) for f in graph.facts}
+            values = {f.fact_id: (f.value, f.scale, f.span_text) for f in [*graph.facts, *extra]}
             problems = spec_problems(spec, values) + leaks(
                 specs_store.agent_view(spec, graph.files), spec, [f.fact_id for f in graph.facts], documents
             )
@@ -287,6 +289,62 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
                 )
             )
     return CompileSpecsResult(specs=out, skipped=skipped, supported=supported_by)
+
+
+def needs_two_files(
+    ctx: StageContext, spec: TaskSpec, graph: WorkspaceGraph
+) -> tuple[TaskSpec, list[GraphFact]]:
+    """A spec whose criteria all rest on one file each gets one that needs two, when the folder allows it.
+    Among the facts of the spec's own kind and source files that another file states too:
+    - another current file states the same (compare): the deliverable names both files beside the item;
+    - a file to avoid (superseded by a later version, or a confuser) states it differently (reconcile): a
+      negative criterion for reporting that file's value as current.
+    An item the spec already asks for is preferred; otherwise the fact becomes one more item. The facts read
+    are returned so the spec's checks can recover them."""
+    from graphforge.specs.families._common import ask_second_file, files_per_criterion, warn_superseded
+
+    facts = {f.fact_id: f for f in graph.facts}
+    if any(len(files) >= 2 for files in files_per_criterion(spec, {i: f.path for i, f in facts.items()})):
+        return spec, []
+    items = [c for c in spec.positive if c.check == "item" and c.anchors and c.anchors[0] in facts]
+    if not items:
+        return spec, []
+    firsts = [facts[c.anchors[0]] for c in items]
+    asked = {c.anchors[0]: c for c in items}
+    paths = sorted({f.path for f in firsts})
+    # The spec's own kind of fact first; any kind of its source files when none of those has a second file.
+    options = _second_file_options(ctx, graph.workspace_id, paths, sorted({f.kind for f in firsts}), asked) \
+        or _second_file_options(ctx, graph.workspace_id, paths, None, asked)
+    if not options:
+        return spec, []
+    new_item, warn, *_, first, second = options[0]
+    item = asked.get(first.fact_id) or items[0]
+    if warn:
+        return warn_superseded(spec, item, first, second, new_item=new_item), [first, second]
+    return ask_second_file(spec, item, first, second, new_item=new_item), [first, second]
+
+
+def _second_file_options(
+    ctx: StageContext, workspace_id: str, paths: list[str], kinds: list[str] | None, asked: dict[str, Any]
+) -> list[tuple[Any, ...]]:
+    """(sort key..., fact, other file's fact) for each usable pair: a current file stating the same, or a
+    file to avoid stating it differently; facts the spec asks for first, then agreement, then file order."""
+    rows = ctx.graph.read_dicts(GET_CORROBORATING_FACTS, workspace_id=workspace_id, paths=paths, kinds=kinds)
+    rows = [r for r in rows if (r["kind"] == "compare") != bool(r["avoid"])]
+    if not rows:
+        return []
+    wanted = sorted({str(r["anchor"]) for r in rows} | {str(r["other"]) for r in rows})
+    found = {f.fact_id: f for f in ctx.graph.read(GET_FACTS_BY_ID, GraphFact, workspace_id=workspace_id,
+                                                  fact_ids=wanted)}
+    options = []
+    for r in rows:
+        a, b = found.get(str(r["anchor"])), found.get(str(r["other"]))
+        if a is None or b is None or a.path == b.path:
+            continue
+        if a.value not in a.span_text or b.value not in b.span_text:
+            continue
+        options.append((a.fact_id not in asked, r["kind"] != "compare", a.path, a.ordinal, a.fact_id, a, b))
+    return sorted(options, key=lambda o: o[:5])
 
 
 def _affinity_key(family: Family, seed: SeedContext) -> tuple[float, str]:

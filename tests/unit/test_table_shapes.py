@@ -136,3 +136,20 @@ def test_the_labels_file_keys_are_unique_per_current_campaign() -> None:
         key = (row["sha256"], row["locator"], row["kind"], row["value"], row["statement"])
         assert row["rule"] and isinstance(row["correct"], bool)
         assert seen.setdefault(key, row["correct"]) == row["correct"], key
+
+
+def test_six_tracked_items_open_or_closed_are_six_items_not_two() -> None:
+    from graphforge.specs.families._common import spread
+    from graphforge.specs.templates import GraphFact
+
+    def status(n: int, word: str) -> GraphFact:
+        return GraphFact(fact_id=f"fact-{n}", statement=f"Status of Task {n} is {word!r}", value=word,
+                         value_num=None, unit=None, metric="status", entity=f"Task {n}", period=None,
+                         span_id=f"s:{n}", locator=f"row={n + 1}", ordinal=n, span_text=f"Task {n}\t{word}",
+                         path="tracker.csv", role="core", kind="status", normalized=word.lower())
+
+    items = [status(n, "Open" if n % 2 else "Closed") for n in range(6)]
+    assert [f.fact_id for f in spread(items, 6, per_file=6)] == [f.fact_id for f in items]
+    # The same requirement stated twice is still one item.
+    twice = [items[0], items[0].model_copy(update={"fact_id": "fact-copy", "ordinal": 9})]
+    assert len(spread(twice, 6, per_file=6)) == 1

@@ -68,13 +68,23 @@ def label_of(fact: GraphFact) -> str:
     return short(fact.section or fact.entity or fact.kind, 60)
 
 
+def _identity(fact: GraphFact) -> str:
+    """What makes two facts the same item: its text, and for a status or attribute also the thing it belongs
+    to ("Open" of two tracked items is two items, not one)."""
+    value = (fact.normalized or fact.value).lower()
+    if fact.kind in ("status", "attribute"):
+        return f"{value} | {(fact.entity or '').lower()} | {(fact.metric or '').lower()}"
+    return value
+
+
 def spread(facts: Sequence[GraphFact], limit: int, per_file: int = 3) -> list[GraphFact]:
-    """Up to ``limit`` facts, at most ``per_file`` from one file, in document order, without repeats."""
+    """Up to ``limit`` facts, at most ``per_file`` from one file, in document order, without repeats (the
+    same item twice: see :func:`_identity`)."""
     out: list[GraphFact] = []
     count: dict[str, int] = {}
     seen: set[str] = set()
     for f in sorted(facts, key=lambda f: (f.path, f.ordinal, f.fact_id)):
-        key = (f.normalized or f.value).lower()
+        key = _identity(f)
         if key in seen or count.get(f.path, 0) >= per_file:
             continue
         seen.add(key)
@@ -272,3 +282,95 @@ def request(
     if constraints:
         lines += ["", *constraints]
     return "\n".join(lines)
+
+
+def files_per_criterion(spec: TaskSpec, path_of: dict[str, str]) -> list[set[str]]:
+    """The files each criterion's anchors sit in (``path_of``: fact id -> workspace path)."""
+    return [{path_of[a] for a in c.anchors if a in path_of} for c in spec.criteria]
+
+
+def _with_item(spec: TaskSpec, item: CriterionSpec, fact: GraphFact) -> tuple[list[CriterionSpec], str]:
+    """The spec's criteria and statement with ``fact`` asked for as one more item like ``item``."""
+    label = short(label_of(fact), 60)
+    added = item.model_copy(update={
+        "criterion_id": f"{spec.spec_id}/c{len(spec.criteria) + 1}",
+        "requirement": f"{item.target_deliverable} also reports {label} ({short(fact.value, 50)})",
+        "expected": fact.normalized if fact.kind != "quantity" else fact.value,
+        "expected_value": fact.value_num,
+        "computation": "copy" if fact.value_num is not None else None,
+        "anchors": [fact.fact_id],
+        "fact_kind": fact.kind,
+        "label": label_of(fact),
+    })
+    statement = spec.statement.rstrip() + f"\n\nAlso report {label} from {base_name(fact.path)}."
+    return [*spec.criteria, added], statement
+
+
+def _respec(spec: TaskSpec, criteria: list[CriterionSpec], statement: str) -> TaskSpec:
+    return spec.model_copy(update={"criteria": criteria, "statement": statement,
+                                   "statement_hash": statement_hash(statement)})
+
+
+def ask_second_file(
+    spec: TaskSpec, item: CriterionSpec, first: GraphFact, second: GraphFact, new_item: bool = False
+) -> TaskSpec:
+    """The spec with a criterion that needs two files: the deliverable names ``second``'s file beside the
+    item anchored to ``first`` (both current files state it: a compare edge). With ``new_item`` the item is
+    added first. The statement asks, in words any worker can follow, for every file that states an item."""
+    criteria, statement = (
+        _with_item(spec, item, first) if new_item else (list(spec.criteria), spec.statement))
+    d = item.target_deliverable
+    files = [base_name(first.path), base_name(second.path)]
+    criteria.append(CriterionSpec(
+        criterion_id=f"{spec.spec_id}/c{len(criteria) + 1}",
+        polarity=Polarity.POSITIVE,
+        kind=CriterionKind.CITATION,
+        weight=1.0,
+        requirement=f"{d} names both files that state {short(label_of(first), 60)}: {' and '.join(files)}",
+        target_deliverable=d,
+        expected="; ".join(files),
+        verification=(
+            f"Open {d} and look for both file names (score: share found); the second file states the same "
+            f"item, so a worker who read the folder names it."
+        ),
+        anchors=[first.fact_id, second.fact_id],
+        check="cites",
+    ))
+    statement = statement.rstrip() + (
+        "\n\nWhere another file of the folder states the same item, name that file beside it too.")
+    return _respec(spec, criteria, statement)
+
+
+def warn_superseded(
+    spec: TaskSpec, item: CriterionSpec, current: GraphFact, old: GraphFact, new_item: bool = False
+) -> TaskSpec:
+    """The spec with a negative criterion that needs two files: reporting ``old`` (stated differently by a
+    file a later version supersedes, or a confuser) as the current ``current``. With ``new_item`` the current
+    item is added first. The statement says to rely on the current version, without naming the trap."""
+    criteria, statement = (
+        _with_item(spec, item, current) if new_item else (list(spec.criteria), spec.statement))
+    positive = sum(c.weight for c in criteria if c.polarity is Polarity.POSITIVE)
+    d = item.target_deliverable
+    criteria.append(CriterionSpec(
+        criterion_id=f"{spec.spec_id}/c{len(criteria) + 1}",
+        polarity=Polarity.NEGATIVE,
+        kind=CriterionKind.VALUE,
+        weight=round(max(0.5, NEGATIVE_SHARE * positive + 1.0), 3),
+        requirement=(
+            f"{d} reports the superseded value from {base_name(old.path)} for {label_of(current)} as current"
+        ),
+        target_deliverable=d,
+        expected=old.normalized if old.kind != "quantity" else old.value,
+        expected_value=old.value_num,
+        verification=(
+            f"Violation when a line of {d} states the superseded value without the current one and without "
+            f"calling it superseded or earlier."
+        ),
+        anchors=[old.fact_id, current.fact_id],
+        check="stale",
+        fact_kind=old.kind,
+        label=label_of(current),
+    ))
+    statement = statement.rstrip() + (
+        "\n\nSome files of the folder are earlier versions: where two versions differ, use the current one.")
+    return _respec(spec, criteria, statement)
