@@ -27,7 +27,7 @@ from graphforge.models.spec import CriterionSpec
 
 TEXT_MATCH = 0.6  # share of the source's content words a passage must hold to state the same thing
 _EARLIER = re.compile(
-    r"\b(supersed\w*|earlier|previous\w*|prior|was|were|originally|changed|replac\w*|"
+    r"\b(supersed\w*|earlier|previous\w*|prior|was|were|original(?:ly)?|changed|replac\w*|"
     r"extended|moved|as issued|draft|old|from)\b",
     re.I,
 )

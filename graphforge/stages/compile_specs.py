@@ -313,8 +313,12 @@ def needs_two_files(
     asked = {c.anchors[0]: c for c in items}
     paths = sorted({f.path for f in firsts})
     # The spec's own kind of fact first; any kind of its source files when none of those has a second file.
-    options = _second_file_options(ctx, graph.workspace_id, paths, sorted({f.kind for f in firsts}), asked) \
-        or _second_file_options(ctx, graph.workspace_id, paths, None, asked)
+    anchored = {a for c in spec.criteria for a in c.anchors}
+    options = _second_file_options(ctx, graph.workspace_id, paths, sorted({f.kind for f in firsts}), asked,
+                                   anchored)
+    if not options and not any(c.check == "invented" for c in spec.criteria):
+        # A set-coverage spec ("invented" negative) may list only its own kind of item.
+        options = _second_file_options(ctx, graph.workspace_id, paths, None, asked, anchored)
     if not options:
         return spec, []
     new_item, warn, *_, first, second = options[0]
@@ -325,10 +329,13 @@ def needs_two_files(
 
 
 def _second_file_options(
-    ctx: StageContext, workspace_id: str, paths: list[str], kinds: list[str] | None, asked: dict[str, Any]
+    ctx: StageContext, workspace_id: str, paths: list[str], kinds: list[str] | None, asked: dict[str, Any],
+    anchored: set[str],
 ) -> list[tuple[Any, ...]]:
     """(sort key..., fact, other file's fact) for each usable pair: a current file stating the same, or a
-    file to avoid stating it differently; facts the spec asks for first, then agreement, then file order."""
+    file to avoid stating it differently; facts the spec asks for first, then agreement, then file order.
+    A second fact the spec already anchors (a timeline that asks for the original deadline too) is left
+    alone."""
     rows = ctx.graph.read_dicts(GET_CORROBORATING_FACTS, workspace_id=workspace_id, paths=paths, kinds=kinds)
     rows = [r for r in rows if (r["kind"] == "compare") != bool(r["avoid"])]
     if not rows:
@@ -339,7 +346,7 @@ def _second_file_options(
     options = []
     for r in rows:
         a, b = found.get(str(r["anchor"])), found.get(str(r["other"]))
-        if a is None or b is None or a.path == b.path:
+        if a is None or b is None or a.path == b.path or b.fact_id in anchored:
             continue
         if a.value not in a.span_text or b.value not in b.span_text:
             continue

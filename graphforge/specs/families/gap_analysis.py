@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import re
+
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
 from graphforge.specs.families._common import SpecBuilder, base_name, request, short, slug, trusted
 
 MAX_ITEMS = 6
+_FILE_NAME = re.compile(r"[\w./\\-]+\.[A-Za-z0-9]{2,5}")
 
 
 def build(inp: FamilyInput) -> TaskSpec | None:
     facts = {f.fact_id: f for f in inp.graph.facts}
     for row in inp.rows:
         items = [facts[i] for i in row["items"] if i in facts and trusted(facts[i])]
-        items = [i for i in items if 2 <= len((i.normalized or "").split()) <= 40]
+        # A list of file names is an index, not required items (and a cited file name is no content).
+        items = [i for i in items if 2 <= len((i.normalized or "").split()) <= 40
+                 and not _FILE_NAME.fullmatch(i.value.strip(" `*_"))]
         seen: set[str] = set()
         chosen = []
         for i in sorted(items, key=lambda f: (f.ordinal, f.fact_id)):
