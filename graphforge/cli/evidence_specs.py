@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, emit, stdout, working
+from graphforge.cli.common import JsonOption, emit, working
 from graphforge.cli.listing import require_known
 from graphforge.cli.sharding import ShardOption
 
@@ -40,7 +40,7 @@ def specs_compile_cmd(workspace: WorkspaceOption = None,
                       compiler: Annotated[str, typer.Option(help="auto | template | llm")] = "auto",
                       family: Annotated[str | None, typer.Option(
                           "--family", metavar="NAME",
-                          help="Compile only this task family (a module of graphforge/specs/families/).")] = None,
+                          help="Compile only this task family (graphforge/specs/families/).")] = None,
                       all_families: Annotated[bool, typer.Option(
                           "--all-families/--best-family",
                           help="One spec per family the evidence supports (default), or only the family "
@@ -83,4 +83,5 @@ def specs_show_cmd(
     if as_json:
         emit(result, True)
     else:
-        stdout.print(result.model_dump_json(indent=2))
+        # Printed as is: a console would wrap long strings at the terminal width and break the JSON.
+        typer.echo(result.model_dump_json(indent=2))
