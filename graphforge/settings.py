@@ -1,4 +1,10 @@
-"""Settings from the environment (and a local .env): Neo4j connection, managed server, LLM endpoint."""
+"""Settings from the environment and the user's settings file: Neo4j, managed server, LLM endpoint.
+
+The settings file is ``$GRAPHFORGE_ENV_FILE`` or ``$XDG_CONFIG_HOME/graphforge/.env``
+(``~/.config/graphforge/.env``), never a ``.env`` in the current folder: a crawled folder the user loads
+from could plant one that points the LLM endpoint or Neo4j at a server of its choosing and receive the
+workspace and the user's credentials.
+"""
 
 from __future__ import annotations
 
@@ -17,10 +23,16 @@ def _xdg(var: str, fallback: str) -> Path:
     return Path(os.environ.get(var) or Path.home() / fallback)
 
 
+def settings_file() -> Path:
+    """Where GraphForge reads its settings file from (it need not exist)."""
+    explicit = os.environ.get("GRAPHFORGE_ENV_FILE")
+    return Path(explicit) if explicit else _xdg("XDG_CONFIG_HOME", ".config") / "graphforge" / ".env"
+
+
 class GraphforgeSettings(BaseSettings):
     """Every knob GraphForge reads. Neo4j keys also answer to the plain NEO4J_* names."""
 
-    model_config = SettingsConfigDict(env_prefix="GRAPHFORGE_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="GRAPHFORGE_", env_file=settings_file(), extra="ignore")
 
     # An external Neo4j (server, cluster, Aura). Unset: the project-managed local server is used.
     neo4j_uri: str | None = Field(None, validation_alias=AliasChoices("NEO4J_URI", "GRAPHFORGE_NEO4J_URI"))
