@@ -46,6 +46,18 @@ SkipOption = Annotated[
 ]
 
 
+def _fail_if_empty(result: object) -> None:
+    """An export that wrote no row says why on stderr and exits 1 (the files and Export node stay)."""
+    from graphforge.export.dataset import ExportSummary, empty_reason
+
+    if not isinstance(result, ExportSummary):
+        return
+    why = empty_reason(result)
+    if why is not None:
+        typer.echo(f"error: the {result.kind} export wrote 0 rows: {why}", err=True)
+        raise typer.Exit(1)
+
+
 def sft_cmd(
     out: Annotated[Path, typer.Argument(help="Folder for sft.jsonl, sft.parquet, sft.manifest.json.")],
     benchmark: BenchmarkOption = None,
@@ -72,6 +84,7 @@ def sft_cmd(
     with open_context() as ctx, working("SFT export"):
         result = export_sft.run(ctx, params)
     emit(result, as_json, "SFT export")
+    _fail_if_empty(result)
 
 
 def rft_cmd(
@@ -127,6 +140,7 @@ def rft_cmd(
                               "`graphforge list trajectories` shows the models")
         result = export_rft.run(ctx, params)
     emit(result, as_json, f"RFT export ({chosen.value})")
+    _fail_if_empty(result)
 
 
 def rubrics_cmd(

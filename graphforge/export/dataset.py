@@ -175,6 +175,28 @@ class ExportSummary(BaseModel):
     selection: dict[str, Any] | None = None  # RFT: query and pick counts (the full lists are in the manifest)
 
 
+def empty_reason(summary: ExportSummary) -> str | None:
+    """Why an export wrote no row, in words a user can act on (None when it wrote rows)."""
+    if summary.rows:
+        return None
+    why: list[str] = []
+    if not summary.seen:
+        why.append("no admitted trajectory of a current spec (run `graphforge admit` after judging)"
+                   if summary.kind == "sft" else "no candidate trajectory of a current spec")
+    if summary.excluded_over_length:
+        why.append(f"{summary.excluded_over_length} over --max-tokens")
+    if summary.excluded_no_assistant_turn:
+        why.append(f"{summary.excluded_no_assistant_turn} without an assistant turn")
+    sel = summary.selection or {}
+    for key, words in (("under_k", "queries with fewer than --k candidates (lower --k)"),
+                       ("below_threshold", "queries whose best anchored Q is not above --threshold"),
+                       ("incomplete", "queries with a candidate not judged by every compared arm"),
+                       ("without_valid_pick", "queries without a valid pick")):
+        if sel.get(key):
+            why.append(f"{sel[key]} {words}")
+    return "; ".join(why) or "nothing was selected"
+
+
 def finish_export(
     graph: Graph,
     out_dir: Path,
