@@ -11,10 +11,10 @@ from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from graphforge import cypher
 from graphforge.cli.common import JsonOption, stdout
+from graphforge.cli.tables import Col, fit_table, wide_table
 from graphforge.errors import ConfigError
 from graphforge.graph import Graph
 from graphforge.models.trajectory import TrajectoryStatus
@@ -97,43 +97,57 @@ def require_known(graph: Graph, kind: str, ids: str | Sequence[str] | None, opti
 # -- commands -------------------------------------------------------------------------------------------
 
 
+# Columns of each listing in a terminal; `keep` orders what is dropped first when the width is short
+# (100 and more: never). --json keeps every field under its own name.
+SPEC_COLUMNS = (Col("spec_id", "spec id", "id", 100), Col("version", "v", "num", 60),
+                Col("current", "current", "num", 70), Col("workspace_id", "workspace", "id", 50),
+                Col("seed_id", "seed", "id", 20), Col("criteria", "criteria", "num", 40),
+                Col("trajectories", "rollouts", "num", 45), Col("admitted", "admitted", "num", 45))
+SEED_COLUMNS = (Col("seed_id", "seed id", "id", 100), Col("selection_rank", "rank", "num", 60),
+                Col("soc_code", "O*NET-SOC", "id", 25), Col("occupation", "occupation", "text", 90),
+                Col("sectors", "sectors", "text", 20), Col("task_type", "task type", "text", 55),
+                Col("pattern", "pattern", "text", 80), Col("input_family", "input family", "text", 70),
+                Col("workspaces", "workspaces", "num", 40))
+WORKSPACE_COLUMNS = (Col("workspace_id", "workspace id", "id", 100), Col("seed_id", "seed", "id", 25),
+                     Col("files", "files", "num", 80), Col("invalid_files", "invalid files", "num", 75),
+                     Col("spans", "spans", "num", 60), Col("facts", "facts", "num", 70),
+                     Col("specs", "specs", "num", 65), Col("root", "folder", "path", 30))
+TRAJECTORY_COLUMNS = (Col("trajectory_id", "trajectory id", "id", 100), Col("spec_id", "spec", "id", 60),
+                      Col("model", "model", "text", 50), Col("status", "status", "text", 90),
+                      Col("status_reason", "reason", "text", 70), Col("steps", "steps", "num", 30),
+                      Col("tokens", "tokens", "num", 20), Col("q_anchored", "Q anchored", "num", 80))
+EXPORT_COLUMNS = (Col("export_id", "export id", "id", 100), Col("kind", "kind", "text", 90),
+                  Col("arm", "arm", "text", 80), Col("rows", "rows", "num", 85),
+                  Col("audit_id", "audit", "id", 40), Col("override", "override", "text", 50),
+                  Col("out_dir", "folder", "path", 60), Col("last_exported_at", "exported", "time", 30))
+BENCHMARK_COLUMNS = (Col("name", "name", "id", 100), Col("task_count", "tasks", "num", 80),
+                     Col("file_count", "files", "num", 70), Col("source_dir", "folder", "path", 50))
+
+
 WideOption = Annotated[bool, typer.Option("--wide", help="One line per row at any width (no wrapping); "
                                                           "the default when output is not a terminal.")]
 
 
-def _print(rows: list[dict[str, Any]], columns: Sequence[str], title: str, as_json: bool, key: str,
+def _print(rows: list[dict[str, Any]], columns: Sequence[Col], title: str, as_json: bool, key: str,
            wide: bool = False) -> None:
     if as_json:
         import json
 
         typer.echo(json.dumps({key: rows, "count": len(rows)}, ensure_ascii=False, default=str))
         return
-    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
-    table = Table(title=f"{title} ({len(rows)})", title_justify="left")
-    for i, column in enumerate(columns):
-        # Ids keep their full width; other text wraps at words. Nothing ends in an ellipsis.
-        longest = max([len(column)] + [len(r[i]) for r in cells])
-        is_id = column.endswith("_id") or column in ("root", "out_dir", "name", "source_dir")
-        table.add_column(column, overflow="fold", min_width=longest if is_id else None, no_wrap=wide)
-    for row_cells in cells:
-        table.add_row(*row_cells)
+    heading = f"{title} ({len(rows)})"
     if wide or not stdout.is_terminal:
         # Piped or asked for: one line per row, nothing wrapped or cropped (grep-able).
         from rich.console import Console
 
-        Console(width=100_000, soft_wrap=True).print(table, crop=False)
-    else:
-        stdout.print(table, crop=False)
-
-
-def _cell(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
-    return str(value)
+        Console(width=100_000, soft_wrap=True).print(wide_table(rows, columns, heading), crop=False)
+        return
+    # A terminal: fit its width; cells wrap at words, never inside one (see graphforge.cli.tables).
+    fitted = fit_table(rows, columns, stdout.width, heading)
+    stdout.print(fitted.table)
+    note = fitted.footnote(stdout.width)
+    if note:
+        stdout.print(note, style="dim", markup=False, highlight=False)
 
 
 def list_specs_cmd(
@@ -154,8 +168,7 @@ def list_specs_cmd(
         require_known(ctx.graph, "workspace", workspace, "--workspace")
         require_known(ctx.graph, "seed", seed, "--seed")
         rows = specs(ctx.graph, workspace_id=workspace, seed_id=seed, current_only=current)
-    _print(rows, ("spec_id", "version", "current", "workspace_id", "seed_id", "criteria", "trajectories",
-                  "admitted"), "Specs", as_json, "specs", wide)
+    _print(rows, SPEC_COLUMNS, "Specs", as_json, "specs", wide)
 
 
 def list_seeds_cmd(
@@ -178,8 +191,7 @@ def list_seeds_cmd(
             raise ConfigError(f"--occupation: no seed for O*NET-SOC code {occupation!r} in the graph")
         if pattern and not rows and not seeds(ctx.graph, pattern=pattern):
             raise ConfigError(f"--pattern: no seed with execution pattern {pattern!r} in the graph")
-    _print(rows, ("seed_id", "selection_rank", "soc_code", "occupation", "sectors", "task_type", "pattern",
-                  "input_family", "workspaces"), "Seeds", as_json, "seeds", wide)
+    _print(rows, SEED_COLUMNS, "Seeds", as_json, "seeds", wide)
 
 
 def list_workspaces_cmd(
@@ -193,8 +205,7 @@ def list_workspaces_cmd(
     with open_context() as ctx:
         require_known(ctx.graph, "seed", seed, "--seed")
         rows = workspaces(ctx.graph, seed_id=seed)
-    _print(rows, ("workspace_id", "seed_id", "files", "invalid_files", "spans", "facts", "specs", "root"),
-           "Workspaces", as_json, "workspaces", wide)
+    _print(rows, WORKSPACE_COLUMNS, "Workspaces", as_json, "workspaces", wide)
 
 
 def list_trajectories_cmd(
@@ -214,8 +225,7 @@ def list_trajectories_cmd(
         rows = trajectories(ctx.graph, spec_id=spec, status=status.value if status else None, model=model)
         if model and not rows and not trajectories(ctx.graph, model=model):
             raise ConfigError(f"--model: no trajectory of model {model!r} in the graph")
-    _print(rows, ("trajectory_id", "spec_id", "model", "status", "status_reason", "steps", "tokens",
-                  "q_anchored"), "Trajectories", as_json, "trajectories", wide)
+    _print(rows, TRAJECTORY_COLUMNS, "Trajectories", as_json, "trajectories", wide)
 
 
 def list_exports_cmd(
@@ -228,8 +238,7 @@ def list_exports_cmd(
 
     with open_context() as ctx:
         rows = exports(ctx.graph, kind=kind.value if kind else None)
-    _print(rows, ("export_id", "kind", "arm", "rows", "audit_id", "override", "out_dir", "last_exported_at"),
-           "Exports", as_json, "exports", wide)
+    _print(rows, EXPORT_COLUMNS, "Exports", as_json, "exports", wide)
 
 
 def list_benchmarks_cmd(wide: WideOption = False, as_json: JsonOption = False) -> None:
@@ -238,5 +247,4 @@ def list_benchmarks_cmd(wide: WideOption = False, as_json: JsonOption = False) -
 
     with open_context() as ctx:
         rows = benchmarks(ctx.graph)
-    _print(rows, ("name", "task_count", "file_count", "source_dir"), "Benchmarks", as_json, "benchmarks",
-           wide)
+    _print(rows, BENCHMARK_COLUMNS, "Benchmarks", as_json, "benchmarks", wide)
