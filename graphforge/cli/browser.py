@@ -23,7 +23,7 @@ from typing import Annotated, Any
 import typer
 
 from graphforge import cypher
-from graphforge.cli.common import JsonOption, console, emit
+from graphforge.cli.common import JsonOption, console, emit, print_fields, say
 from graphforge.graph import Graph
 
 GET_GUIDE_EXAMPLES = cypher.load("guide/get_guide_examples")
@@ -203,6 +203,22 @@ def browser_link(browser_url: str, bolt_uri: str, play_url: str) -> str:
     return f"{browser_url.rstrip('/')}/?{query}"
 
 
+def _browser_summary(result: dict[str, Any], title: str) -> None:
+    """The guide's files and connection as fields, then each URL and command alone on its line (printed
+    as is, never wrapped by the console, so it can be copied whole)."""
+    fields = [(key.replace("_", " "), str(result[key])) for key in ("browser_url", "bolt_uri", "user",
+                                                                     "guide_file", "style_file")]
+    print_fields(title, fields)
+    if result["play"]:
+        say("Open (logs in and plays the guide):")
+        say(str(result["open"]))
+        say("or in Browser run:")
+        say(str(result["play"]))
+    else:
+        say("Open Neo4j Browser:")
+        say(str(result["browser_url"]))
+
+
 def browser_cmd(
     port: Annotated[int | None, typer.Option(
         "--port", min=1, max=65535, help="Port of the guide server (default: a free one).")]
@@ -239,7 +255,7 @@ def browser_cmd(
         "guide_file": str(files["guide"]), "style_file": str(files["style"]), "examples": examples,
     }
     if httpd is None:
-        emit(result, as_json, "Neo4j Browser guide written")
+        emit(result, as_json, summary=lambda r: _browser_summary(r, "Neo4j Browser guide written"))
         if not as_json:
             console.print("Host graphforge.html on a host in Browser's "
                           "browser.remote_content_hostname_allowlist and run `:play <its URL>`; then "
@@ -247,7 +263,7 @@ def browser_cmd(
                           "slide (or run the :style block on the last slide).")
         return
     try:
-        emit(result, as_json, "Neo4j Browser guide")
+        emit(result, as_json, summary=lambda r: _browser_summary(r, "Neo4j Browser guide"))
         if not as_json:
             console.print("Log in as neo4j (password: `graphforge db status --show-password`); Browser then "
                           "plays the guide by itself. Click 'Apply the GraphForge style' on its first slide "
