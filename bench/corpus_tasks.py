@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         f"{'workspace':38} {'files':>5} {'load s':>7} {'evid s':>7} {'spec s':>7} {'facts':>6} "
         f"{'edges':>6} {'specs':>5}  families"
     )
-    with open_context() as ctx:
+    with open_context(start=True) as ctx:
         for folder in folders:
             wid = f"corpus-{folder.name}"
             t0 = time.perf_counter()

@@ -50,7 +50,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     name = f"bench-eval-{uuid.uuid4().hex[:6]}"
-    with tempfile.TemporaryDirectory() as tmp, open_context() as base, ScriptedLLMServer() as server:
+    with (tempfile.TemporaryDirectory() as tmp, open_context(start=True) as base,
+          ScriptedLLMServer() as server):
         root = Path(tmp) / "bench"
         write_eval_benchmark(root, name=name)
         load_benchmark.run(base, load_benchmark.LoadBenchmarkParams(root=root, name=name))

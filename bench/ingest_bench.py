@@ -79,7 +79,7 @@ def main(argv: list[str]) -> None:
     args = make_parser().parse_args(argv)
     from graphforge.stages import load_workspace
 
-    with tempfile.TemporaryDirectory() as tmp, open_context() as ctx:
+    with tempfile.TemporaryDirectory() as tmp, open_context(start=True) as ctx:
         root = build_corpus(Path(tmp), args.variants)
         files = sorted(p for p in root.rglob("*") if p.is_file())
         ours_id, naive_id = "ws-bench-ingest-ours", "ws-bench-ingest-naive"

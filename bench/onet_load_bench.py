@@ -41,7 +41,7 @@ def main(argv: list[str]) -> int:
           f"{len(release.dwas):,} DWAs, {len(release.task_dwas):,} task-DWA links ({rows:,} rows); "
           f"read + validated in {t_read:.2f} s")
 
-    with open_context() as ctx:
+    with open_context(start=True) as ctx:
         graph = ctx.graph
         db.delete_data(graph)
         start = time.perf_counter()

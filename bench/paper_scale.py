@@ -464,7 +464,7 @@ def run_fraction(shape: Shape, work: Path, seed: int) -> dict[str, Any]:
     bench_root = sample_benchmark.write_benchmark_sample(work / "benchmark").root
     print(f"  generated in {time.perf_counter() - started:.1f} s (not timed below)", flush=True)
 
-    with open_context(settings, out_dir=work / "out") as ctx:
+    with open_context(settings, out_dir=work / "out", start=True) as ctx:
         db.delete_data(ctx.graph)
         pid = server.ManagedServer(settings).pid() if settings.managed else None
         meter = Meter(pid, settings.server_home / "data" if settings.managed else None)

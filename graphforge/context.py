@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphforge import migrations, server
+from graphforge.errors import GraphConnectionError
 from graphforge.graph import Graph
 from graphforge.settings import GraphforgeSettings
 
@@ -27,10 +28,17 @@ class StageContext:
 
 @contextmanager
 def open_context(settings: GraphforgeSettings | None = None, *, migrate: bool = True,
-                 out_dir: Path | None = None) -> Iterator[StageContext]:
-    """Connect (starting the managed Neo4j when none is configured), apply pending migrations, yield."""
+                 out_dir: Path | None = None, start: bool = False) -> Iterator[StageContext]:
+    """Connect, apply pending migrations, yield.
+
+    With no NEO4J_URI configured the project-managed Neo4j is used: started when ``start`` (`db start` and
+    the demo ask for that), else a stopped server is an error that says how to start it, so no other
+    command starts a server unasked.
+    """
     settings = settings or GraphforgeSettings()
-    info = server.resolve(settings, start=True)
+    if settings.managed and not start:
+        require_running(settings)
+    info = server.resolve(settings, start=start)
     driver = server.open_driver(info)
     try:
         graph = Graph(driver, info.database, settings.batch_size, settings.fetch_size)
@@ -39,3 +47,12 @@ def open_context(settings: GraphforgeSettings | None = None, *, migrate: bool = 
         yield StageContext(settings, graph, out_dir=out_dir or Path("out"))
     finally:
         driver.close()
+
+
+def require_running(settings: GraphforgeSettings) -> None:
+    """Raise a one-line error when the project-managed Neo4j is not running."""
+    managed = server.ManagedServer(settings)
+    if managed.pid() is None:
+        raise GraphConnectionError(
+            f"Neo4j is not running (the managed server under {managed.home}); start it with "
+            "`graphforge db start`, or set NEO4J_URI to use your own")

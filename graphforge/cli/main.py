@@ -57,8 +57,9 @@ def build_app() -> typer.Typer:
             ("taxonomy-sample", load.taxonomy_sample_cmd), ("workspace", load.load_workspace_cmd),
             ("workspaces", load_many.load_workspaces_cmd),
             ("trajectories", load.load_trajectories_cmd), ("benchmark", load.load_benchmark_cmd)], None),
-        ("seeds", "Build seed tuples and select them by coverage gain.", [
-            ("vocab", seeds.vocab_cmd), ("build", seeds.build_cmd), ("select", seeds.select_cmd)], None),
+        ("seeds", "Build seed tuples, select them by coverage gain, fit them to a workspace.", [
+            ("vocab", seeds.vocab_cmd), ("build", seeds.build_cmd), ("select", seeds.select_cmd),
+            ("suggest", seeds.suggest_cmd), ("assign", seeds.assign_cmd)], None),
         ("evidence", "Extract facts and their dependencies from workspaces.", [
             ("build", evidence_specs.evidence_build_cmd)], None),
         ("specs", "Compile evidence graphs into anchored task specs.", [

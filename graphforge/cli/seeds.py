@@ -1,4 +1,4 @@
-"""`graphforge seeds build|select|vocab` and `graphforge report coverage`."""
+"""`graphforge seeds build|select|vocab|suggest|assign` and `graphforge report coverage`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, choice, emit, working
+from graphforge.cli.common import JsonOption, choice, emit, stdout, working
 
 
 def vocab_cmd(
@@ -98,6 +98,88 @@ def select_cmd(
     with open_context() as ctx, working("selecting seeds"):
         result = select_seeds.run(ctx, params)
     emit(result, as_json, "Seeds selected")
+
+
+# The suggestion table's columns (seed id and a * for the workspace's own, score, occupation, task):
+# 17 + 2 + 5 + 2 + 30 + 2 + 42 = 100.
+_OCCUPATION_WIDTH = 30
+_TASK_WIDTH = 42
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+def suggestion_lines(result: object) -> list[str]:
+    """The human form of a SeedSuggestion: a heading, then one line of at most 100 columns per seed."""
+    from graphforge.seed_fit import SeedSuggestion
+
+    assert isinstance(result, SeedSuggestion)
+    pool = "selected seeds" if result.pool == "selected" else "seeds"
+    lines = [f"Seeds ranked by fit to workspace {result.workspace_id} ({result.seeds_ranked} {pool})"]
+    if result.current_seed:
+        score = "not scored" if result.current_score is None else f"{result.current_score:.3f}"
+        lines.append(f"its seed: {result.current_seed} ({result.current_source}, fit {score})")
+    else:
+        lines.append("its seed: none")
+    if not result.suggestions:
+        lines.append("no seeds in the graph: graphforge seeds build (then seeds select)")
+        return lines
+    lines.append(f"{'seed_id':17}  {'score':>5}  {'occupation':{_OCCUPATION_WIDTH}}  task")
+    for fit in result.suggestions:
+        mark = "*" if fit.seed_id == result.current_seed else " "
+        occupation = _cut(fit.occupation, _OCCUPATION_WIDTH)
+        lines.append(f"{fit.seed_id + mark:17}  {fit.score:5.3f}  {occupation:{_OCCUPATION_WIDTH}}  "
+                     f"{_cut(fit.task, _TASK_WIDTH)}")
+    return lines
+
+
+def suggest_cmd(
+    workspace: Annotated[str, typer.Option("--workspace", help="The workspace to fit seeds to.")],
+    top: Annotated[int | None, typer.Option(
+        "--top", min=1, help="Show only the N best (default: all).")] = None,
+    every_seed: Annotated[bool, typer.Option(
+        "--all", help="Rank every seed in the graph, not only the selected ones.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Rank seeds by how well their occupation, task and DWA text fit the workspace's files and facts.
+
+    TF-IDF cosine (sublinear tf, English stop words, light stemming) between each seed's words and the
+    folder's (file names, the openings of its files, its facts); see graphforge/seed_fit.py.
+    """
+    from graphforge.cli.listing import require_known
+    from graphforge.context import open_context
+    from graphforge.seed_fit import suggest
+
+    with open_context() as ctx:
+        require_known(ctx.graph, "workspace", workspace, "--workspace")
+        result = suggest(ctx.graph, workspace, "all" if every_seed else "selected", top)
+    if as_json:
+        emit(result, True)
+    else:
+        for line in suggestion_lines(result):
+            stdout.print(line, soft_wrap=True, highlight=False, markup=False)
+
+
+def assign_cmd(
+    workspace: Annotated[str, typer.Option("--workspace", help="The workspace whose seed to set.")],
+    seed: Annotated[str, typer.Option("--seed", help="The seed it serves (`seeds suggest` ranks them).")],
+    as_json: JsonOption = False,
+) -> None:
+    """Make SEED the workspace's seed (kept on later loads); compile its specs again to use it."""
+    from graphforge.cli.listing import require_known
+    from graphforge.context import open_context
+    from graphforge.seed_fit import assign, suggest
+
+    with open_context() as ctx:
+        require_known(ctx.graph, "workspace", workspace, "--workspace")
+        require_known(ctx.graph, "seed", seed, "--seed")
+        assign(ctx.graph, workspace, seed, "user")
+        fit = suggest(ctx.graph, workspace, "all")
+    emit({"workspace_id": workspace, "seed_id": seed, "seed_source": "user", "fit": fit.current_score,
+          "next": f"graphforge specs compile --workspace {workspace}"}, as_json, "Seed assigned")
+
 
 
 def coverage_cmd(

@@ -367,7 +367,7 @@ def run_demo(settings: GraphforgeSettings | None = None, out_dir: Path = Path("o
     say = (console or Console(stderr=True)).print
     out_dir = out_dir.resolve()
     timings: dict[str, float] = {}
-    with open_context(settings, out_dir=out_dir) as ctx:
+    with open_context(settings, out_dir=out_dir, start=True) as ctx:
         state = DemoState(ctx=ctx, out_dir=out_dir, say=say)
         for step in STEPS:
             say(f"[bold cyan]▶ {step.name}[/]")
