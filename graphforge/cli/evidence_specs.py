@@ -9,6 +9,7 @@ import typer
 from graphforge.cli.common import JsonOption, emit, working
 from graphforge.cli.listing import require_known
 from graphforge.cli.sharding import ShardOption
+from graphforge.cli.status import note_if_idle
 
 WorkspaceOption = Annotated[str | None, typer.Option("--workspace", help="One workspace id (default: all).")]
 
@@ -27,6 +28,7 @@ def evidence_build_cmd(workspace: WorkspaceOption = None,
     with open_context() as ctx, working("extracting facts"):
         require_known(ctx.graph, "workspace", workspace, "--workspace")
         result = build_evidence.run(ctx, params)
+        note_if_idle(ctx.graph, "evidence build")
     emit(result, as_json, "evidence build")
 
 
@@ -61,6 +63,7 @@ def specs_compile_cmd(workspace: WorkspaceOption = None,
     with open_context() as ctx, working("compiling specs"):
         require_known(ctx.graph, "workspace", workspace, "--workspace")
         result = compile_specs.run(ctx, params)
+        note_if_idle(ctx.graph, "specs compile")
     emit(result, as_json, "specs compile")
 
 

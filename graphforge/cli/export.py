@@ -9,6 +9,7 @@ import typer
 
 from graphforge.cli.common import JsonOption, choice, emit, working
 from graphforge.cli.listing import ExportKind, trajectories
+from graphforge.cli.status import note_if_idle
 
 BenchmarkOption = Annotated[
     list[str] | None,
@@ -46,13 +47,17 @@ SkipOption = Annotated[
 ]
 
 
-def _fail_if_empty(result: object) -> None:
-    """An export that wrote no row says why on stderr and exits 1 (the files and Export node stay)."""
+def _fail_if_empty(result: object, idle: str | None = None) -> None:
+    """An export that wrote no row says why on stderr and exits 1 (the files and Export node stay).
+
+    ``idle``: what the graph lacks for this export and what to run first (see graphforge.graph_status)."""
     from graphforge.export.dataset import ExportSummary, empty_reason
 
     if not isinstance(result, ExportSummary):
         return
     why = empty_reason(result)
+    if why is not None and idle is not None and not result.seen:
+        why = idle.split(": nothing to do: ", 1)[-1]
     if why is not None:
         typer.echo(f"error: the {result.kind} export wrote 0 rows: {why}", err=True)
         raise typer.Exit(1)
@@ -83,8 +88,9 @@ def sft_cmd(
     )
     with open_context() as ctx, working("SFT export"):
         result = export_sft.run(ctx, params)
+        idle = note_if_idle(ctx.graph, "export sft", quiet=True)
     emit(result, as_json, "SFT export")
-    _fail_if_empty(result)
+    _fail_if_empty(result, idle)
 
 
 def rft_cmd(
@@ -139,8 +145,9 @@ def rft_cmd(
             raise ConfigError(f"--model: no trajectory of model {model!r} in the graph; "
                               "`graphforge list trajectories` shows the models")
         result = export_rft.run(ctx, params)
+        idle = note_if_idle(ctx.graph, "export rft", quiet=True)
     emit(result, as_json, f"RFT export ({chosen.value})")
-    _fail_if_empty(result)
+    _fail_if_empty(result, idle)
 
 
 def rubrics_cmd(
@@ -159,6 +166,7 @@ def rubrics_cmd(
     with open_context() as ctx, working("rubrics export"):
         result = export_rubrics.run(
             ctx, export_rubrics.ExportRubricsParams(out_dir=out, only_admitted=only_admitted))
+        note_if_idle(ctx.graph, "export rubrics")
     emit(result, as_json, "Rubrics export")
 
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, choice, emit, working
+from graphforge.cli.common import JsonOption, choice, console, emit, print_fields, say, working
 from graphforge.cli.listing import require_known
 from graphforge.cli.sharding import ShardOption
+from graphforge.cli.status import note_if_idle
+
+if TYPE_CHECKING:
+    from graphforge.stages.revise_specs import ReviseSpecsResult
 
 OutOption = Annotated[Path, typer.Option("--out", help="Folder for deliverables and reports.")]
 
@@ -42,7 +46,8 @@ def rollout_oracle_cmd(
     with open_context(out_dir=out) as ctx, working(f"oracle solving {spec or 'all specs'}"):
         require_known(ctx.graph, "spec", spec, "--spec")
         result = rollout_oracle.run(ctx, params)
-    emit(result, as_json, title=f"oracle rollouts of {spec or 'every current spec'}")
+        note_if_idle(ctx.graph, "rollout oracle")
+    emit(result, as_json, title=f"Oracle rollouts of {spec or 'every current spec'}")
 
 
 def revise_cmd(
@@ -72,11 +77,60 @@ def revise_cmd(
     with open_context(out_dir=out) as ctx, working(f"revising specs (shard {shard or 'all'})"):
         require_known(ctx.graph, "spec", spec, "--spec")
         result = revise_specs.run(ctx, params)
-    emit(result, as_json, title="spec revision")
+        note_if_idle(ctx.graph, "revise")
+    emit(result, as_json, summary=revision_summary)
+
+
+def revision_lines(result: ReviseSpecsResult) -> tuple[str, list[tuple[str, str]]]:
+    """The human form of a revision run: a heading and one line per spec (what the reviser saw of each
+    rollout stays in --json)."""
+    heading = (f"Spec revision: {result.checked} spec(s) checked, {result.failing_checks} failing a check, "
+               f"{result.revised} revised")
+    lines: list[tuple[str, str]] = []
+    for spec in result.specs:
+        words = []
+        if spec.problems:
+            shown = "; ".join(spec.problems[:3]) + (f"; … {len(spec.problems) - 3} more"
+                                                    if len(spec.problems) > 3 else "")
+            words.append(f"{len(spec.problems)} problem(s): {shown}")
+        else:
+            words.append("checks pass")
+        if spec.revised_spec_id:
+            changed = f" (changed {', '.join(spec.changed)})" if spec.changed else ""
+            words.append(f"revised as {spec.revised_spec_id} by {spec.reviser or 'rule-based'}{changed}")
+        else:
+            words.append("not revised")
+        if spec.fallback:
+            words.append(f"chat model not used: {spec.fallback}")
+        if spec.rollout == "reused":
+            words.append(f"rollouts reused ({len(spec.trajectory_ids) or 1})")
+        elif spec.rollout == "rerun":
+            words.append(f"re-run by {spec.rerun_by or 'the teacher'}")
+        elif spec.rollout == "missing":
+            words.append("no rollout to reuse or re-run")
+        lines.append((spec.spec_id, "; ".join(words)))
+    if result.reuse_rate is not None:
+        rate = f"{result.reuse_rate:.0%} ({result.reused} reused, {result.rerun} re-run)"
+        lines.append(("reuse rate", rate))
+    if result.fallbacks:
+        lines.append(("fallbacks", f"{result.fallbacks} spec(s) revised by rule-based repairs after the chat "
+                                   "model's revision failed"))
+    if result.shard:
+        lines.append(("shard", result.shard))
+    return heading, lines
+
+
+def revision_summary(result: ReviseSpecsResult) -> None:
+    heading, lines = revision_lines(result)
+    print_fields(heading, lines)
+    if result.specs:
+        say("(--json adds what the reviser saw of each rollout: tool calls, errors, the judge's reasons)")
 
 
 def judge_cmd(
-    context: typer.Context,
+    spec_ids: Annotated[list[str] | None, typer.Argument(
+        metavar="SPEC", help="Only trajectories of these specs (the same as --spec).",
+        show_default=False)] = None,
     arm: Annotated[str, typer.Option(help="anchored | unanchored | random")] = "anchored",
     spec: Annotated[
         list[str] | None, typer.Option("--spec", help="Only trajectories of these specs.")
@@ -92,9 +146,10 @@ def judge_cmd(
     shard: ShardOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Judge trajectories: deliverable checks (a loss skips the judge), anchored verifiers, Q each."""
-    if context.invoked_subcommand is not None:
-        return
+    """Judge trajectories: deliverable checks (a loss skips the judge), anchored verifiers, Q each.
+
+    Default: every trajectory waiting for a judgment. Name specs as arguments or with --spec.
+    """
     from graphforge.context import open_context
     from graphforge.models.judge import JudgeArm
     from graphforge.sharding import parse_shard
@@ -102,15 +157,22 @@ def judge_cmd(
 
     statuses = ["materialised", "judged"] + (["admitted", "rejected", "discarded"] if rejudge else [])
     chosen = choice(JudgeArm, arm, "--arm")
-    params = judge_trajectories.JudgeTrajectoriesParams(arm=chosen, spec_ids=spec or None,
+    specs = list(spec or []) + list(spec_ids or [])
+    params = judge_trajectories.JudgeTrajectoriesParams(arm=chosen, spec_ids=specs or None,
                                                         trajectory_ids=trajectory or None, statuses=statuses,
                                                         seed=seed, use_llm=not no_llm,
                                                         shard=parse_shard(shard))
     with open_context() as ctx, working(f"judging ({arm})"):
         require_known(ctx.graph, "spec", spec, "--spec")
+        require_known(ctx.graph, "spec", spec_ids, "SPEC")
         require_known(ctx.graph, "trajectory", trajectory, "--trajectory")
         result = judge_trajectories.run(ctx, params)
-    emit(result, as_json, title=f"judgments ({arm})")
+        idle = note_if_idle(ctx.graph, "judge")
+    if not idle and not result.judged and not result.retry_later:
+        say("note: judge: nothing to do: no trajectory " + ("of these specs " if specs or trajectory else "")
+            + "is waiting for a judgment (materialised or judged); --rejudge judges admitted, rejected and "
+            "discarded ones again", console)
+    emit(result, as_json, title=f"Judgments ({arm})")
 
 
 def admit_cmd(
@@ -134,7 +196,12 @@ def admit_cmd(
     with open_context() as ctx, working("admitting"):
         require_known(ctx.graph, "spec", spec, "--spec")
         result = admit_trajectories.run(ctx, params)
-    emit(result, as_json, title="admission")
+        idle = note_if_idle(ctx.graph, "admit")
+    if not idle and not result.decisions:
+        say("note: admit: nothing to do: no judged trajectory " + ("of these specs " if spec else "")
+            + f"is waiting for a decision (run `graphforge judge --arm {chosen.value}` after new rollouts)",
+            console)
+    emit(result, as_json, title="Admission")
 
 
 def sensitivity_cmd(

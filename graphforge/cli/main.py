@@ -33,6 +33,7 @@ from graphforge.cli import (
     load_many,
     rollouts,
     seeds,
+    status,
 )
 from graphforge.errors import GraphforgeError
 
@@ -66,7 +67,6 @@ def build_app() -> typer.Typer:
             ("compile", evidence_specs.specs_compile_cmd), ("show", evidence_specs.specs_show_cmd)], None),
         ("rollout", "Run teacher agents on compiled specs.", [
             ("oracle", judging.rollout_oracle_cmd), ("run", rollouts.rollout_run_cmd)], None),
-        ("judge", "Check deliverables and score criteria against anchors.", [], judging.judge_cmd),
         ("audit", "Audit training data against evaluation benchmarks.", [
             ("contamination", audit.contamination_cmd)], None),
         ("export", "Export admitted trajectories for the trainer.", [
@@ -93,8 +93,9 @@ def build_app() -> typer.Typer:
         for command, fn in commands:
             group.command(command)(fn)
         app.add_typer(group, name=name)
-    for command, fn in (("demo", demo.demo_cmd), ("revise", judging.revise_cmd), ("admit", judging.admit_cmd),
-                        ("browser", browser.browser_cmd)):
+    for command, fn in (("demo", demo.demo_cmd), ("status", status.status_cmd),
+                        ("revise", judging.revise_cmd), ("judge", judging.judge_cmd),
+                        ("admit", judging.admit_cmd), ("browser", browser.browser_cmd)):
         app.command(command)(fn)
     return app
 

@@ -10,6 +10,7 @@ import typer
 from graphforge.cli.common import JsonOption, emit, working
 from graphforge.cli.listing import require_known
 from graphforge.cli.sharding import ShardOption
+from graphforge.cli.status import note_if_idle
 
 
 def rollout_run_cmd(
@@ -57,4 +58,5 @@ def rollout_run_cmd(
     with open_context() as ctx, working(f"rollouts of {what}"):
         require_known(ctx.graph, "spec", spec, "--spec")
         result = run_rollouts.run(ctx, params)
-    emit(result, as_json, title=f"rollouts of {what}")
+        note_if_idle(ctx.graph, "rollout run")
+    emit(result, as_json, title=f"Rollouts of {what}")

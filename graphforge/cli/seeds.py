@@ -48,6 +48,7 @@ def build_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Build candidate seeds from DIGITAL tasks; unsupported demands are dropped and counted."""
+    from graphforge.cli.status import note_if_idle
     from graphforge.context import open_context
     from graphforge.stages import build_seeds
 
@@ -57,6 +58,7 @@ def build_cmd(
                                           fallback=not no_fallback)
     with open_context() as ctx, working("building seeds"):
         result = build_seeds.run(ctx, params)
+        note_if_idle(ctx.graph, "seeds build")
     emit(result, as_json, "Seeds built")
 
 
@@ -187,9 +189,11 @@ def coverage_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Sector x pattern heatmaps and distinct-value counts for selected seeds and the candidate pool."""
+    from graphforge.cli.status import note_if_idle
     from graphforge.context import open_context
     from graphforge.stages import report_coverage
 
     with open_context(out_dir=out) as ctx, working("coverage report"):
         result = report_coverage.run(ctx, report_coverage.ReportCoverageParams(out_dir=out))
+        note_if_idle(ctx.graph, "report coverage")
     emit(result, as_json, "Coverage report")

@@ -49,7 +49,7 @@ FREE = {
 }
 # String options whose value is one of a fixed set, checked in the command body.
 CHOICE_IN_BODY = {"--arm", "--method", "--inject", "--backend", "--rerun", "--extractor", "--compiler",
-                  "--status", "--coverage-from", "--coverage-level"}
+                  "--family", "--status", "--coverage-from", "--coverage-level"}
 # String options with a format checked in the command body, and a value outside it.
 MALFORMED = {"--shard": "2/2"}  # shard indexes count from 0: 2/2 names a third shard of two
 # Commands the walk does not run with an unknown id (they would start long work or a server first).
