@@ -12,7 +12,8 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, console, emit, progress, working
+from graphforge.cli.common import JsonOption, console, emit, progress, stdout, working
+from graphforge.cli.seeds import load_note
 
 
 def _positive(value: float | None) -> float | None:
@@ -178,6 +179,9 @@ def load_workspace_cmd(
 
         result = stage.run(dataclasses.replace(ctx, progress=tick), params)
     emit(result, as_json, "Workspace loaded")
+    note = None if as_json else load_note(result)
+    if note:
+        stdout.print(note, soft_wrap=True, highlight=False, markup=False)
 
 
 def load_trajectories_cmd(

@@ -51,13 +51,18 @@ class WorkspaceOutcome(BaseModel):
     skipped_already_ingested: int = 0  # complete from an earlier run (resumed)
     spans_written: int = 0
     seconds: float = 0.0
+    seed_id: str | None = None
+    seed_source: str | None = None  # "user" (the manifest's, or chosen earlier) or "fit" (assigned by fit)
+    seed_fit: float | None = None
 
     def line(self) -> str:
         if not self.loaded:
             return f"failed  {self.folder}  {self.workspace_id}: {self.error}"
+        fit = f" {self.seed_fit:.3f}" if self.seed_fit is not None else ""
+        seed = f", seed {self.seed_id} ({self.seed_source}{fit})" if self.seed_id else ""
         return (f"loaded  {self.folder}  {self.workspace_id}: {self.files_found} files, {self.parsed} parsed "
                 f"({self.invalid} invalid), {self.skipped_already_ingested} already loaded, "
-                f"{self.spans_written} spans, {self.seconds:.1f} s")
+                f"{self.spans_written} spans, {self.seconds:.1f} s{seed}")
 
 
 class LoadWorkspacesResult(BaseModel):
@@ -143,7 +148,8 @@ def load_workspaces_cmd(
                         folder=folder.name, workspace_id=result.workspace_id, loaded=True,
                         files_found=result.files_found, parsed=result.parsed, invalid=len(result.invalid),
                         skipped_already_ingested=result.skipped_already_ingested,
-                        spans_written=result.spans_written, seconds=result.seconds)
+                        spans_written=result.spans_written, seconds=result.seconds,
+                        seed_id=result.seed_id, seed_source=result.seed_source, seed_fit=result.seed_fit)
             outcomes.append(outcome)
             bar.update(task, completed=done + 1)
             bar.console.print(Text(outcome.line(), style="green" if outcome.loaded else "yellow"),

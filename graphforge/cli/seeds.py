@@ -183,6 +183,25 @@ def assign_cmd(
           "next": f"graphforge specs compile --workspace {workspace}"}, as_json, "Seed assigned")
 
 
+def load_note(result: object) -> str | None:
+    """What `load workspace` says about the seed it assigned by fit (None when the user chose one)."""
+    from graphforge.stages.load_workspace import LoadWorkspaceResult
+
+    assert isinstance(result, LoadWorkspaceResult)
+    wid = result.workspace_id
+    if result.seed_source == "fit" and result.seed_fit is not None:
+        from graphforge.seed_fit import POOR_FIT
+
+        poor = (f" (a poor fit, below {POOR_FIT}: `--all` ranks every seed)"
+                if result.seed_fit < POOR_FIT else "")
+        return (f"seed: {result.seed_id} ({result.seed_occupation}) fits the folder best of "
+                f"{result.seeds_ranked} seeds, score {result.seed_fit:.3f}; "
+                f"`graphforge seeds suggest --workspace {wid}` ranks them{poor}, `--seed ID` chooses one")
+    if result.seed_source is None and result.seeds_ranked:
+        return (f"seed: none assigned (no seed shares a word with the folder); "
+                f"`graphforge seeds suggest --workspace {wid} --all` ranks every seed")
+    return None
+
 
 def coverage_cmd(
     out: Annotated[Path, typer.Option("--out", help="Folder for coverage.html, the heatmap PNGs and JSON.")],

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
+from graphforge import cypher, seed_fit
 from graphforge.context import StageContext
 from graphforge.errors import StageError
 from graphforge.graph import Graph
@@ -63,6 +63,9 @@ class LoadWorkspaceParams(BaseModel):
     max_file_bytes: int | None = Field(None, ge=1)  # None: ParseLimits' default
     retry_invalid: bool = False  # re-parse files recorded invalid by an earlier run (e.g. after a timeout)
     use_llm_roles: bool = True  # roles the manifest leaves open come from the chat model, when one is set
+    # Without a seed (none given, none in the manifest, none the user chose on an earlier load), assign the
+    # seed that fits the folder best (graphforge.seed_fit), when seeds exist and one shares words with it.
+    fit_seed: bool = True
 
 
 class InvalidFile(BaseModel):
@@ -75,6 +78,12 @@ class InvalidFile(BaseModel):
 class LoadWorkspaceResult(BaseModel):
     workspace_id: str
     seed_linked: bool
+    seed_id: str | None = None
+    # "user": given (--seed, the manifest, or chosen on an earlier load and kept); "fit": assigned by its fit.
+    seed_source: str | None = None
+    seed_fit: float | None = None  # the assigned seed's fit score (seed_source "fit")
+    seed_occupation: str | None = None
+    seeds_ranked: int = 0  # seeds the fit compared (0: no fit was run)
     files_found: int
     unique_files: int
     duplicates: list[list[str]]  # [kept path, duplicate path, ...] per sha256
@@ -136,7 +145,12 @@ def _ingest(
             continue
         hashed.append((cand, sha, size))
     groups = group_duplicates(hashed)
-    seed_linked = bool(scan.seed_id) and bool(ctx.graph.scalar(COUNT_SEEDS, seed_id=scan.seed_id))
+    seed_id, seed_source = scan.seed_id, "user" if scan.seed_id else None
+    if seed_id is None:  # a seed the user chose on an earlier load stays (a fitted one is fitted again)
+        prior = seed_fit.workspace_seed(ctx.graph, scan.workspace_id)
+        if prior["seed_id"] and prior["seed_exists"] and prior["seed_source"] in (None, "user"):
+            seed_id, seed_source = str(prior["seed_id"]), "user"
+    seed_linked = bool(seed_id) and bool(ctx.graph.scalar(COUNT_SEEDS, seed_id=seed_id))
     ctx.graph.write(
         MERGE_WORKSPACES,
         [
@@ -146,10 +160,12 @@ def _ingest(
                 # Shown, never opened (each file carries its own path): a root whose name is not UTF-8 is
                 # stored with U+FFFD in place of the bad bytes, which the Bolt driver could not send.
                 root=shown_path(str(scan.root)),
-                seed_id=scan.seed_id,
+                seed_id=seed_id,
             )
         ],
     )
+    if seed_source == "user":  # the one FOR_SEED link (a reload with another --seed drops the old one)
+        seed_fit.assign(ctx.graph, scan.workspace_id, seed_id, "user")
     ctx.graph.execute(
         DELETE_STALE_CONTAINS,
         workspace_id=scan.workspace_id,
@@ -189,6 +205,14 @@ def _ingest(
     finally:
         writer.abort()  # after close(): nothing left; on an error: stops without writing the queue
     write_s, spans_written = writer.seconds, writer.spans_written
+    fit: seed_fit.SeedSuggestion | None = None
+    if seed_source is None:
+        fit = seed_fit.suggest(ctx.graph, scan.workspace_id) if params.fit_seed else None
+        best = fit.suggestions[0] if fit and fit.suggestions and fit.suggestions[0].score > 0 else None
+        seed_linked = seed_fit.assign(ctx.graph, scan.workspace_id, best.seed_id if best else None,
+                                      "fit" if best else None, best.score if best else None)
+        seed_id, seed_source = (best.seed_id, "fit") if best else (None, None)
+    best_fit = fit.suggestions[0] if fit and seed_source == "fit" else None
 
     elapsed = time.perf_counter() - started
     invalid = [
@@ -199,6 +223,11 @@ def _ingest(
     return LoadWorkspaceResult(
         workspace_id=scan.workspace_id,
         seed_linked=seed_linked,
+        seed_id=seed_id,
+        seed_source=seed_source,
+        seed_fit=best_fit.score if best_fit else None,
+        seed_occupation=best_fit.occupation if best_fit else None,
+        seeds_ranked=fit.seeds_ranked if fit else 0,
         files_found=len(scan.candidates) + len(scan.refused),
         unique_files=len(groups),
         duplicates=[[c.path for c, _ in g] for _, g in sorted(groups.items()) if len(g) > 1],
