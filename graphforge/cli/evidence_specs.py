@@ -50,6 +50,7 @@ def specs_compile_cmd(workspace: WorkspaceOption = None,
                       shard: ShardOption = None,
                       as_json: JsonOption = False) -> None:
     """Compile each workspace's evidence graph into anchored task specs (one per supported family)."""
+    from graphforge import seed_fit
     from graphforge.context import open_context
     from graphforge.errors import ConfigError
     from graphforge.sharding import parse_shard
@@ -64,7 +65,11 @@ def specs_compile_cmd(workspace: WorkspaceOption = None,
         require_known(ctx.graph, "workspace", workspace, "--workspace")
         result = compile_specs.run(ctx, params)
         note_if_idle(ctx.graph, "specs compile")
+        # A statement names the seed's occupation: say so when the seed does not fit the folder.
+        misfits = seed_fit.fit_warnings(ctx.graph, sorted(result.supported))
     emit(result, as_json, "specs compile")
+    for line in misfits:
+        typer.echo(f"warning: {line}", err=True)
 
 
 def specs_show_cmd(
