@@ -93,7 +93,7 @@ def _workspaces(root: Path) -> Path:
 LOAD = ["load", "workspaces", "--rule-roles", "--jobs", "1"]  # + the parent folder
 STAGES = [
     ["evidence", "build", "--extractor", "rule-based"],
-    ["specs", "compile", "--compiler", "template"],
+    ["specs", "compile", "--compiler", "template", "--best-family"],  # one spec per workspace
     ["rollout", "oracle"],
     ["rollout", "oracle", "--inject", "wrong_number"],
     ["rollout", "run", "--n", "2"],  # the chat model in the agent loop, every current spec
