@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, emit, stdout
+from graphforge.cli.common import JsonOption, emit, say, stdout
 
 
 def demo_cmd(out: Annotated[Path, typer.Option("--out", help="Where sample data, exports and reports go.")]
@@ -33,13 +33,14 @@ def demo_cmd(out: Annotated[Path, typer.Option("--out", help="Where sample data,
                          + r.sensitivity_llm)
         stdout.print("\n[bold]Elo (top 5)[/]\n  " + "\n  ".join(r.elo_top))
         stdout.print("\n[bold]Where to look[/]")
+        # Each URL and path whole on its line (the console never wraps them; copying gives them whole).
         if r.browser_url:
-            stdout.print(f"  Neo4j Browser: {r.browser_url}  (user neo4j; password: "
-                         "`graphforge db status --show-password`)")
-        stdout.print("  saved Browser queries to paste: " + ", ".join(r.browser_queries))
+            say(f"  Neo4j Browser: {r.browser_url}  (user neo4j; password: "
+                "`graphforge db status --show-password`)")
+        say("  saved Browser queries to paste: " + ", ".join(r.browser_queries))
         for name, path in r.reports.items():
-            stdout.print(f"  report {name}: {path}")
+            say(f"  report {name}: {path}")
         for name, path in r.exports.items():
-            stdout.print(f"  export {name}: {path}")
+            say(f"  export {name}: {path}")
 
     emit(result, as_json, summary=summary)
