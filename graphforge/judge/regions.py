@@ -300,16 +300,40 @@ def locators_in(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _locator_part(anchor_locator: str, key: str) -> str | None:
+    """The value of ``key`` in a span locator: "row=4;cols=1-4" has row 4, "page=3;part=2" page 3."""
+    if anchor_locator.strip().lower().startswith("sheet="):  # a sheet name may hold ';'
+        parts = [re.sub(r";part=\d+$", "", anchor_locator.strip())]
+    else:
+        parts = anchor_locator.split(";")
+    for part in parts:
+        k, _, v = part.partition("=")
+        if k.strip().lower() == key:
+            return v.strip()
+    return None
+
+
 def locator_matches(cited: str, anchor_locator: str) -> bool:
     """A cited locator points at the anchor's span: same page/para/row, or an overlapping cell range."""
-    key, _, value = anchor_locator.partition("=")
     ckey, _, cvalue = cited.partition("=")
-    if key.strip().lower() != ckey:
+    value = _locator_part(anchor_locator, ckey)
+    if value is None:
         return False
     if ckey != "sheet":
-        return value.strip().lower() == cvalue.strip().lower()
+        return value.lower() == cvalue.strip().lower()
     sheet, cells = split_ref(value.strip())
     csheet, ccells = split_ref(cvalue)
     if sheet is None or csheet is None or sheet.lower() != csheet.lower():
         return False
     return bool(set(expand_range(cells)) & set(expand_range(ccells)))
+
+
+def comparable(cited: str, anchor_locator: str) -> bool:
+    """The anchor's locator has the cited locator's kind (a page for a page), so the two can be compared."""
+    return _locator_part(anchor_locator, cited.partition("=")[0]) is not None
+
+
+def at_place(citation: Citation, places: set[str]) -> bool:
+    """No locator written, or one comparable with the holding spans' locators that points at one of them."""
+    pairs = [(x, p) for x in citation.locators for p in places if p and comparable(x, p)]
+    return not pairs or any(locator_matches(x, p) for x, p in pairs)

@@ -26,11 +26,10 @@ from graphforge.judge.passages import passages
 from graphforge.judge.regions import (
     KEYED_LOCATOR_RE,
     SHEET_REF_RE,
-    Citation,
     Line,
+    at_place,
     citations,
     lines,
-    locator_matches,
     strip_file_names,
 )
 from graphforge.judge.verifiers import Verdict, expected_value, is_percent, recover
@@ -267,13 +266,6 @@ def _states(figure: _Figure, numbers: list[float], dates: set[str]) -> bool:
                                      for v in numbers for k in _SCALES)
 
 
-def _at_place(c: Citation, places: set[str]) -> bool:
-    """No locator written, or one comparable with the holding spans' locators that points at one of them."""
-    comparable = [(x, p) for x in c.locators for p in places
-                  if p and x.partition("=")[0] == p.partition("=")[0].strip().lower()]
-    return not comparable or any(locator_matches(x, p) for x, p in comparable)
-
-
 def _named_as_old(text: str, token: str) -> bool:
     at = text.find(token)
     return at > 0 and bool(_NAMED_AS_OLD.search(text[max(0, at - 60):at]))
@@ -309,7 +301,7 @@ def _sources(criterion: CriterionSpec, view: JudgeView, doc: Document) -> Verdic
             if old and unheld:
                 return Verdict(1.0, f"violation: {clause.where} credits {unheld[0].what!r} to {old[0].path}, "
                                     f"{bad[old[0].path or '']}: {shown!r}", clause.footprint)
-            right = [c for c in cites if c.path in holding and _at_place(c, holding[c.path or ""])]
+            right = [c for c in cites if c.path in holding and at_place(c, holding[c.path or ""])]
             if not right:
                 held = sorted(f"{p} ({', '.join(sorted(x for x in locs if x)) or 'anywhere'})"
                               for p, locs in holding.items())
