@@ -56,6 +56,8 @@ class DeliverableRow(Row):
     required_sheets: list[str]
     required_formulas: list[str]
     required_sections: list[str]
+    required_columns: list[str]
+    required_keys: list[str]
 
 
 class CriterionRow(Row):

@@ -32,7 +32,12 @@ class DeliverableSpec(BaseModel):
     required_sheets: list[str] = Field(default_factory=list)
     # Cells that must hold a formula, as "Sheet!B5"; optionally with a function that must appear.
     required_formulas: list[str] = Field(default_factory=list)
-    required_sections: list[str] = Field(default_factory=list)  # headings in docx / md reports
+    required_sections: list[str] = Field(default_factory=list)  # headings in docx / md reports, slide titles,
+    # JSON top-level keys
+    # The header of the deliverable's table (a CSV, the first required sheet, a table of a report), any order.
+    required_columns: list[str] = Field(default_factory=list)
+    # The keys of each JSON record (under the first required section's key, when one is named).
+    required_keys: list[str] = Field(default_factory=list)
 
 
 class CriterionSpec(BaseModel):
