@@ -93,7 +93,9 @@ def run(args: argparse.Namespace) -> int:
             wid = f"corpus-{folder.name}"
             t0 = time.perf_counter()
             loaded = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
-                root=folder, workspace_id=wid, use_llm_roles=False))
+                root=folder, workspace_id=wid, use_llm_roles=False,
+                # The same run whatever seeds the database holds (CI runs the walkthrough first).
+                fit_seed=False))
             t1 = time.perf_counter()
             evidence = build_evidence.run(
                 ctx, build_evidence.BuildEvidenceParams(workspace_id=wid, extractor="rule-based")
