@@ -21,6 +21,7 @@ class Workbook:
     path: Path
     sheets: dict[str, dict[str, CellData]]
     order: list[str]
+    comments: dict[str, dict[str, str]] = field(default_factory=dict)  # sheet -> cell -> its comment's text
 
     @property
     def evaluator(self) -> Evaluator:
@@ -50,6 +51,8 @@ class Section:
     heading: str
     level: int
     text: str
+    notes: str = ""  # a slide's speaker notes
+    keys: tuple[str, ...] = ()  # JSON: the keys of the objects under this top-level key, at any depth
 
 
 @dataclass
@@ -114,11 +117,14 @@ def read_workbook(path: Path) -> Workbook:
     except (OSError, zipfile.BadZipFile, KeyError, ValueError, TypeError) as exc:
         raise SourceFormatError(path, f"not a readable XLSX workbook: {exc}") from exc
     sheets: dict[str, dict[str, CellData]] = {}
+    comments: dict[str, dict[str, str]] = {}
     for ws in formulas.worksheets:
         cws = cached[ws.title]
         cells: dict[str, CellData] = {}
         for row in ws.iter_rows():
             for cell in row:
+                if cell.comment is not None and str(cell.comment.text or "").strip():
+                    comments.setdefault(ws.title, {})[cell.coordinate] = str(cell.comment.text).strip()
                 value = cell.value
                 if value is None:
                     continue
@@ -130,7 +136,7 @@ def read_workbook(path: Path) -> Workbook:
                 else:
                     cells[cell.coordinate] = CellData(None, value)
         sheets[ws.title] = cells
-    return Workbook(path, sheets, [ws.title for ws in formulas.worksheets])
+    return Workbook(path, sheets, [ws.title for ws in formulas.worksheets], comments)
 
 
 def read_docx(path: Path) -> Report:
@@ -238,6 +244,8 @@ def read_pptx(path: Path) -> Report:
             if getattr(shape, "has_table", False) and shape.has_table:
                 for row in shape.table.rows:
                     _append(report, "\t".join(cell.text.strip() for cell in row.cells))
+        if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
+            report.sections[-1].notes = slide.notes_slide.notes_text_frame.text.strip()
     return report
 
 
@@ -256,11 +264,19 @@ def read_json(path: Path) -> Report:
             return "\t".join(f"{k}: {leaf_line(v)}" for k, v in value.items())
         if isinstance(value, list):
             return "; ".join(leaf_line(v) for v in value)
-        return "" if value is None else str(value)
+        # A value's line breaks are not record breaks: a JSON record stays one line.
+        return "" if value is None else re.sub(r"\s*\n\s*", " ", str(value))
+
+    def keys_of(value: object) -> list[str]:
+        if isinstance(value, dict):
+            return [str(k) for k in value] + [k for v in value.values() for k in keys_of(v)]
+        if isinstance(value, list):
+            return [k for v in value for k in keys_of(v)]
+        return []
 
     items = data.items() if isinstance(data, dict) else [("", data)]
     for key, value in items:
-        report.sections.append(Section(str(key), 1, ""))
+        report.sections.append(Section(str(key), 1, "", keys=tuple(dict.fromkeys(keys_of(value)))))
         for element in value if isinstance(value, list) else [value]:
             line = leaf_line(element)
             if line.strip():

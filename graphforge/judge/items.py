@@ -3,8 +3,11 @@
 - ``item``: a date is any printed form of the same day; a figure any printed form within tolerance, at the
   source's scale or in full units, on a line that names the item; text (a requirement, definition, list item,
   title) is a passage holding most of the source's content words; a status is the item's name with its status.
-- ``cites``: the share of the anchored facts' files the deliverable names.
-- ``layout``: a heading, sheet, slide title, column or JSON key with the part's name.
+- ``cites``: the share of the anchored items whose own line, row or record cites a file that holds them, at
+  the place it names (graphforge.judge.item_sources); unanchored: the share of the files named, none invented.
+- ``layout``: a heading, sheet or slide title with the part's name; a column of the table's header or a key of
+  the JSON records where the deliverable declares it one (``required_columns`` / ``required_keys``). Names
+  match whatever their case, spacing, punctuation or plural, in any order.
 - ``stale`` (negative): a line states the superseded value without the current one and without calling it
   earlier or superseded.
 Anchored arm: expected values come from the anchored span text; unanchored: from the criterion alone.
@@ -14,7 +17,6 @@ Lines addressed to the grader are not content and count for nothing.
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 
 from graphforge.evidence.text_facts import normalise_text
 from graphforge.figures.dates import find_dates, parse_date
@@ -130,22 +132,13 @@ def verify_check(
     name = criterion.target_deliverable
     lines = _lines(doc, name)
     if criterion.check == "layout":
-        part = criterion.expected or ""
-        found = _find_part(doc, part, name)
-        return (1.0 if found else 0.0), f"part {part!r} {'present' if found else 'missing'}", found
+        return _layout(criterion, view, doc)
     if criterion.check == "cites":
-        files = (
-            sorted({PurePosixPath(a.path).name for a in anchors if a.path})
-            if anchors
-            else [f for f in (criterion.expected or "").split("; ") if f]
-        )
-        if not files:
-            return 0.0, "no source files to look for", frozenset()
-        naming = {f: [line for line in lines if _norm(f) in _norm(line.text)
-                      or _norm(PurePosixPath(f).stem) in _norm(line.text)] for f in files}
-        named = [f for f in files if naming[f]]
-        footprint = frozenset(item for f in named for line in naming[f] for item in line.footprint)
-        return len(named) / len(files), f"names {len(named)} of {len(files)} source files: {named}", footprint
+        from graphforge.judge.item_sources import verify_item_sources, verify_named_sources
+
+        if arm is JudgeArm.ANCHORED:
+            return verify_item_sources(criterion, view, doc)
+        return verify_named_sources(criterion, view, doc)
     text, number, source = _expected_text(criterion, anchors)
     kind, scales = criterion.fact_kind, _scales(anchors)
     # A cited file name is not content, whatever its characters ("Q3 results, 2024.xlsx" states no figure).
@@ -213,12 +206,75 @@ def _entries(doc: Document, part: str, name: str) -> list[Line]:
     return section_lines(section, name) if section is not None else []
 
 
+HEADER_ROWS = 10  # a table's header sits in the first rows of its sheet (a title row may come first)
+
+
+def same_name(a: str, b: str) -> bool:
+    """Two names of a part match whatever their case, spacing, punctuation or plural ("Source file",
+    "source_file", "SourceFiles")."""
+    return bool(_squash(a)) and _squash(a) == _squash(b)
+
+
+def _squash(text: str) -> str:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return "".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words)
+
+
+def _layout(criterion: CriterionSpec, view: JudgeView, doc: Document) -> tuple[float, str, Footprint]:
+    """A layout criterion: the part, column or JSON key its deliverable declares, by name."""
+    part, name = criterion.expected or "", criterion.target_deliverable
+    d = next((d for d in view.spec.deliverables if d.name == name), None)
+    if d is not None and any(same_name(part, c) for c in d.required_columns):
+        what = "column"
+        found = _find_column(doc, part, d.required_sheets[0] if d.required_sheets else None, name)
+    elif d is not None and any(same_name(part, k) for k in d.required_keys):
+        what = "key"
+        found = _find_key(doc, part, d.required_sections[0] if d.required_sections else None, name)
+    else:
+        what, found = "part", _find_part(doc, part, name)
+    return (1.0 if found else 0.0), f"{what} {part!r} {'present' if found else 'missing'}", found
+
+
+def _find_column(doc: Document, column: str, sheet: str | None, name: str) -> Footprint:
+    """A header cell named ``column``: in the first rows of the declared sheet (of every sheet when it is
+    missing: that is the sheet criterion's loss), or a table row of a report."""
+    from graphforge.judge.item_sources import cells_of
+
+    if isinstance(doc, Workbook):
+        declared = [t for t in doc.order if sheet is not None and same_name(t, sheet)]
+        for title in declared or doc.order:
+            for line in sheet_lines(doc, title, name)[:HEADER_ROWS]:
+                for ref in sorted(c for _, _, c in line.footprint):
+                    cell = doc.sheets[title][ref]
+                    if isinstance(cell.value, str) and same_name(cell.value, column):
+                        return frozenset({(name, title, ref)})
+        return frozenset()
+    for section in doc.sections:
+        for line in section_lines(section, name):
+            cells = cells_of(line)
+            if len(cells) >= 2 and any(same_name(c.text, column) for c in cells):
+                return line.footprint
+    return frozenset()
+
+
+def _find_key(doc: Document, key: str, section: str | None, name: str) -> Footprint:
+    """A JSON object key named ``key``, under the declared top-level key (under any when that one is
+    missing: that is its own criterion's loss)."""
+    if not isinstance(doc, Report):
+        return frozenset()
+    declared = [s for s in doc.sections if section is not None and same_name(s.heading, section)]
+    for s in declared or doc.sections:
+        if any(same_name(k, key) for k in s.keys):
+            return frozenset({(name, s.heading, TITLE)})
+    return frozenset()
+
+
 def _find_part(doc: Document, part: str, name: str) -> Footprint:
     """Where the deliverable has a part named ``part``: a heading or slide title, a sheet, a column, or the
     label opening a section's first line. Empty when it has none."""
     want = _norm(part)
     if isinstance(doc, Report):
-        section = doc.section(part)
+        section = doc.section(part) or next((s for s in doc.sections if same_name(s.heading, part)), None)
         if section is not None:
             return frozenset({(name, section.heading, TITLE)})
         for s in doc.sections:
@@ -226,7 +282,7 @@ def _find_part(doc: Document, part: str, name: str) -> Footprint:
             if first and want in _norm(first[0].split("\t")[0]):
                 return frozenset({(name, s.heading, "0")})
         return frozenset()
-    sheet = doc.evaluator.sheet_name(part)
+    sheet = doc.evaluator.sheet_name(part) or next((t for t in doc.order if same_name(t, part)), None)
     if sheet is not None:
         return frozenset({(name, sheet, TITLE)})
     for title in doc.order:
