@@ -17,6 +17,7 @@ import argparse
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.grader_notes_data import HELD_OUT, SEED, TUNING, Sample, hard_negatives, positives
@@ -93,31 +94,60 @@ def _corpus(corpus: Path, show: int) -> tuple[int, int]:
     return len(hits), spans
 
 
-def run(args: argparse.Namespace) -> int:
-    failures: list[str] = []
+@dataclass(frozen=True)
+class Figures:
+    """What the bench measured (``bench.judge_robustness`` prints these too)."""
+
+    held_out_recall: float
+    tuning_recall: float
+    corpus_false_positives: int | None = None  # None: no corpus given
+    corpus_spans: int | None = None
+
+    @property
+    def corpus_rate(self) -> float | None:
+        if self.corpus_spans is None or self.corpus_false_positives is None:
+            return None
+        return self.corpus_false_positives / self.corpus_spans if self.corpus_spans else 0.0
+
+    def failures(self) -> list[str]:
+        out = [f"{side} recall {recall:.3f} < {MIN_RECALL}"
+               for side, recall in ((HELD_OUT, self.held_out_recall), (TUNING, self.tuning_recall))
+               if recall < MIN_RECALL]
+        if self.corpus_spans == 0:
+            out.append("the corpus holds no spans")
+        elif self.corpus_rate is not None and self.corpus_rate > MAX_FP_RATE:
+            out.append(f"corpus false-positive rate {self.corpus_rate:.3%} > {MAX_FP_RATE:.1%}")
+        return out
+
+    def line(self) -> str:
+        corpus = ("" if self.corpus_rate is None else
+                  f", corpus FP {self.corpus_false_positives}/{self.corpus_spans} = {self.corpus_rate:.3%}")
+        return f"held-out recall {self.held_out_recall:.3f}, tuning recall {self.tuning_recall:.3f}{corpus}"
+
+
+def measure(corpus: Path | None, show: int = 8) -> Figures:
+    """Run every measurement, printing the details, and return the figures."""
     pos = positives()
     print(f"generated notes (seed {SEED}): {len(pos)} positives, halves of {len(pos) // 2}")
-    recalls = {side: _recall([s for s in pos if s.split == side], args.show) for side in (TUNING, HELD_OUT)}
-    for side, recall in recalls.items():
-        if recall < MIN_RECALL:
-            failures.append(f"{side} recall {recall:.3f} < {MIN_RECALL}")
+    recalls = {side: _recall([s for s in pos if s.split == side], show) for side in (TUNING, HELD_OUT)}
     neg = hard_negatives()
     print(f"generated hard negatives: {len(neg)}")
     for side in (TUNING, HELD_OUT):
-        _negatives([s for s in neg if s.split == side], args.show)
-    if args.corpus is not None:
-        corpus = args.corpus.resolve()
-        if not corpus.is_dir():
-            print(f"error: {corpus}: not a folder", file=sys.stderr)
-            return 1
+        _negatives([s for s in neg if s.split == side], show)
+    fp = spans = None
+    if corpus is not None:
         print(f"corpus {corpus}: every span is a negative")
-        fp, spans = _corpus(corpus, args.show)
-        if not spans:
-            failures.append("the corpus holds no spans")
-        elif fp / spans > MAX_FP_RATE:
-            failures.append(f"corpus false-positive rate {fp / spans:.3%} > {MAX_FP_RATE:.1%}")
-    print(f"held-out recall {recalls[HELD_OUT]:.3f}, tuning recall {recalls[TUNING]:.3f}"
-          + ("" if args.corpus is None else f", corpus FP {fp}/{spans} = {fp / max(1, spans):.3%}"))
-    for failure in failures:
+        fp, spans = _corpus(corpus, show)
+    return Figures(recalls[HELD_OUT], recalls[TUNING], fp, spans)
+
+
+def run(args: argparse.Namespace) -> int:
+    corpus = args.corpus.resolve() if args.corpus is not None else None
+    if corpus is not None and not corpus.is_dir():
+        print(f"error: {corpus}: not a folder", file=sys.stderr)
+        return 1
+    figures = measure(corpus, args.show)
+    print(figures.line())
+    for failure in figures.failures():
         print(f"FAIL: {failure}")
-    return 1 if failures else 0
+    return 1 if figures.failures() else 0
