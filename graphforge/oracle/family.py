@@ -1,7 +1,8 @@
 """The graph oracle for task-family specs: writes each deliverable from the anchored facts, in its format.
 
-Items are written as the source states them (a date also as YYYY-MM-DD), each with the file it comes from;
-the parts the spec names (sections, sheets, slides, columns, JSON keys) are created. Injections (see
+Items are written as the source states them (a date also as YYYY-MM-DD), each with the file it comes from on
+its own line, row or record; the layout the deliverable declares is written exactly: its sections, sheets and
+slides, its table's columns (in the declared order) and its JSON records' keys. Injections (see
 agent.InjectKind) turn a correct deliverable into a known-wrong one so tests can show the judge catches it.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -27,6 +29,8 @@ class Row:
     source: str
     earlier: str = ""  # a superseded value, written as earlier (change memos)
     earlier_source: str = ""
+    kind: str | None = None  # the item's fact kind
+    file: str = ""  # the name of the file it comes from, as cited
 
 
 @dataclass
@@ -43,12 +47,19 @@ class FamilyPlan:
 INVENTED_ENTRY = "Every contractor employee shall complete quarterly ethics training before badge renewal."
 
 
-def _source(a: Anchor, fake: bool) -> str:
+def _file(a: Anchor, fake: bool, paths: list[str]) -> str:
+    """How a row names its file: the base name, or the path where another folder holds the same name."""
     name = PurePosixPath(a.path or "unknown").name
+    if sum(PurePosixPath(p).name == name for p in paths) > 1:
+        name = a.path or name
     if fake:
         stem, dot, ext = name.rpartition(".")
         name = f"{stem}_final_v2.{ext}" if dot else f"{name}_final_v2"
-    where = a.locator
+    return name
+
+
+def _source(a: Anchor, fake: bool, paths: list[str]) -> str:
+    name, where = _file(a, fake, paths), a.locator
     return f"{name} ({where})" if where else name
 
 
@@ -89,15 +100,16 @@ def rows_for(view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> list[Row]
             value = f"{iso} ({a.value})" if iso != a.value else iso
         old = stale_of.get(a.fact_id)
         earlier = old.value if old is not None else ""
-        earlier_source = _source(old, plan.fake_sources) if old is not None else ""
+        earlier_source = _source(old, plan.fake_sources, view.paths) if old is not None else ""
         if plan.wrong_item == c.criterion_id:
             value = _wrong(a.value, c.fact_kind)
         if plan.stale_item == c.criterion_id and old is not None:
             value, earlier = old.value, ""
-        source = _source(a, plan.fake_sources)
+        source = _source(a, plan.fake_sources, view.paths)
         if a.fact_id in also:
-            source += f"; also stated in {_source(also[a.fact_id], plan.fake_sources)}"
-        rows.append(Row(_label(c), value, source, earlier, earlier_source))
+            source += f"; also stated in {_source(also[a.fact_id], plan.fake_sources, view.paths)}"
+        rows.append(Row(_label(c), value, source, earlier, earlier_source, c.fact_kind,
+                        _file(a, plan.fake_sources, view.paths)))
     if plan.invented_entry and any(c.check == "invented" and c.target_deliverable == d.name
                                    for c in view.spec.criteria):
         rows.append(Row("Additional requirement", plan.invented_entry, "internal guidance"))
@@ -108,15 +120,78 @@ def _label(c: CriterionSpec) -> str:
     return (c.label or c.requirement).strip()
 
 
+_SOURCE_COLUMN = re.compile(r"\b(?:sources?|files?|file ?names?|references?|citations?|cited|paths?)\b")
+_FILE_KEY = re.compile(r"^(?:files?|file ?names?|paths?)$")
+_LABEL_COLUMNS = frozenset({"item", "event", "term", "section", "name", "figure", "measure", "topic",
+                            "subject", "change", "milestone"})
+_VALUE_COLUMNS = frozenset({"value", "requirement", "definition", "title", "amount", "wording", "text",
+                            "current value", "content", "description", "deadline"})
+
+
+def _key(name: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", name.lower()))
+
+
+def _cell(column: str, r: Row) -> str:
+    """What a row puts under a declared column: its source, status, date, label or value (else nothing)."""
+    key = _key(column)
+    if _SOURCE_COLUMN.search(key):
+        return r.source
+    if key == "status":
+        return r.value if r.kind == "status" else "to confirm"
+    if "date" in key:
+        return r.value if r.kind == "date" else ""
+    if key in _LABEL_COLUMNS:
+        return f"{r.label} (earlier: {r.earlier})" if r.earlier else r.label
+    if key in _VALUE_COLUMNS:
+        return r.value
+    return ""
+
+
+def _table(columns: list[str], rows: list[Row]) -> list[list[str]]:
+    """The rows under the declared columns; the value goes to the first free column when none asks for it."""
+    out = []
+    for r in rows:
+        cells = [_cell(c, r) for c in columns]
+        if r.value not in cells:
+            free = [i for i, c in enumerate(columns) if not cells[i] and not _SOURCE_COLUMN.search(_key(c))]
+            if free:
+                cells[free[0]] = r.value
+        out.append(cells)
+    return out
+
+
+def _records(keys: list[str], rows: list[Row]) -> list[dict[str, str]]:
+    """JSON records with the declared keys: one per item, or one per file when the record is a file's entry
+    (a ``file`` key and no source key)."""
+    if not any(_FILE_KEY.match(_key(k)) for k in keys) or any(
+            _SOURCE_COLUMN.search(_key(k)) and not _FILE_KEY.match(_key(k)) for k in keys):
+        return [dict(zip(keys, cells, strict=True)) for cells in _table(keys, rows)]
+    by_file: dict[str, list[Row]] = {}
+    for r in rows:
+        by_file.setdefault(r.file, []).append(r)
+    out = []
+    for name, group in by_file.items():
+        dates = [r.value for r in group if r.kind == "date"]
+        others = [r.value for r in group if r.kind != "date"]
+        out.append({k: name if _FILE_KEY.match(_key(k)) else
+                    (dates[0] if dates else "") if "date" in _key(k) else (others[0] if others else "")
+                    for k in keys})
+    return out
+
+
 def write(path: Path, view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> None:
-    """Write one deliverable of a family spec in the format it asks for."""
+    """Write one deliverable of a family spec in the format it asks for, in the layout it declares."""
     rows = rows_for(view, d, plan)
+    columns = [c for c in d.required_columns if c != plan.skip_part]
+    keys = [k for k in d.required_keys if k != plan.skip_part]
+    declared = {*d.required_columns, *d.required_keys}
     parts = [
         p
         for p in (
             c.expected for c in view.spec.criteria if c.check == "layout" and c.target_deliverable == d.name
         )
-        if p
+        if p and p not in declared
     ]
     parts = [
         p for p in dict.fromkeys([*d.required_sections, *d.required_sheets, *parts]) if p != plan.skip_part
@@ -125,11 +200,13 @@ def write(path: Path, view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> 
     fmt = d.format.lower()
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "csv":
-        header = parts[:3] if len(parts) >= 3 else ["Item", "Value", "Source"]
+        header = columns or (parts[:3] if len(parts) >= 3 else ["Item", "Value", "Source"])
         with path.open("w", newline="", encoding="utf-8") as handle:
             w = csv.writer(handle)
             w.writerow(header)
-            for r in rows:
+            if columns:
+                w.writerows(_table(columns, rows))
+            for r in rows if not columns else []:
                 note = f"{r.label} (earlier: {r.earlier})" if r.earlier else r.label
                 w.writerow(
                     [r.value, note, r.source] if header[0].lower() == "date" else [note, r.value, r.source]
@@ -141,11 +218,12 @@ def write(path: Path, view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> 
         from openpyxl import Workbook
 
         book = Workbook()
-        sheet = book.active
+        sheet = book.worksheets[0]
         sheet.title = (parts[0] if parts else "Items")[:31]
-        sheet.append(["Item", "Value", "Source", "Status"])
-        for r in rows:
-            sheet.append([r.label, r.value, r.source, "to confirm"])
+        header = columns or ["Item", "Value", "Source", "Status"]
+        sheet.append(header)
+        for cells in _table(header, rows):
+            sheet.append(cells)
         if plan.injection_line:
             sheet.append([INJECTION_LINE])
         book.save(path)
@@ -195,9 +273,7 @@ def write(path: Path, view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> 
         deck.save(str(path))
     elif fmt == "json":
         key = parts[0] if parts else "items"
-        data: dict[str, object] = {
-            key: [{"item": r.label, "value": r.value, "source": r.source} for r in rows]
-        }
+        data: dict[str, object] = {key: _records(keys or ["item", "value", "source"], rows)}
         if plan.injection_line:
             data["note"] = INJECTION_LINE
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")

@@ -18,6 +18,13 @@ from graphforge.models.spec import (
 from graphforge.specs.templates import NEGATIVE_SHARE, TRUSTED, GraphFact
 
 COMPILER = "family"
+# Weights against admission at Q > 0.90, for items I: citations weigh CITES_SHARE * I and the declared layout
+# LAYOUT_SHARE * I (Q's denominator 5/3 I), so every item cited wrong or invented costs 0.2 of Q, a layout
+# other than the one asked for up to 0.2, and one wrong item of six 0.133 (its weight and its citation's
+# share): none of them is admitted.
+CITES_SHARE = 1 / 3  # a cites criterion: this share of the items whose sources it checks
+LAYOUT_SHARE = 1 / 3  # all the parts a deliverable declares (sheets, sections, slides, columns, keys)
+MIN_LAYOUT_WEIGHT = 0.25
 
 
 def trusted(fact: GraphFact) -> bool:
@@ -113,8 +120,18 @@ class SpecBuilder:
         self.criteria: list[CriterionSpec] = []
 
     def deliverable(
-        self, name: str, fmt: str, description: str, sections: Iterable[str] = (), sheets: Iterable[str] = ()
+        self,
+        name: str,
+        fmt: str,
+        description: str,
+        sections: Iterable[str] = (),
+        sheets: Iterable[str] = (),
+        columns: Iterable[str] = (),
+        keys: Iterable[str] = (),
     ) -> DeliverableSpec:
+        """A deliverable and its layout: report sections, slide titles or JSON top-level keys (``sections``),
+        sheets, the table's columns, the JSON records' keys. ``spec()`` makes each part a layout criterion and
+        :func:`layout_words` says them in the statement, so the two never disagree."""
         d = DeliverableSpec(
             deliverable_id=f"{self.spec_id}/{name}",
             name=name,
@@ -122,6 +139,8 @@ class SpecBuilder:
             description=description,
             required_sections=list(sections),
             required_sheets=list(sheets),
+            required_columns=list(columns),
+            required_keys=list(keys),
         )
         self.deliverables.append(d)
         return d
@@ -160,17 +179,32 @@ class SpecBuilder:
             label=label_of(fact),
         )
 
-    def cites(self, facts: Sequence[GraphFact], d: DeliverableSpec, weight: float = 1.0) -> CriterionSpec:
-        """The deliverable names the files the anchored facts come from."""
+    def _item_weight(self, d: DeliverableSpec, fact_ids: set[str] | None = None) -> float:
+        return sum(c.weight for c in self.criteria if c.check == "item" and c.target_deliverable == d.name
+                   and (fact_ids is None or set(c.anchors) & fact_ids))
+
+    def cites(
+        self, facts: Sequence[GraphFact], d: DeliverableSpec, weight: float | None = None
+    ) -> CriterionSpec:
+        """Each item the deliverable reports cites, on its own line, row or record, the file it comes from
+        (or a current file stating the same value), at the place it names. Weighs ``CITES_SHARE`` of those
+        items unless ``weight`` is given (call it after the items)."""
         files = sorted({base_name(f.path) for f in facts})
+        if weight is None:
+            weight = max(1.0, round(CITES_SHARE * self._item_weight(d, {f.fact_id for f in facts}), 3))
         return self._add(
             polarity=Polarity.POSITIVE,
             kind=CriterionKind.CITATION,
             weight=weight,
-            requirement=f"{d.name} names the source file of each item it reports",
+            requirement=f"{d.name} cites, beside each item it reports, the source file it comes from",
             target_deliverable=d.name,
             expected="; ".join(files),
-            verification=f"Open {d.name} and look for each anchored fact's file name (score: share found).",
+            verification=(
+                f"Open {d.name}; for each anchored item, read the citation on the item's own line, row or "
+                f"record (a source column, a footnote it points to, a cell comment, speaker notes, a JSON "
+                f"field): it must name a workspace file holding the item, at the place it gives if it gives "
+                f"one; a file not in the workspace fails the item (score: share of items)."
+            ),
             anchors=[f.fact_id for f in facts],
             check="cites",
         )
@@ -237,7 +271,44 @@ class SpecBuilder:
             fact_kind=next(iter(kinds)) if len(kinds) == 1 else None,
         )
 
+    def _layouts(self) -> None:
+        """A layout criterion for each part a deliverable declares that has none yet; all the parts of a
+        deliverable weigh ``LAYOUT_SHARE`` of its items (of the mean deliverable's when it holds none)."""
+        weights = [self._item_weight(d) for d in self.deliverables]
+        held = [w for w in weights if w]
+        for d, w in zip(self.deliverables, weights, strict=True):
+            parts = list(dict.fromkeys(
+                [*d.required_sheets, *d.required_sections, *d.required_columns, *d.required_keys]))
+            if not parts:
+                continue
+            w = w or (sum(held) / len(held) if held else 1.0)
+            each = max(MIN_LAYOUT_WEIGHT, round(LAYOUT_SHARE * w / len(parts), 3))
+            mine = [c for c in self.criteria if c.target_deliverable == d.name]
+            have = {c.expected for c in mine if c.check == "layout"}
+            items = [c for c in mine if c.check == "item"] or [c for c in self.criteria if c.check == "item"]
+            anchors = [a for c in items for a in c.anchors][:3]
+            for part in parts:
+                if part in have:
+                    continue
+                what = ("column" if part in d.required_columns else "key" if part in d.required_keys
+                        else "sheet" if part in d.required_sheets else "part")
+                self._add(
+                    polarity=Polarity.POSITIVE,
+                    kind=CriterionKind.STRUCTURE,
+                    weight=each,
+                    requirement=f"{d.name} has a {what} named {part!r}",
+                    target_deliverable=d.name,
+                    expected=part,
+                    verification=(
+                        f"Open {d.name}; look for a {_WHERE[what]} named {part!r} (case, spacing, "
+                        f"punctuation and order aside)."
+                    ),
+                    anchors=anchors,
+                    check="layout",
+                )
+
     def spec(self, statement: str, reason: str) -> TaskSpec:
+        self._layouts()
         # Each negative weighs at least NEGATIVE_SHARE of the positives the spec ends up with (a stale
         # criterion added before the citation and layout ones was weighed against fewer).
         positive = sum(c.weight for c in self.criteria if c.polarity is Polarity.POSITIVE)
@@ -260,6 +331,43 @@ class SpecBuilder:
             family=self.family,
             family_reason=reason,
         )
+
+
+_WHERE = {"column": "column in the table's header row", "key": "key in each JSON record",
+          "sheet": "sheet", "part": "heading, slide title or JSON top-level key"}
+
+
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+_KINDS = {"md": "a Markdown report", "docx": "a Word document", "pptx": "a PowerPoint deck"}
+
+
+def layout_words(d: DeliverableSpec) -> str:
+    """The layout a deliverable declares, as the statement says it (the judge checks the same declaration)."""
+    fmt = d.format.lower()
+    if fmt == "json":
+        record = ", ".join(f'"{k}": ...' for k in d.required_keys)
+        shape = f"[{{{record}}}]" if record else "[...]"
+        top = d.required_sections[0] if d.required_sections else ""
+        return f"a JSON file {{\"{top}\": {shape}}}" if top else f"a JSON file {shape}"
+    columns = f"the columns {_listed(d.required_columns)}" if d.required_columns else ""
+    if fmt in ("xlsx", "xlsm"):
+        sheets = d.required_sheets
+        text = "a workbook"
+        if len(sheets) == 1:
+            text += f" with a sheet named {sheets[0]}"
+        elif sheets:
+            text += f" with the sheets {_listed(sheets)}"
+        return f"{text}{':' if sheets else ' with'} {columns}" if columns else text
+    if fmt == "csv":
+        return f"a CSV with {columns}" if columns else "a CSV"
+    text = _KINDS.get(fmt, "a file")
+    parts = d.required_sections
+    if parts:
+        text += f" with {'slides titled' if fmt == 'pptx' else 'the sections'} {_listed(parts)}"
+    return f"{text}, and a table with {columns}" if columns else text
 
 
 def request(
@@ -290,8 +398,18 @@ def files_per_criterion(spec: TaskSpec, path_of: dict[str, str]) -> list[set[str
 
 
 def _with_item(spec: TaskSpec, item: CriterionSpec, fact: GraphFact) -> tuple[list[CriterionSpec], str]:
-    """The spec's criteria and statement with ``fact`` asked for as one more item like ``item``."""
+    """The spec's criteria and statement with ``fact`` asked for as one more item like ``item``; the
+    deliverable's cites criterion checks its citation too, weighing its share more."""
     label = short(label_of(fact), 60)
+    # The family's own cites criterion of the deliverable: the first (a two-file one comes after it).
+    cites = next((c.criterion_id for c in spec.criteria
+                  if c.check == "cites" and c.target_deliverable == item.target_deliverable), None)
+    criteria = [
+        c.model_copy(update={"anchors": [*c.anchors, fact.fact_id],
+                             "weight": round(c.weight + CITES_SHARE * item.weight, 3)})
+        if c.criterion_id == cites and fact.fact_id not in c.anchors else c
+        for c in spec.criteria
+    ]
     added = item.model_copy(update={
         "criterion_id": f"{spec.spec_id}/c{len(spec.criteria) + 1}",
         "requirement": f"{item.target_deliverable} also reports {label} ({short(fact.value, 50)})",
@@ -303,7 +421,7 @@ def _with_item(spec: TaskSpec, item: CriterionSpec, fact: GraphFact) -> tuple[li
         "label": label_of(fact),
     })
     statement = spec.statement.rstrip() + f"\n\nAlso report {label} from {base_name(fact.path)}."
-    return [*spec.criteria, added], statement
+    return [*criteria, added], statement
 
 
 def _respec(spec: TaskSpec, criteria: list[CriterionSpec], statement: str) -> TaskSpec:

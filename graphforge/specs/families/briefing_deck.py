@@ -7,6 +7,7 @@ from graphforge.specs.families import Family, FamilyInput
 from graphforge.specs.families._common import (
     SpecBuilder,
     label_of,
+    layout_words,
     plausible,
     request,
     slug,
@@ -60,8 +61,6 @@ def build(inp: FamilyInput) -> TaskSpec | None:
     for f in chosen:
         b.item(f, deck, f"{deck.name} gives {label_of(f)}", weight=1.5)
     b.cites(chosen, deck)
-    b.layout(deck, "Key figures", chosen)
-    b.layout(deck, "Sources", chosen)
     statement = request(
         occupation=inp.seed.occupation,
         context=f"leadership has asked for a short briefing on {inp.graph.name} before next week's meeting.",
@@ -70,8 +69,8 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         deliverables=[
             (
                 deck,
-                "a PowerPoint deck with a slide titled Key figures (one line per figure, as the "
-                "source prints it) and a slide titled Sources naming each file",
+                f"{layout_words(deck)}: on Key figures one line per figure, as the source prints it, with "
+                "the file it comes from; on Sources each file",
             )
         ],
         constraints=["Use the figures as the documents state them; do not round them into new numbers."],

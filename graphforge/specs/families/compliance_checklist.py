@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
-from graphforge.specs.families._common import SpecBuilder, base_name, request, short, slug, spread, trusted
+from graphforge.specs.families._common import (
+    SpecBuilder,
+    base_name,
+    layout_words,
+    request,
+    short,
+    slug,
+    spread,
+    trusted,
+)
 
 MAX_ITEMS = 6
 MAX_POOL = 150  # source requirements a checklist entry may match (the extractor keeps 150 per file)
@@ -25,6 +34,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             "xlsx",
             "compliance checklist",
             sheets=("Checklist",),
+            columns=("Requirement", "Applies to", "Section", "Source file", "Status", "Evidence"),
         )
         for r in chosen:
             b.item(
@@ -35,7 +45,6 @@ def build(inp: FamilyInput) -> TaskSpec | None:
                 weight=1.5,
             )
         b.cites(chosen, book)
-        b.layout(book, "Checklist", chosen)
         # Every requirement the sources state may be listed; one they do not state may not.
         b.invented(stated[:MAX_POOL], book, "Checklist", "a requirement")
         sections = sorted({short(r.section, 70) for r in chosen if r.section})
@@ -51,11 +60,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             ),
             items=[f"the requirements under {s}" for s in sections[:6]] or [f"the requirements in {source}"],
             deliverables=[
-                (
-                    book,
-                    "a workbook with a sheet named Checklist: columns Requirement, Applies to, "
-                    "Section, Source file, Status, Evidence",
-                )
+                (book, f"{layout_words(book)}; one row per requirement, its file under Source file")
             ],
             constraints=["Quote each requirement as the document states it; do not invent requirements."],
         )

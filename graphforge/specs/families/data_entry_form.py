@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
-from graphforge.specs.families._common import SpecBuilder, base_name, request, short, slug
+from graphforge.specs.families._common import SpecBuilder, base_name, layout_words, request, short, slug
 from graphforge.specs.templates import GraphFact
 
 MAX_DOCS = 4
@@ -27,7 +27,8 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         return None
     b = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)
     form = b.deliverable(
-        f"{slug(inp.graph.name)}_records.json", "json", "records-system entries", sections=("documents",)
+        f"{slug(inp.graph.name)}_records.json", "json", "records-system entries", sections=("documents",),
+        keys=("file", "title", "first_date"),
     )
     anchors = []
     for title, dates in docs:
@@ -42,7 +43,6 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             )
             anchors.append(dates[0])
     b.cites(anchors, form)
-    b.layout(form, "documents", anchors)
     statement = request(
         occupation=inp.seed.occupation,
         context=f"the {inp.graph.name} files need to be registered in our records system.",
@@ -52,11 +52,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         ),
         items=[short(t.path, 100) for t, _ in docs],
         deliverables=[
-            (
-                form,
-                'a JSON file {"documents": [{"file": ..., "title": ..., "first_date": ...}]} '
-                "with dates as YYYY-MM-DD",
-            )
+            (form, f"{layout_words(form)} with dates as YYYY-MM-DD")
         ],
         constraints=["Copy titles as the documents print them."],
     )

@@ -5,7 +5,15 @@ from __future__ import annotations
 from graphforge.evidence.doc_links import version_rank
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
-from graphforge.specs.families._common import SpecBuilder, label_of, request, slug, spread, trusted
+from graphforge.specs.families._common import (
+    SpecBuilder,
+    label_of,
+    layout_words,
+    request,
+    slug,
+    spread,
+    trusted,
+)
 
 MAX_DATES = 6
 
@@ -35,12 +43,11 @@ def build(inp: FamilyInput) -> TaskSpec | None:
     if len(chosen) < 3:
         return None
     b = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)
-    sheet = b.deliverable(f"{slug(inp.graph.name)}_timeline.csv", "csv", "timeline of dates and deadlines")
+    sheet = b.deliverable(f"{slug(inp.graph.name)}_timeline.csv", "csv", "timeline of dates and deadlines",
+                          columns=("Date", "Event", "Source"))
     for d in chosen:
         b.item(d, sheet, f"{sheet.name} lists {label_of(d)} with its date", weight=1.5)
     b.cites(chosen, sheet)
-    for column in ("Date", "Event", "Source"):
-        b.layout(sheet, column, chosen)
     for d in chosen:
         if d.fact_id in stale_of:
             b.stale(stale_of[d.fact_id], d, sheet)
@@ -55,8 +62,8 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         deliverables=[
             (
                 sheet,
-                "a CSV with the columns Date, Event and Source (the file each date comes from); "
-                "one row per date, dates as YYYY-MM-DD",
+                f"{layout_words(sheet)} (Source: the file each date comes from); one row per date, dates as "
+                "YYYY-MM-DD",
             )
         ],
         constraints=[

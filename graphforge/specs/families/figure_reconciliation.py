@@ -11,6 +11,7 @@ from graphforge.specs.families._common import (
     SpecBuilder,
     base_name,
     label_of,
+    layout_words,
     plausible,
     request,
     slug,
@@ -129,9 +130,6 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         items.append(f"the total {label_of(t)} in {_name(t.path)}, checked against its parts")
         anchored.append(t)
     sb.cites(anchored, book)
-    sb.layout(book, "Reconciliation", anchored)
-    sb.layout(memo, "Discrepancies", anchored)
-    sb.layout(memo, "Sources", anchored)
     statement = request(
         occupation=inp.seed.occupation,
         context=(
@@ -146,14 +144,14 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         deliverables=[
             (
                 book,
-                "a workbook with a sheet named Reconciliation: one row per figure with the figure, each "
-                "source file and the value it states, whether they agree, and the value relied on "
-                "(totals checked against the sum of their parts with a formula)",
+                f"{layout_words(book)}: one row per figure with the figure, each source file and the value "
+                "it states, whether they agree, and the value relied on (totals checked against the sum of "
+                "their parts with a formula)",
             ),
             (
                 memo,
-                "a short memo with the sections Summary, Discrepancies and Sources: what differs, why you "
-                "relied on the value you chose, and the files you used",
+                f"{layout_words(memo)}: what differs, why you relied on the value you chose, and the files "
+                "you used",
             ),
         ],
         constraints=[

@@ -6,7 +6,15 @@ import re
 
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
-from graphforge.specs.families._common import SpecBuilder, base_name, request, short, slug, trusted
+from graphforge.specs.families._common import (
+    SpecBuilder,
+    base_name,
+    layout_words,
+    request,
+    short,
+    slug,
+    trusted,
+)
 
 MAX_ITEMS = 6
 _FILE_NAME = re.compile(r"[\w./\\-]+\.[A-Za-z0-9]{2,5}")
@@ -39,8 +47,6 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         for i in chosen:
             b.item(i, report, f"{report.name} lists the required item {short(i.value, 50)!r}", weight=1.5)
         b.cites(chosen, report)
-        for part in ("Required items", "Gaps"):
-            b.layout(report, part, chosen)
         statement = request(
             occupation=inp.seed.occupation,
             context=(
@@ -55,8 +61,8 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             deliverables=[
                 (
                     report,
-                    "a Markdown report with the sections Required items (each item as the "
-                    "source words it), Gaps and Sources",
+                    f"{layout_words(report)}; under Required items each item as the source words it, with "
+                    "the file it comes from",
                 )
             ],
             constraints=[

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
-from graphforge.specs.families._common import SpecBuilder, request, short, slug, spread
+from graphforge.specs.families._common import SpecBuilder, layout_words, request, short, slug, spread
 
 MAX_TERMS = 6
 
@@ -26,12 +26,12 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         return None
     b = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)
     out = b.deliverable(
-        f"{slug(inp.graph.name)}_glossary.json", "json", "glossary of defined terms", sections=("terms",)
+        f"{slug(inp.graph.name)}_glossary.json", "json", "glossary of defined terms", sections=("terms",),
+        keys=("term", "definition", "source"),
     )
     for t in chosen:
         b.item(t, out, f"{out.name} defines {t.entity!r} as its source does", weight=1.5)
     b.cites(chosen, out)
-    b.layout(out, "terms", chosen)
     statement = request(
         occupation=inp.seed.occupation,
         context=f"new analysts keep asking what the terms in the {inp.graph.name} material mean.",
@@ -40,8 +40,8 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         deliverables=[
             (
                 out,
-                'a JSON file {"terms": [{"term": ..., "definition": ..., "source": ...}]} with '
-                "each definition as the source document gives it and the file it comes from",
+                f"{layout_words(out)} with each definition as the source document gives it and the file it "
+                "comes from",
             )
         ],
         constraints=["Take definitions from the documents; do not write your own."],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
-from graphforge.specs.families._common import SpecBuilder, request, short, slug, spread
+from graphforge.specs.families._common import SpecBuilder, layout_words, request, short, slug, spread
 
 MAX_ITEMS = 6
 
@@ -35,15 +35,14 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             s, report, f"{report.name} gives the recorded status of {short(s.entity or '', 60)!r}", weight=1.5
         )
     b.cites(chosen, report)
-    for part in ("Status by item", "Sources"):
-        b.layout(report, part, chosen)
     statement = request(
         occupation=inp.seed.occupation,
         context=f"the programme manager wants to know where things stand in the {inp.graph.name} trackers.",
         ask="could you write a short status summary: each item, its recorded status, open items first?",
         items=[short(s.entity or "", 70) for s in chosen],
-        deliverables=[(report, "a Markdown report with the sections Status by item, Open items and Sources")],
-        constraints=["Use the status exactly as the tracker records it."],
+        deliverables=[(report, layout_words(report))],
+        constraints=["Use the status exactly as the tracker records it; name beside each item the file it "
+                     "comes from."],
     )
     return b.spec(statement, "")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
-from graphforge.specs.families._common import SpecBuilder, base_name, label_of, request, slug
+from graphforge.specs.families._common import SpecBuilder, base_name, label_of, layout_words, request, slug
 
 MAX_CHANGES = 4
 
@@ -42,8 +42,6 @@ def build(inp: FamilyInput) -> TaskSpec | None:
                 weight=2.0,
             )
         b.cites([p[0] for p in pairs] + [p[1] for p in pairs], memo)
-        for part in ("Summary", "Changes", "Sources"):
-            b.layout(memo, part, [p[0] for p in pairs])
         for current, stale in pairs:
             b.stale(stale, current, memo)
         items = [f"what {label_of(c)} says now, and what it said before" for c, _ in pairs]
@@ -61,8 +59,8 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             deliverables=[
                 (
                     memo,
-                    "a Word memo with the sections Summary, Changes and Sources; for each change "
-                    "give the current wording or value, the earlier one, and the file it comes from",
+                    f"{layout_words(memo)}; for each change give the current wording or value, the earlier "
+                    "one, and the file each comes from",
                 )
             ],
             constraints=[
