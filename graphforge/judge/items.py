@@ -30,7 +30,7 @@ from graphforge.models.spec import CriterionSpec
 TEXT_MATCH = 0.6  # share of the source's content words a passage must hold to state the same thing
 _EARLIER = re.compile(
     r"\b(supersed\w*|earlier|previous\w*|prior|was|were|original(?:ly)?|changed|replac\w*|"
-    r"extended|moved|as issued|draft|old|from)\b",
+    r"moved|as issued|draft|old|from)\b",
     re.I,
 )
 _FILE_NAME = re.compile(r"[^\s()]+\.(?:md|markdown|txt|pdf|docx?|xlsx?|xlsm|pptx?|csv|tsv|html?|json|xml)\b",
