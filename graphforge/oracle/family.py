@@ -116,6 +116,10 @@ def rows_for(view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> list[Row]
     return rows
 
 
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
 def _label(c: CriterionSpec) -> str:
     return (c.label or c.requirement).strip()
 
@@ -238,7 +242,9 @@ def write(path: Path, view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> 
             lines += sources
         elif part == body[0]:
             for r in rows:
-                lines.append(f"{r.label}: {r.value} (source: {r.source})")
+                # One item, one line: a value the source wraps over lines keeps its words, and its citation
+                # stays on the item's line.
+                lines.append(f"{_one_line(r.label)}: {_one_line(r.value)} (source: {r.source})")
                 if r.earlier:
                     lines.append(f"Earlier version stated: {r.earlier} (source: {r.earlier_source})")
         else:
@@ -278,4 +284,5 @@ def write(path: Path, view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> 
             data["note"] = INJECTION_LINE
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
     else:
-        path.write_text("\n".join(f"{r.label}: {r.value} ({r.source})" for r in rows), encoding="utf-8")
+        path.write_text("\n".join(f"{_one_line(r.label)}: {_one_line(r.value)} ({r.source})" for r in rows),
+                        encoding="utf-8")
