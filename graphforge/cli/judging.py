@@ -254,3 +254,8 @@ def sensitivity_cmd(
         from graphforge.errors import JudgeError
 
         raise JudgeError(result.refused)
+    if not result.cases:  # nothing was perturbed and scored: the study measured nothing
+        typer.echo("error: no case could be scored: no admitted (or correct oracle) trajectory with "
+                   "deliverables to perturb; run `graphforge rollout oracle`, `judge` and `admit` first",
+                   err=True)
+        raise typer.Exit(1)

@@ -506,3 +506,12 @@ def test_rewritten_sources_and_a_note_to_the_grader_are_not_admitted_on_the_samp
         ctx, admit_trajectories.AdmitTrajectoriesParams()).decisions}
     assert decisions[good].status is TrajectoryStatus.ADMITTED
     assert decisions[noted].status is TrajectoryStatus.REJECTED and (decisions[noted].q or 0) <= 0
+
+
+def test_a_sensitivity_study_with_nothing_to_perturb_exits_1_and_says_what_to_run(
+        ctx: StageContext, settings: GraphforgeSettings, tmp_path: Path) -> None:
+    # An empty graph (the fixture cleared it): no admitted or oracle trajectory to perturb.
+    result = _cli(settings, "eval", "sensitivity", "--no-llm", "--out", str(tmp_path / "eval"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    line = result.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: no case could be scored") and "graphforge rollout oracle" in line
