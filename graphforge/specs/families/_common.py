@@ -109,6 +109,33 @@ def spread(facts: Sequence[GraphFact], limit: int, per_file: int = 3) -> list[Gr
     return mixed[:limit]
 
 
+def stale_criterion(criterion_id: str, deliverable: str, old: GraphFact, new: GraphFact,
+                    positive: float) -> CriterionSpec:
+    """Negative: ``old`` (a superseded or confuser file's value) reported as the current ``new``; weighed
+    against the ``positive`` weight of the spec so far."""
+    return CriterionSpec(
+        criterion_id=criterion_id,
+        polarity=Polarity.NEGATIVE,
+        kind=CriterionKind.VALUE,
+        weight=round(max(0.5, NEGATIVE_SHARE * positive + 1.0), 3),
+        requirement=(
+            f"{deliverable} reports the superseded value from {base_name(old.path)} "
+            f"for {label_of(new)} as current"
+        ),
+        target_deliverable=deliverable,
+        expected=old.normalized if old.kind != "quantity" else old.value,
+        expected_value=old.value_num,
+        verification=(
+            f"Violation when a line of {deliverable} states the superseded value without the current "
+            f"one and without calling it superseded or earlier."
+        ),
+        anchors=[old.fact_id, new.fact_id],
+        check="stale",
+        fact_kind=old.kind,
+        label=label_of(new),
+    )
+
+
 class SpecBuilder:
     """Collects deliverables and criteria for one spec; ids derive from workspace, family and seed."""
 
@@ -228,26 +255,8 @@ class SpecBuilder:
     def stale(self, old: GraphFact, new: GraphFact, d: DeliverableSpec) -> None:
         """Negative: the superseded value is reported as the current one."""
         positive = sum(c.weight for c in self.criteria if c.polarity is Polarity.POSITIVE)
-        self._add(
-            polarity=Polarity.NEGATIVE,
-            kind=CriterionKind.VALUE,
-            weight=round(max(0.5, NEGATIVE_SHARE * positive + 1.0), 3),
-            requirement=(
-                f"{d.name} reports the superseded value from {base_name(old.path)} "
-                f"for {label_of(new)} as current"
-            ),
-            target_deliverable=d.name,
-            expected=old.normalized if old.kind != "quantity" else old.value,
-            expected_value=old.value_num,
-            verification=(
-                f"Violation when a line of {d.name} states the superseded value without the current "
-                f"one and without calling it superseded or earlier."
-            ),
-            anchors=[old.fact_id, new.fact_id],
-            check="stale",
-            fact_kind=old.kind,
-            label=label_of(new),
-        )
+        self.criteria.append(stale_criterion(f"{self.spec_id}/c{len(self.criteria) + 1}", d.name, old, new,
+                                             positive))
 
     def invented(self, pool: Sequence[GraphFact], d: DeliverableSpec, part: str, what: str) -> None:
         """Negative, set coverage: an entry of ``part`` states none of the source items (``pool``: every
@@ -468,27 +477,8 @@ def warn_superseded(
     criteria, statement = (
         _with_item(spec, item, current) if new_item else (list(spec.criteria), spec.statement))
     positive = sum(c.weight for c in criteria if c.polarity is Polarity.POSITIVE)
-    d = item.target_deliverable
-    criteria.append(CriterionSpec(
-        criterion_id=f"{spec.spec_id}/c{len(criteria) + 1}",
-        polarity=Polarity.NEGATIVE,
-        kind=CriterionKind.VALUE,
-        weight=round(max(0.5, NEGATIVE_SHARE * positive + 1.0), 3),
-        requirement=(
-            f"{d} reports the superseded value from {base_name(old.path)} for {label_of(current)} as current"
-        ),
-        target_deliverable=d,
-        expected=old.normalized if old.kind != "quantity" else old.value,
-        expected_value=old.value_num,
-        verification=(
-            f"Violation when a line of {d} states the superseded value without the current one and without "
-            f"calling it superseded or earlier."
-        ),
-        anchors=[old.fact_id, current.fact_id],
-        check="stale",
-        fact_kind=old.kind,
-        label=label_of(current),
-    ))
+    criteria.append(stale_criterion(f"{spec.spec_id}/c{len(criteria) + 1}", item.target_deliverable, old,
+                                    current, positive))
     statement = statement.rstrip() + (
         "\n\nSome files of the folder are earlier versions: where two versions differ, use the current one.")
     return _respec(spec, criteria, statement)
