@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+from bench import check
 from graphforge.audit.minhash import LSHIndex, MinHasher, exact_jaccard
 from graphforge.audit.ngrams import NGRAM_SIZE, TokenHasher, shingle_text, tokenise
 from graphforge.audit.overlap import BenchmarkDoc, TrainingDoc, find_overlaps
@@ -126,7 +127,7 @@ def main(argv: list[str]) -> None:
 
     ours, t_ours = _timed(project_exact, train, bench)
     peer, t_peer = _timed(python_exact, train, bench)
-    assert ours == peer, f"exact findings differ: {len(ours ^ peer)} pairs"
+    check(ours == peer, f"exact findings differ: {len(ours ^ peer)} pairs")
     print(f"13-gram overlap, identical findings ({len(ours)} pairs sharing >= 1 13-gram):")
     print(f"  graphforge numpy index : {n_tokens / t_ours:12,.0f} tokens/s ({t_ours:.2f} s)")
     print(f"  pure-Python sets       : {n_tokens / t_peer:12,.0f} tokens/s ({t_peer:.2f} s)")
@@ -141,8 +142,8 @@ def main(argv: list[str]) -> None:
     (mine, mine_cand), t_mine = _timed(project_minhash, train_sh, bench_sh)
     (theirs, theirs_cand), t_theirs = _timed(datasketch_minhash, train_sh, bench_sh)
     truth = {(i, j) for i, j, _ in ours if exact_jaccard(train_sh[i], bench_sh[j]) >= THRESHOLD}
-    assert mine == theirs == truth, f"MinHash findings differ: ours {len(mine)}, datasketch {len(theirs)}, " \
-                                    f"truth {len(truth)}"
+    check(mine == theirs == truth, f"MinHash findings differ: ours {len(mine)}, datasketch {len(theirs)}, "
+                                   f"truth {len(truth)}")
     print(f"MinHash LSH (threshold {THRESHOLD}, {NUM_PERM} perms), identical verified findings "
           f"({len(mine)} near-duplicate pairs, equal to exact Jaccard ground truth):")
     print(f"  graphforge numpy       : {t_mine:.2f} s, {mine_cand} candidates")

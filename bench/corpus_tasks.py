@@ -25,6 +25,10 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from graphforge.models.spec import TaskSpec
 
 LABELS = Path(__file__).resolve().parent / "labels" / "corpus_facts.jsonl"
 MIN_LABELLED, MIN_QUANTITY_PRECISION, MIN_PRECISION = 50, 0.85, 0.8
@@ -248,10 +252,7 @@ def _pct(p: object) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
-def _show(spec: object, anchors: Mapping[str, Sequence[object]]) -> None:
-    from graphforge.models.spec import TaskSpec
-
-    assert isinstance(spec, TaskSpec)
+def _show(spec: TaskSpec, anchors: Mapping[str, Sequence[object]]) -> None:
     print(f"\n--- {spec.spec_id} ({spec.family}) ---\n{spec.statement}\n")
     for c in spec.criteria[:4]:
         print(f"  [{c.polarity.value} {c.check or c.kind.value} w={c.weight}] {c.requirement}")

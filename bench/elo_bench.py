@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from bench import check
 from graphforge.demo.sample.comparisons import TruePlayer, generate_comparisons
 from graphforge.eval import elo
 from graphforge.eval.comparisons import WIN, PairCells, comparisons_from_rows
@@ -92,7 +93,7 @@ def run_size(models: int, comparisons: int, bootstrap: int, seed: int, budget: f
     ours_samples = np.concatenate([elo.to_elo(t, a, 1667.0)
                                    for t in elo.bootstrap_theta(cells, bootstrap, seed, ridge)])
     reported = np.array([next(r.elo for r in result.ratings if r.model == p) for p in cells.players])
-    assert np.abs(reported - ours_point).max() < 1e-9
+    check(np.abs(reported - ours_point).max() < 1e-9, "the stage's Elo differs from the fit it reports")
 
     started = time.perf_counter()
     ref_point = elo.to_elo(reference_theta(cells, cells.counts, ridge), a, 1667.0)

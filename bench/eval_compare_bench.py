@@ -19,6 +19,7 @@ import time
 import uuid
 from pathlib import Path
 
+from bench import check
 from graphforge.context import StageContext, open_context
 from graphforge.demo.sample.benchmark import write_eval_benchmark
 from graphforge.eval.players import build_players
@@ -82,7 +83,7 @@ def main(argv: list[str]) -> int:
             in_flight[label] = server.max_in_flight
             server.max_in_flight = 0
             outcomes[label] = _outcomes(out)
-        assert outcomes["sequential"] == outcomes["concurrent"], "the two runs disagree"
+        check(outcomes["sequential"] == outcomes["concurrent"], "the two runs disagree")
         print(f"eval compare, {result.pairs} pairs x 2 orders = {2 * result.judged} judge calls, "
               f"{args.latency_ms:g} ms server latency: one pair at a time {timings['sequential']:.2f} s, "
               f"{args.concurrency} pairs at once {timings['concurrent']:.2f} s, "

@@ -23,6 +23,7 @@ import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from bench import check
 from graphforge.export.dataset import write_dataset
 from graphforge.export.record import TrajectoryText
 from graphforge.export.rows import canonical_tools, conversational_messages, estimate_tokens
@@ -125,8 +126,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     # Same rows on both sides: the exporter validates and rewrites the messages the peer copies.
     sample = next(trajectories(1, args.kb))
-    assert json.dumps(conversational_messages(sample.messages_json, "t"))  # noqa: S101 - sanity
-    assert canonical_tools(sample.tools_json) == canonical_tools(TOOLS)  # noqa: S101
+    check(json.dumps(conversational_messages(sample.messages_json, "t")), "the sample has no messages")
+    check(canonical_tools(sample.tools_json) == canonical_tools(TOOLS), "the sample's tools are not TOOLS")
     source = list(trajectories(args.trajectories, args.kb))
     stored = sum(len(t.messages_json.encode()) + len((t.tools_json or "").encode()) for t in source)
     sides: dict[str, Export] = {

@@ -27,7 +27,7 @@ import zipfile
 from pathlib import Path
 
 from graphforge import server
-from graphforge.context import open_context
+from graphforge.context import StageContext, open_context
 from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.parsers import ParsedFile, parse_file
 from graphforge.stages import load_workspace as stage
@@ -106,11 +106,9 @@ def main(argv: list[str]) -> None:
             _real(ctx, folder, f"ws-bench-real-{number}", args.jobs, len(files) / ours_s)
 
 
-def _peers(ctx: object, root: Path, naive_id: str, ours_s: float, n_files: int) -> None:
-    from graphforge.context import StageContext
+def _peers(ctx: StageContext, root: Path, naive_id: str, ours_s: float, n_files: int) -> None:
     from loaders.workspace import scan_workspace
 
-    assert isinstance(ctx, StageContext)
     scan = scan_workspace(root, workspace_id=naive_id)
     started = time.perf_counter()
     parsed: list[ParsedFile] = [parse_file(Path(c.abs_path)) for c in scan.candidates]
@@ -139,12 +137,11 @@ def _peers(ctx: object, root: Path, naive_id: str, ours_s: float, n_files: int) 
     print(f"  ratio (batched / per-row)   : {row_s / batch_s:8.1f}x", flush=True)
 
 
-def _real(ctx: object, folder: Path, workspace_id: str, jobs: int | None, generated_rate: float) -> None:
+def _real(ctx: StageContext, folder: Path, workspace_id: str, jobs: int | None,
+          generated_rate: float) -> None:
     """Ingest a folder of real files with the stage; report rate, parse/write split and warnings."""
-    from graphforge.context import StageContext
     from graphforge.stages import load_workspace
 
-    assert isinstance(ctx, StageContext)
     stage.delete_workspace(ctx.graph, workspace_id)
     jvm = server.ManagedServer(ctx.settings).pid() if ctx.settings.managed else None
     cpu_before = _cpu_split(jvm)
@@ -206,11 +203,8 @@ def _cpu_split(jvm: int | None) -> tuple[float, float, float]:
     return parsers, _cpu_seconds(jvm) if jvm else 0.0, time.process_time()
 
 
-def _delete_files(ctx: object, parsed: list[ParsedFile]) -> None:
+def _delete_files(ctx: StageContext, parsed: list[ParsedFile]) -> None:
     """Drop the bench's File and Span nodes (their content is unique to this run: bench variant markers)."""
-    from graphforge.context import StageContext
-
-    assert isinstance(ctx, StageContext)
     # Re-link to a throwaway workspace, then delete it with the stage's own query.
     ctx.graph.write(
         stage.MERGE_WORKSPACES,

@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import check
 from graphforge.judge.core import ajudge_candidates
 from graphforge.llm import OpenAICompatibleChatModel
 from graphforge.models.judge import JudgeArm
@@ -82,7 +83,7 @@ def main(argv: list[str]) -> int:
         t_con, q_con = _run(server, root, queries, concurrency, "concurrent")
         calls_con = len(server.chat_requests) - calls_seq
         peak = server.max_in_flight
-    assert q_seq == q_con, "the concurrent judge must give the same verdicts"
+    check(q_seq == q_con, "the concurrent judge must give the same verdicts")
     print(f"{args.queries} queries x K={args.k} candidates, {len(view.spec.criteria)} criteria, "
           f"{args.latency_ms:g} ms per answer")
     print(f"sequential (peer): {t_seq:.2f} s, {calls_seq} calls")

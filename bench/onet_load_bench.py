@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import check
 from graphforge import db
 from graphforge.context import open_context
 from graphforge.demo.sample.taxonomy import write_synthetic_release
@@ -68,7 +69,7 @@ def main(argv: list[str]) -> int:
             start = time.perf_counter()
             written = g.write(load_onet.MERGE_TASKS, subset)
             timings[name] = time.perf_counter() - start
-            assert written == len(subset)
+            check(written == len(subset), f"{name} wrote {written} of {len(subset)} task rows")
             print(f"  {name:<18} {len(subset):,} task rows in {timings[name]:7.2f} s = "
                   f"{len(subset) / timings[name]:,.0f} rows/s")
         print(f"  throughput ratio batched / per-row = "

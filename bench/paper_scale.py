@@ -48,6 +48,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from bench import BenchCheckError
+
 PAPER = {
     "occupations": 246,
     "pairs": 3419,
@@ -543,7 +545,8 @@ def run_fraction(shape: Shape, work: Path, seed: int) -> dict[str, Any]:
                         fh.close()
                     chunks.append(logs / f"teacher-{len(chunks) + 1:04d}.jsonl")
                     fh = chunks[-1].open("w", encoding="utf-8")
-                assert t.spec_id is not None
+                if t.spec_id is None or fh is None:
+                    raise BenchCheckError(f"oracle run {t.trajectory_id} attempts no spec")
                 folder = logs / t.trajectory_id.replace(":", "_")
                 folder.mkdir()
                 names = []
@@ -562,7 +565,6 @@ def run_fraction(shape: Shape, work: Path, seed: int) -> dict[str, Any]:
                 )
                 tokens.append(n_tokens)
                 steps.append(n_steps)
-                assert fh is not None
                 fh.write(json.dumps(record) + "\n")
         finally:
             if fh is not None:

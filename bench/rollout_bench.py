@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 
+from bench import check
 from graphforge.agent.sandbox import run_python
 from graphforge.llm import OpenAICompatibleChatModel
 from tests.support.llm_server import ScriptedLLMServer, slow, text
@@ -91,7 +92,7 @@ def main(argv: list[str]) -> int:
 
         def ours_sandbox() -> None:
             for _ in range(args.sandbox_runs):
-                assert run_python(code, work).ok
+                check(run_python(code, work).ok, "the sandboxed script failed")
 
         t_peer, t_ours = _timed(peer_sandbox), _timed(ours_sandbox)
         print(f"run_python x{args.sandbox_runs} on a 20-file workspace: plain subprocess {t_peer:.2f} s, "

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench import check
 from graphforge.agent.sandbox import run_python, sandbox_problem
 
 SCRIPT = "print(1)\n"
@@ -54,7 +55,7 @@ def main(argv: list[str]) -> None:
 
         def _bwrap() -> None:
             result = run_python(SCRIPT, work, sync_back=False)
-            assert result.ok and result.stdout.strip() == "1", result
+            check(result.ok and result.stdout.strip() == "1", f"the sandboxed script failed: {result}")
 
         peers: dict[str, Callable[[], None]] = {"bare": _bare, "bwrap": _bwrap}
         if shutil.which("unshare") and subprocess.run(["unshare", "-n", "true"]).returncode == 0:

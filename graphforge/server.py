@@ -382,8 +382,7 @@ def resolve(settings: GraphforgeSettings, start: bool = True) -> ServerInfo:
     Credentials written into NEO4J_URI (``neo4j://user:password@host``) are taken out of it: the URI
     kept and shown everywhere afterwards carries none, and NEO4J_USER / NEO4J_PASSWORD win over them.
     """
-    if not settings.managed:
-        assert settings.neo4j_uri is not None
+    if settings.neo4j_uri is not None:  # an external Neo4j (settings.managed is False)
         uri, uri_user, uri_password = split_uri_credentials(settings.neo4j_uri)
         password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else uri_password
         if password is None:

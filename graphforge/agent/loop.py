@@ -153,7 +153,8 @@ async def arun_rollout(
         except LLMError as exc:
             stop = f"llm_error: {exc}"
             break
-        assert isinstance(reply, AIMessage)
+        if not isinstance(reply, AIMessage):
+            raise LLMError(f"the chat model answered with a {type(reply).__name__}, not an AIMessage")
         steps += 1
         records.extend(records_of(reply))
         messages.append(reply)

@@ -666,7 +666,8 @@ class _Capped:
 
 def _pump(proc: subprocess.Popen[bytes], limits: SandboxLimits) -> tuple[_Capped, _Capped, bool, bool]:
     """Read both pipes until they close, the wall clock runs out or the output passes its cap."""
-    assert proc.stdout is not None and proc.stderr is not None
+    if proc.stdout is None or proc.stderr is None:
+        raise SandboxUnavailable("the sandboxed process was started without its output pipes")
     keep = limits.max_output_chars * 4 + 16  # UTF-8: at most four bytes a character
     streams = {proc.stdout.fileno(): _Capped(keep), proc.stderr.fileno(): _Capped(keep)}
     deadline = time.monotonic() + limits.wall_s
@@ -715,7 +716,8 @@ def run_python(
     """
     require_sandbox()
     bwrap = bwrap_binary()
-    assert bwrap is not None
+    if bwrap is None:  # removed since the check above
+        raise SandboxUnavailable("bubblewrap (`bwrap`) is no longer on PATH")
     limits = limits or SandboxLimits()
     try:
         box = _Box.start(bwrap, code, workdir, limits, timeout_s=max(60.0, limits.wall_s))

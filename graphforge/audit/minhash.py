@@ -67,15 +67,16 @@ def lsh_params(threshold: float, num_perm: int, fp_weight: float = 0.5,
         raise ValueError("threshold must lie strictly between 0 and 1")
     below = np.linspace(0.0, threshold, 201)
     above = np.linspace(threshold, 1.0, 201)
-    best: tuple[float, int, int] | None = None
+    if num_perm < 1:
+        raise ValueError("num_perm must be at least 1")
+    best = (float("inf"), 1, 1)
     for bands in range(1, num_perm + 1):
         for rows in range(1, num_perm // bands + 1):
             fp = np.trapezoid(_collision_probability(below, bands, rows), below)
             fn = np.trapezoid(1.0 - _collision_probability(above, bands, rows), above)
             error = fp_weight * fp + fn_weight * fn
-            if best is None or error < best[0] - 1e-12:
+            if error < best[0] - 1e-12:
                 best = (float(error), bands, rows)
-    assert best is not None
     return best[1], best[2]
 
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from graphforge.cli.common import JsonOption, choice, emit, stdout, working
+
+if TYPE_CHECKING:
+    from graphforge.seed_fit import SeedSuggestion
+    from graphforge.stages.load_workspace import LoadWorkspaceResult
 
 
 def vocab_cmd(
@@ -113,11 +117,8 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
-def suggestion_lines(result: object) -> list[str]:
+def suggestion_lines(result: SeedSuggestion) -> list[str]:
     """The human form of a SeedSuggestion: a heading, then one line of at most 100 columns per seed."""
-    from graphforge.seed_fit import SeedSuggestion
-
-    assert isinstance(result, SeedSuggestion)
     pool = "selected seeds" if result.pool == "selected" else "seeds"
     lines = [f"Seeds ranked by fit to workspace {result.workspace_id} ({result.seeds_ranked} {pool})"]
     if result.current_seed:
@@ -183,11 +184,8 @@ def assign_cmd(
           "next": f"graphforge specs compile --workspace {workspace}"}, as_json, "Seed assigned")
 
 
-def load_note(result: object) -> str | None:
+def load_note(result: LoadWorkspaceResult) -> str | None:
     """What `load workspace` says about the seed it assigned by fit (None when the user chose one)."""
-    from graphforge.stages.load_workspace import LoadWorkspaceResult
-
-    assert isinstance(result, LoadWorkspaceResult)
     wid = result.workspace_id
     if result.seed_source == "fit" and result.seed_fit is not None:
         from graphforge.seed_fit import POOR_FIT

@@ -30,6 +30,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
+from graphforge.errors import LLMError
 from graphforge.llm.records import RECORDS_KEY, LLMCallRecord, LLMHTTPError, StructuredOutputError, records_of
 
 if TYPE_CHECKING:
@@ -283,6 +284,12 @@ def capabilities(model: OpenAICompatibleChatModel) -> Capabilities:
         return _REGISTRY[path]
 
 
+def _answer(message: BaseMessage) -> AIMessage:
+    if not isinstance(message, AIMessage):
+        raise LLMError(f"the chat model answered with a {type(message).__name__}, not an AIMessage")
+    return message
+
+
 def _messages(model: OpenAICompatibleChatModel, value: LanguageModelInput) -> list[BaseMessage]:
     return model._convert_input(value).to_messages()
 
@@ -308,14 +315,14 @@ def structured_runnable(
                 if not call.fall_back(exc):
                     raise
         call.accepted()
-        assert isinstance(raw, AIMessage)
+        raw = _answer(raw)
         try:
             return call.finish([raw], parse_answer(raw, schema, call.method), None, include_raw)
         except (ValueError, ValidationError) as exc:
             retry = _repair_messages(call.messages(messages, call.method), raw, _problem(raw, exc),
                                      call.method, call.name)
             fixed = model.invoke(retry, **call.request(call.method, True))
-            assert isinstance(fixed, AIMessage)
+            fixed = _answer(fixed)
             try:
                 return call.finish([raw, fixed], parse_answer(fixed, schema, call.method), None, include_raw)
             except (ValueError, ValidationError) as exc2:
@@ -333,14 +340,14 @@ def structured_runnable(
                 if not call.fall_back(exc):
                     raise
         call.accepted()
-        assert isinstance(raw, AIMessage)
+        raw = _answer(raw)
         try:
             return call.finish([raw], parse_answer(raw, schema, call.method), None, include_raw)
         except (ValueError, ValidationError) as exc:
             retry = _repair_messages(call.messages(messages, call.method), raw, _problem(raw, exc),
                                      call.method, call.name)
             fixed = await model.ainvoke(retry, **call.request(call.method, True))
-            assert isinstance(fixed, AIMessage)
+            fixed = _answer(fixed)
             try:
                 return call.finish([raw, fixed], parse_answer(fixed, schema, call.method), None, include_raw)
             except (ValueError, ValidationError) as exc2:

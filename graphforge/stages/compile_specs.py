@@ -172,7 +172,10 @@ def supported_families(
     """The families whose Cypher pattern matches the workspace's evidence graph, with the rows it returned."""
     out = []
     for family in families:
-        assert family.query is not None
+        if family.query is None:
+            from graphforge.errors import ConfigError
+
+            raise ConfigError(f"task family {family.name!r} has no Cypher pattern (see load_families)")
         rows = ctx.graph.read_dicts(family.query, workspace_id=workspace_id)
         if rows:
             out.append((family, rows))

@@ -175,10 +175,9 @@ def run(ctx: StageContext, params: EvalCompareParams) -> EvalCompareResult:
     new_rows: list[PairJudgmentRow] = []
     records: list[LLMCallRecord] = []
     unjudged: list[str] = []
-    by_rule = [p for p in todo if pw.rule_outcome(p[1].has_output, p[2].has_output) is not None]
-    for jid, a, b in by_rule:
-        outcome = pw.rule_outcome(a.has_output, b.has_output)
-        assert outcome is not None
+    by_rule = [(p, outcome) for p in todo
+               if (outcome := pw.rule_outcome(p[1].has_output, p[2].has_output)) is not None]
+    for (jid, a, b), outcome in by_rule:
         new_rows.append(_row(jid, a, b, judge_name, llm.model, outcome, None, rule="missing-deliverable"))
     if by_rule:
         ctx.graph.write(MERGE_PAIR_JUDGMENTS, new_rows)
@@ -345,7 +344,8 @@ def _row(
         prompt_version=pw.PROMPT_VERSION,
     )
     if asked is None:
-        assert outcome is not None
+        if outcome is None:
+            raise StageError("eval_compare", f"pair {jid}: neither a rule's outcome nor the judge's verdicts")
         return PairJudgmentRow(
             **common,
             winner=outcome,

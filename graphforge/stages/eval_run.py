@@ -230,7 +230,8 @@ def _chat_model(ctx: StageContext, player: PlayerSpec) -> at.PromptedChatModel:
             cache_dir=settings.home / "llm-cache",
             system_prompt=player.system_prompt,
         )
-    assert player.base_url is not None
+    if player.base_url is None:
+        raise ConfigError(f"player {player.name!r}: a chat player needs a base URL (or the local model)")
     key = _api_key(ctx, player)
     model = player.served_model
     if (
@@ -405,7 +406,8 @@ def _oracle_attempt(
 def _imported(player: PlayerSpec) -> dict[str, Trajectory]:
     from loaders.trajectories import TrajectoryFormat, read_trajectories
 
-    assert player.import_path is not None and player.import_format is not None
+    if player.import_path is None or player.import_format is None:
+        raise ConfigError(f"player {player.name!r}: an imported player needs a format and a path")
     read = read_trajectories(player.import_path, TrajectoryFormat(player.import_format))
     by_task: dict[str, Trajectory] = {}
     for t in read.trajectories:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher, store
 from graphforge.context import StageContext
+from graphforge.errors import JudgeError
 from graphforge.judge import JudgeView, load_view
 from graphforge.judge.perturb import PerturbationKind
 from graphforge.judge.sensitivity import (
@@ -68,7 +69,8 @@ def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityRe
     ledger: list[LLMCallRecord] = []
     trajectories = store.get_deliverables(ctx.graph, [r["trajectory_id"] for r in rows])
     for t in trajectories:
-        assert t.spec_id is not None
+        if t.spec_id is None:
+            raise JudgeError(f"trajectory {t.trajectory_id} attempts no task spec, so it cannot be judged")
         view = views.get(t.spec_id) or views.setdefault(t.spec_id, load_view(ctx.graph, t.spec_id))
         files = {d.name: Path(d.path) for d in t.deliverables}
         for arm in params.arms:

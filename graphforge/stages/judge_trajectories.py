@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher, store
 from graphforge.context import StageContext
+from graphforge.errors import JudgeError
 from graphforge.judge import JudgeView, load_view
 from graphforge.judge.core import ajudge_candidates, judge_name
 from graphforge.judge.llm_verifier import VerdictUnavailable
@@ -76,7 +77,8 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
     trajectories = store.get_deliverables(ctx.graph, [r["trajectory_id"] for r in rows])
     by_spec: dict[str, list[store.DeliverablesRow]] = {}
     for t in trajectories:
-        assert t.spec_id is not None
+        if t.spec_id is None:
+            raise JudgeError(f"trajectory {t.trajectory_id} attempts no task spec, so it cannot be judged")
         by_spec.setdefault(t.spec_id, []).append(t)
     chunks: list[tuple[JudgeView, list[store.DeliverablesRow]]] = []
     for spec_id, group in by_spec.items():

@@ -434,8 +434,7 @@ def _write_xlsx(path: Path, stem: str, rows: list[list[str]]) -> None:
     from openpyxl import Workbook
 
     book = Workbook()
-    sheet = book.active
-    assert sheet is not None
+    sheet = book.worksheets[0]
     sheet.title = stem[:31]
     for row in rows:
         # Official .xlsx files store Task ID as a number; the reader must turn 90001.0 back into "90001".

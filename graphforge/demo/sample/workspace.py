@@ -297,9 +297,7 @@ def _write_ledger_xlsx(path: Path) -> None:
     wb.properties.created = _FIXED_DATE
     wb.properties.modified = _FIXED_DATE
     cached: dict[str, dict[str, float]] = {}
-    first = wb.active
-    assert first is not None
-    wb.remove(first)
+    wb.remove(wb.worksheets[0])
     for index, quarter in enumerate(QUARTERS, start=1):
         ws = wb.create_sheet(quarter.split()[0])
         ws.append([f"{COMPANY} - segment ledger {quarter} ({UNIT})"])
