@@ -12,8 +12,10 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from graphforge import projects
 
 NEO4J_VERSION = "5.26.29"
 BROWSER_VERSION = "5.24.0"
@@ -42,6 +44,12 @@ class GraphforgeSettings(BaseSettings):
         None, validation_alias=AliasChoices("NEO4J_PASSWORD", "GRAPHFORGE_NEO4J_PASSWORD"))
     neo4j_database: str = Field("neo4j", validation_alias=AliasChoices("NEO4J_DATABASE",
                                                                        "GRAPHFORGE_NEO4J_DATABASE"))
+
+    # Which graph: a project under <home>/projects (`graphforge project use` records the current one in
+    # <home>/state.json; this, GRAPHFORGE_PROJECT, overrides it). "default" is the graph used without a
+    # project: <home>/neo4j on bolt_port / http_port, or NEO4J_URI. A named project always runs its own
+    # managed server on the ports its record holds (NEO4J_URI and the port settings are not used for it).
+    project: str | None = None
 
     # The project-managed server.
     home: Path = Field(default_factory=lambda: _xdg("XDG_DATA_HOME", ".local/share") / "graphforge")
@@ -99,6 +107,34 @@ class GraphforgeSettings(BaseSettings):
     admit_failure_markers: list[str] = Field(default_factory=lambda: ["ERROR", '"error"'])
     admit_truncation_markers: list[str] = Field(default_factory=lambda: ["[truncated"])
 
+    _project_name: str = PrivateAttr(projects.DEFAULT)
+    _project_source: str = PrivateAttr("default")
+
+    @model_validator(mode="after")
+    def _resolve_project(self) -> GraphforgeSettings:
+        name, source = self.project, "GRAPHFORGE_PROJECT"
+        if name is None:
+            name, source = projects.read_current(self.home), str(projects.state_file(self.home))
+        if name is None:
+            name, source = projects.DEFAULT, "default"
+        projects.check_name(name)
+        if name != projects.DEFAULT:
+            record = projects.read_record(self.home, name)
+            self.bolt_port, self.http_port = record.bolt_port, record.http_port
+            self.neo4j_uri = None
+        self._project_name, self._project_source = name, source
+        return self
+
+    @property
+    def project_name(self) -> str:
+        """The project these settings address ("default" when none is chosen)."""
+        return self._project_name
+
+    @property
+    def project_source(self) -> str:
+        """What chose the project: "GRAPHFORGE_PROJECT", the state file's path, or "default"."""
+        return self._project_source
+
     @property
     def managed(self) -> bool:
         """True when no external Neo4j is configured and the project runs its own."""
@@ -106,9 +142,19 @@ class GraphforgeSettings(BaseSettings):
 
     @property
     def server_home(self) -> Path:
-        return self.home / "neo4j"
+        return projects.server_home(self.home, self._project_name)
 
     @property
     def llm_home(self) -> Path:
         """Where the managed local model keeps its key, pid file and log."""
         return self.home / "llm"
+
+
+def project_settings(name: str, create: bool = False) -> GraphforgeSettings:
+    """Settings for project ``name``; with ``create``, a missing named project is created first (its
+    ports picked above the default project's)."""
+    if create and name != projects.DEFAULT:
+        base = GraphforgeSettings(project=projects.DEFAULT)
+        if not projects.exists(base.home, name):
+            projects.create(base.home, name, base.listen_address, base.bolt_port, base.http_port)
+    return GraphforgeSettings(project=name)

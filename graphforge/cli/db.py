@@ -11,6 +11,7 @@ from graphforge.cli.common import JsonOption, emit, working
 
 
 class DbStatus(BaseModel):
+    project: str
     running: bool
     managed: bool
     bolt_uri: str
@@ -33,7 +34,8 @@ def _status(show_password: bool) -> DbStatus:
     if settings.managed:
         managed = server.ManagedServer(settings)
         st = managed.status()
-        status = DbStatus(running=st.running, managed=True, bolt_uri=st.uri, browser_url=st.browser_url,
+        status = DbStatus(project=settings.project_name, running=st.running, managed=True, bolt_uri=st.uri,
+                          browser_url=st.browser_url,
                           version=st.version, edition=st.edition, database="neo4j", pid=st.pid,
                           home=st.home, user="neo4j")
         if show_password and managed.credentials.exists():
@@ -46,6 +48,7 @@ def _status(show_password: bool) -> DbStatus:
     finally:
         driver.close()
     return DbStatus(
+        project=settings.project_name,
         running=True,
         managed=False,
         bolt_uri=info.uri,

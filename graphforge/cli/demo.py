@@ -7,19 +7,30 @@ from typing import Annotated
 
 import typer
 
-from graphforge.cli.common import JsonOption, emit, say, stdout
+from graphforge.cli.common import JsonOption, console, emit, say, stdout
 
 
 def demo_cmd(out: Annotated[Path, typer.Option("--out", help="Where sample data, exports and reports go.")]
              = Path("out/demo"),
+             project: Annotated[str, typer.Option(
+                 "--project", help="The project whose graph the demo writes, created when missing. The "
+                                   "default keeps the demo out of your own graphs; 'default' is the graph "
+                                   "used without a project (NEO4J_URI or <home>/neo4j).")] = "demo",
              as_json: JsonOption = False) -> None:
-    """Run every stage on the bundled sample (starting a local Neo4j if none is configured)."""
+    """Run every stage on the bundled sample in its own project "demo" (starting that project's Neo4j)."""
     from graphforge.demo.run import DemoResult, run_demo
+    from graphforge.settings import project_settings
 
-    result = run_demo(out_dir=out)
+    settings = project_settings(project, create=True)
+    say(f"demo project: {settings.project_name} (switch to it with `graphforge project use "
+        f"{settings.project_name}`, or prefix a command with GRAPHFORGE_PROJECT={settings.project_name})",
+        console)
+    result = run_demo(settings, out_dir=out)
 
     def summary(r: DemoResult) -> None:
-        stdout.print(f"\n[bold green]GraphForge demo finished[/] — Neo4j {r.neo4j_version} at {r.bolt_uri}")
+        stdout.print(f"\n[bold green]GraphForge demo finished[/] in project [bold]{r.project}[/] — "
+                     f"Neo4j {r.neo4j_version}")
+        say(f"  Bolt: {r.bolt_uri}")
         stdout.print(
             f"graph: {r.nodes} nodes, {r.relationships} relationships; specs: {', '.join(r.spec_ids)}"
         )

@@ -31,6 +31,7 @@ from graphforge.cli import (
     llm,
     load,
     load_many,
+    project,
     rollouts,
     seeds,
     status,
@@ -53,6 +54,9 @@ def build_app() -> typer.Typer:
         ("db", "Run and migrate Neo4j (managed local server or your own).", [
             ("start", db.start_cmd), ("stop", db.stop_cmd), ("status", db.status_cmd),
             ("migrate", db.migrate_cmd), ("counts", db.counts_cmd), ("reset", db.reset_cmd)], None),
+        ("project", "Keep graphs apart: each project is its own Neo4j; `project use` switches.", [
+            ("new", project.new_cmd), ("list", project.list_cmd), ("use", project.use_cmd),
+            ("show", project.show_cmd)], None),
         ("load", "Load sources into Neo4j: O*NET, labels, workspaces, trajectories, benchmarks.", [
             ("onet", load.load_onet_cmd), ("digital", load.load_digital_cmd),
             ("taxonomy-sample", load.taxonomy_sample_cmd), ("workspace", load.load_workspace_cmd),

@@ -68,6 +68,7 @@ INJECTIONS: list[list[InjectKind]] = [[], [InjectKind.WRONG_NUMBER], [InjectKind
 
 
 class DemoResult(BaseModel):
+    project: str  # the project whose graph the demo wrote ("demo" unless asked otherwise)
     neo4j_version: str
     bolt_uri: str
     browser_url: str | None
@@ -390,6 +391,7 @@ def _result(s: DemoState, version: str, info: server.ServerInfo, counts: db.Grap
     ratings = _set(s.ratings, "Bradley-Terry Elo")
     export_dir = s.export_dir
     return DemoResult(
+        project=s.ctx.settings.project_name,
         neo4j_version=version, bolt_uri=info.uri, browser_url=info.browser_url, out_dir=str(s.out_dir),
         seeds_selected=selected.selected, workspace_seed=s.workspace_seed, spec_ids=s.spec_ids,
         funnel=admitted.funnel.model_dump(), sensitivity=sensitivity.table,
