@@ -153,3 +153,26 @@ def test_six_tracked_items_open_or_closed_are_six_items_not_two() -> None:
     # The same requirement stated twice is still one item.
     twice = [items[0], items[0].model_copy(update={"fact_id": "fact-copy", "ordinal": 9})]
     assert len(spread(twice, 6, per_file=6)) == 1
+
+
+def test_six_open_or_closed_statuses_compile_to_a_status_summary_of_six_items() -> None:
+    # Before spread told items apart by entity, the six statuses below collapsed to one per status word.
+    from graphforge.specs.families import FamilyInput, SeedContext
+    from graphforge.specs.families.status_summary import FAMILY
+    from graphforge.specs.templates import GraphFact, WorkspaceGraph
+
+    def status(n: int, word: str, path: str) -> GraphFact:
+        return GraphFact(fact_id=f"fact-{n}", statement=f"Status of Task {n} is {word!r}", value=word,
+                         value_num=None, unit=None, metric="status", entity=f"Task {n}", period=None,
+                         span_id=f"s:{n}", locator=f"row={n + 1}", ordinal=n, span_text=f"Task {n}\t{word}",
+                         path=path, role="core", kind="status", normalized=word.lower())
+
+    facts = [status(n, "Open" if n % 2 else "Closed", f"tracker_{n // 3}.csv") for n in range(6)]
+    graph = WorkspaceGraph(workspace_id="ws-status", name="Programme",
+                           files=["tracker_0.csv", "tracker_1.csv"],
+                           facts=facts, edges=[])
+    spec = FAMILY.build(FamilyInput(graph=graph, seed=SeedContext(),
+                                    rows=[{"fact_id": f.fact_id} for f in facts]))
+    assert spec is not None
+    items = [c for c in spec.criteria if c.check == "item"]
+    assert sorted(a for c in items for a in c.anchors) == sorted(f.fact_id for f in facts)
