@@ -27,7 +27,8 @@ from graphforge.judge.llm_verifier import ModelVerdict, VerdictUnavailable, aask
 from graphforge.judge.locations import Location, parse_location
 from graphforge.judge.regions import Footprint, lines
 from graphforge.judge.standing import is_standing, with_standing
-from graphforge.judge.verifiers import Verdict, verify
+from graphforge.judge.verdicts import Verdict
+from graphforge.judge.verifiers import verify
 from graphforge.judge.view import JudgeView
 from graphforge.models.base import stable_hash
 from graphforge.models.judge import CriterionRating, JudgeArm, Judgment, q_score

@@ -64,11 +64,11 @@ class Report:
 
     def section(self, heading: str) -> Section | None:
         """The section headed ``heading`` (ignoring case and punctuation), else one whose heading has it."""
-        want = _norm(heading)
-        exact = [s for s in self.sections if _norm(s.heading) == want]
+        want = norm_key(heading)
+        exact = [s for s in self.sections if norm_key(s.heading) == want]
         if exact:
             return exact[0]
-        loose = [s for s in self.sections if want and want in _norm(s.heading)]
+        loose = [s for s in self.sections if want and want in norm_key(s.heading)]
         return loose[0] if loose else None
 
     def text(self) -> str:
@@ -78,7 +78,8 @@ class Report:
 Document = Workbook | Report
 
 
-def _norm(text: str) -> str:
+def norm_key(text: str) -> str:
+    """Lower-case words and digits joined by single spaces: how names and labels are compared."""
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
 
@@ -157,7 +158,7 @@ def read_docx(path: Path) -> Report:
         if tag == "p":
             paragraph = Paragraph(child, document)
             style = (paragraph.style.name if paragraph.style is not None else "") or ""
-            level = _heading_level(style)
+            level = heading_level(style)
             if level:
                 report.sections.append(Section(paragraph.text.strip(), level, ""))
             elif paragraph.text.strip():
@@ -169,7 +170,8 @@ def read_docx(path: Path) -> Report:
     return report
 
 
-def _heading_level(style: str) -> int:
+def heading_level(style: str) -> int:
+    """The heading level a Word paragraph style gives (Title: 1), 0 for body text."""
     if style == "Title":
         return 1
     m = re.match(r"Heading\s*(\d)", style)

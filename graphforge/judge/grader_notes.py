@@ -32,8 +32,10 @@ import html
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
-__all__ = ["THRESHOLD", "Finding", "find_grader_address", "grader_address", "normalise", "score_text"]
+__all__ = ["THRESHOLD", "Finding", "addresses_grader", "find_grader_address", "grader_address", "normalise",
+           "score_text"]
 
 THRESHOLD = 3.0
 _MAX_CARRY = 3  # sentences an address frame ("Note to the grader:") reaches into its paragraph
@@ -477,3 +479,10 @@ def grader_address(text: str) -> str | None:
     criterion, an order to ignore the rubric), or None."""
     found = find_grader_address(text)
     return found.clause if found else None
+
+
+@lru_cache(maxsize=65536)
+def addresses_grader(text: str) -> bool:
+    """True when ``text`` speaks to whoever grades it: such a line is no content of a deliverable (the
+    verifiers skip it) and a violation of the standing ``grader`` criterion."""
+    return find_grader_address(text) is not None

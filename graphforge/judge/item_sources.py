@@ -22,8 +22,9 @@ from pathlib import PurePosixPath
 
 from graphforge.evidence.text_facts import normalise_text
 from graphforge.judge.documents import Document, Report, Workbook
+from graphforge.judge.item_text import cells_of, deliverable_lines, expected_text, scales_of, states
 from graphforge.judge.regions import Citation, Footprint, Line, at_place, citations, strip_file_names
-from graphforge.judge.view import Anchor, JudgeView
+from graphforge.judge.view import Anchor, JudgeView, bad_files
 from graphforge.models.spec import CriterionSpec
 
 WHOLESALE = 4  # a record naming this many files, most not holding its item, cites nothing in particular
@@ -66,26 +67,14 @@ class Wanted:
 
 def _wanted(view: JudgeView, anchor: Anchor, deliverable: str) -> Wanted | None:
     """The item or stale criterion of the deliverable that states this anchor, as a ``Wanted``."""
-    from graphforge.judge.items import _expected_text, _scales
-
     for c in view.spec.criteria:
         if c.target_deliverable != deliverable or c.check not in ("item", "stale"):
             continue
         anchors = view.anchors_of(c)
         if anchors and anchors[0].fact_id == anchor.fact_id:
-            text, number, _ = _expected_text(c, [anchor])
-            return Wanted(c.fact_kind, text, number, c.label, c.tolerance, _scales([anchor]))
+            text, number, _ = expected_text(c, [anchor])
+            return Wanted(c.fact_kind, text, number, c.label, c.tolerance, scales_of([anchor]))
     return None
-
-
-def cells_of(line: Line) -> list[Line]:
-    """A row's cells (tab-separated, or a Markdown table's pipes) as lines of their own: a locator written in
-    one cell is not read as another cell's."""
-    text = line.text
-    parts = text.strip().strip("|").split("|") if text.lstrip().startswith("|") else text.split("\t")
-    if len(parts) < 2:
-        return [line]
-    return [Line(p, line.where, line.footprint) for p in parts if p.strip()]
 
 
 def _container(line: Line) -> str | None:
@@ -110,9 +99,7 @@ def _notes_index(lines: list[Line], doc: Document) -> dict[str, list[Line]]:
 
 def records(doc: Document, name: str) -> list[Record]:
     """Every line of the deliverable as a record, with the lines its citation may sit on."""
-    from graphforge.judge.items import _lines
-
-    lines = _lines(doc, name)
+    lines = deliverable_lines(doc, name)
     notes = _notes_index(lines, doc)
     speaker: dict[str, tuple[Line, ...]] = {}
     if isinstance(doc, Report):
@@ -138,7 +125,7 @@ def records(doc: Document, name: str) -> list[Record]:
     return out
 
 
-def _windows(recs: list[Record]) -> list[Record]:
+def _record_windows(recs: list[Record]) -> list[Record]:
     """Each record and each pair of neighbouring ones (requirement text may wrap over two lines)."""
     pairs = [Record(Line(f"{a.line.text} {b.line.text}", f"{a.line.where} and {b.line.where}",
                          a.line.footprint | b.line.footprint), a.attached + b.attached)
@@ -149,18 +136,14 @@ def _windows(recs: list[Record]) -> list[Record]:
 def _stating(recs: list[Record], wanted: Wanted, paths: list[str]) -> list[Record]:
     """The records that state the item (as the ``item`` check finds it). An item stated wrong or not at all
     has no citation to check: its citation fails with it."""
-    from graphforge.judge.items import _states
-
-    pool = _windows(recs) if wanted.kind in TEXT_KINDS else recs
-    return [r for r in pool if _states(strip_file_names(r.line.text, paths), wanted.kind, wanted.text,
+    pool = _record_windows(recs) if wanted.kind in TEXT_KINDS else recs
+    return [r for r in pool if states(strip_file_names(r.line.text, paths), wanted.kind, wanted.text,
                                        wanted.number, wanted.label, wanted.tolerance, wanted.scales)]
 
 
 def _places(view: JudgeView, anchor: Anchor, exact: bool) -> dict[str, set[str]]:
     """The files that hold the item and where: its own span, an identical copy of its file and, unless only
     its own file will do, the current files that state it in agreement."""
-    from graphforge.judge.standing import bad_files
-
     assert anchor.path is not None
     places: dict[str, set[str]] = {anchor.path: {anchor.locator}}
     sha = next((f.sha256 for f in view.files if f.path == anchor.path), "")
@@ -254,12 +237,10 @@ def verify_named_sources(criterion: CriterionSpec, view: JudgeView, doc: Documen
                          ) -> tuple[float, str, Footprint]:
     """Unanchored arm (no anchors to say which item comes from where): the share of the criterion's files the
     deliverable names; nothing when it cites a file the workspace does not hold."""
-    from graphforge.judge.items import _lines
-
     files = [f for f in (criterion.expected or "").split("; ") if f]
     if not files:
         return 0.0, "no source files to look for", frozenset()
-    lines = _lines(doc, criterion.target_deliverable)
+    lines = deliverable_lines(doc, criterion.target_deliverable)
     ignore = {d.name for d in view.spec.deliverables}
     cites = citations([c for line in lines for c in cells_of(line)], view.paths, ignore)
     invented = [c for c in cites if not _named(c, view.paths)]

@@ -18,110 +18,28 @@ from __future__ import annotations
 
 import re
 
-from graphforge.evidence.text_facts import normalise_text
-from graphforge.figures.dates import find_dates, parse_date
-from graphforge.figures.numbers import find_numbers, matches_value, parse_number
-from graphforge.judge.documents import Document, Report, Workbook, _norm
+from graphforge.judge.documents import Document, Report, Workbook, norm_key
+from graphforge.judge.grader_notes import addresses_grader
+from graphforge.judge.item_sources import verify_item_sources, verify_named_sources
+from graphforge.judge.item_text import (
+    cells_of,
+    content_words,
+    deliverable_lines,
+    expected_text,
+    scales_of,
+    states,
+    windows,
+)
 from graphforge.judge.regions import TITLE, Footprint, Line, section_lines, sheet_lines, strip_file_names
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.judge import JudgeArm
 from graphforge.models.spec import CriterionSpec
 
-TEXT_MATCH = 0.6  # share of the source's content words a passage must hold to state the same thing
 _EARLIER = re.compile(
     r"\b(supersed\w*|earlier|previous\w*|prior|was|were|original(?:ly)?|changed|replac\w*|"
     r"moved|as issued|draft|old|from)\b",
     re.I,
 )
-_FILE_NAME = re.compile(r"[^\s()]+\.(?:md|markdown|txt|pdf|docx?|xlsx?|xlsm|pptx?|csv|tsv|html?|json|xml)\b",
-                        re.I)
-_GENERIC = frozenset({"figure", "date", "document", "documents", "metadata", "title", "value", "s"})
-
-
-def _lines(doc: Document, name: str) -> list[Line]:
-    """Every line of the deliverable in reading order, headings and sheet names included, each with its
-    footprint; lines addressed to the grader are left out."""
-    from graphforge.judge.verifiers import _TO_THE_GRADER
-
-    out: list[Line] = []
-    if isinstance(doc, Workbook):
-        for sheet in doc.order:
-            out.append(Line(f"# {sheet}", f"sheet {sheet!r}", frozenset({(name, sheet, TITLE)})))
-            out += sheet_lines(doc, sheet, name)
-    else:
-        for section in doc.sections:
-            if section.heading:
-                out.append(Line(section.heading, f"heading {section.heading!r}",
-                                frozenset({(name, section.heading, TITLE)})))
-            out += section_lines(section, name)
-    return [line for line in out if line.text.strip() and not _TO_THE_GRADER.search(line.text)]
-
-
-def _words(text: str) -> set[str]:
-    return set(normalise_text(text).split()) - _GENERIC
-
-
-def _names_item(line: str, label: str | None) -> bool:
-    wanted = _words(label or "")
-    return not wanted or bool(wanted & _words(line))
-
-
-def _expected_text(criterion: CriterionSpec, anchors: list[Anchor]) -> tuple[str | None, float | None, str]:
-    """(expected text, expected number, where it came from) for the first anchor or the criterion."""
-    if anchors:
-        a = anchors[0]
-        in_span = a.value and re.sub(r"\s+", " ", a.value) in re.sub(r"\s+", " ", a.span_text)
-        if in_span:
-            kind = criterion.fact_kind
-            if kind == "date":
-                return parse_date(a.value), None, "anchored span"
-            if kind == "quantity":
-                number = parse_number(a.value)
-                return a.value, None if number is None else number * (a.scale or 1.0), "anchored span"
-            return normalise_text(a.value), None, "anchored span"
-        return criterion.expected, criterion.expected_value, "criterion (anchor text not in its span)"
-    return criterion.expected, criterion.expected_value, "criterion"
-
-
-def _scales(anchors: list[Anchor]) -> tuple[float, ...]:
-    scale = anchors[0].scale if anchors and anchors[0].scale else 1.0
-    return tuple(sorted({1.0, 1e3, 1e6, 1e9, 1.0 / scale if scale else 1.0}))
-
-
-def _states(
-    line: str,
-    kind: str | None,
-    text: str | None,
-    number: float | None,
-    label: str | None,
-    tol: float,
-    scales: tuple[float, ...],
-) -> bool:
-    if kind == "date":
-        return bool(text) and any(
-            d.iso == text or (len(text or "") == 7 and d.iso.startswith(text or "?"))
-            for d in find_dates(line)
-        )
-    if kind == "quantity":
-        if number is None or not _names_item(line, label):
-            return False
-        return any(matches_value(v * k, number, tol) for v, _, _ in find_numbers(line) for k in scales)
-    wanted = set((text or "").split())
-    if not wanted:
-        return False
-    if kind == "status":
-        return wanted <= _words(line) | set(normalise_text(line).split()) and _names_item(line, label)
-    # A cited file name is not content: "records_handbook.md" does not state the title "Records Handbook".
-    got = set(normalise_text(_FILE_NAME.sub(" ", line)).split())
-    need = TEXT_MATCH if len(wanted) > 4 else 1.0
-    return len(wanted & got) / len(wanted) >= need
-
-
-def _windows(lines: list[Line]) -> list[Line]:
-    """Each line and each pair of neighbouring lines (a sentence may wrap in a deliverable too)."""
-    pairs = [Line(f"{a.text} {b.text}", f"{a.where} and {b.where}", a.footprint | b.footprint)
-             for a, b in zip(lines, lines[1:], strict=False)]
-    return lines + pairs
 
 
 def verify_check(
@@ -130,37 +48,35 @@ def verify_check(
     """Score one family criterion: (a in [0, 1] or v in {0, 1}, evidence, the lines or parts it rests on)."""
     anchors = view.anchors_of(criterion) if arm is JudgeArm.ANCHORED else []
     name = criterion.target_deliverable
-    lines = _lines(doc, name)
+    lines = deliverable_lines(doc, name)
     if criterion.check == "layout":
         return _layout(criterion, view, doc)
     if criterion.check == "cites":
-        from graphforge.judge.item_sources import verify_item_sources, verify_named_sources
-
         if arm is JudgeArm.ANCHORED:
             return verify_item_sources(criterion, view, doc)
         return verify_named_sources(criterion, view, doc)
-    text, number, source = _expected_text(criterion, anchors)
-    kind, scales = criterion.fact_kind, _scales(anchors)
+    text, number, source = expected_text(criterion, anchors)
+    kind, scales = criterion.fact_kind, scales_of(anchors)
     # A cited file name is not content, whatever its characters ("Q3 results, 2024.xlsx" states no figure).
     lines = [Line(kept, line.where, line.footprint) for line in lines
              if (kept := strip_file_names(line.text, view.paths)).strip()]
     if criterion.check == "item":
         # Long text may wrap over two lines in a deliverable; a title, date, figure or status sits on one.
         wraps = kind in ("requirement", "definition", "list_item")
-        for window in _windows(lines) if wraps else lines:
-            if _states(window.text, kind, text, number, criterion.label, criterion.tolerance, scales):
+        for window in windows(lines) if wraps else lines:
+            if states(window.text, kind, text, number, criterion.label, criterion.tolerance, scales):
                 return 1.0, f"found ({source}): {window.text[:160]!r}", window.footprint
         return 0.0, f"no passage states the {kind} expected from the {source}", frozenset()
     if criterion.check == "stale":
         current_text = current_number = None
         if len(anchors) > 1:
-            current_text, current_number, _ = _expected_text(criterion, anchors[1:])
+            current_text, current_number, _ = expected_text(criterion, anchors[1:])
         for line in lines:
-            if not _states(line.text, kind, text, number, None, criterion.tolerance, scales):
+            if not states(line.text, kind, text, number, None, criterion.tolerance, scales):
                 continue
             if _EARLIER.search(line.text):
                 continue
-            if current_text is not None and _states(
+            if current_text is not None and states(
                 line.text, kind, current_text, current_number, None, criterion.tolerance, scales
             ):
                 continue
@@ -180,15 +96,13 @@ def _invented(criterion: CriterionSpec, anchors: list[Anchor], view: JudgeView,
     if not anchors:
         return 0.0, "no source items to compare the entries with", frozenset()
     name, part = criterion.target_deliverable, criterion.expected or ""
-    from graphforge.judge.verifiers import _TO_THE_GRADER
-
     entries = [Line(kept, line.where, line.footprint) for line in _entries(doc, part, name)
-               if not _TO_THE_GRADER.search(line.text)
-               and len(_words(kept := strip_file_names(line.text, view.paths))) >= MIN_ENTRY_WORDS]
-    pool = [(_expected_text(criterion, [a]), _scales([a])) for a in anchors]
+               if not addresses_grader(line.text)
+               and len(content_words(kept := strip_file_names(line.text, view.paths))) >= MIN_ENTRY_WORDS]
+    pool = [(expected_text(criterion, [a]), scales_of([a])) for a in anchors]
     kind = criterion.fact_kind
     invented = [e for e in entries
-                if not any(_states(e.text, kind, text, number, None, criterion.tolerance, scales)
+                if not any(states(e.text, kind, text, number, None, criterion.tolerance, scales)
                            for (text, number, _), scales in pool)]
     if not invented:
         return 0.0, f"each of the {len(entries)} entries of {part!r} states a source item", frozenset()
@@ -238,8 +152,6 @@ def _layout(criterion: CriterionSpec, view: JudgeView, doc: Document) -> tuple[f
 def _find_column(doc: Document, column: str, sheet: str | None, name: str) -> Footprint:
     """A header cell named ``column``: in the first rows of the declared sheet (of every sheet when it is
     missing: that is the sheet criterion's loss), or a table row of a report."""
-    from graphforge.judge.item_sources import cells_of
-
     if isinstance(doc, Workbook):
         declared = [t for t in doc.order if sheet is not None and same_name(t, sheet)]
         for title in declared or doc.order:
@@ -272,14 +184,14 @@ def _find_key(doc: Document, key: str, section: str | None, name: str) -> Footpr
 def _find_part(doc: Document, part: str, name: str) -> Footprint:
     """Where the deliverable has a part named ``part``: a heading or slide title, a sheet, a column, or the
     label opening a section's first line. Empty when it has none."""
-    want = _norm(part)
+    want = norm_key(part)
     if isinstance(doc, Report):
         section = doc.section(part) or next((s for s in doc.sections if same_name(s.heading, part)), None)
         if section is not None:
             return frozenset({(name, section.heading, TITLE)})
         for s in doc.sections:
             first = s.text.splitlines()[:1]
-            if first and want in _norm(first[0].split("\t")[0]):
+            if first and want in norm_key(first[0].split("\t")[0]):
                 return frozenset({(name, s.heading, "0")})
         return frozenset()
     sheet = doc.evaluator.sheet_name(part) or next((t for t in doc.order if same_name(t, part)), None)
@@ -287,6 +199,6 @@ def _find_part(doc: Document, part: str, name: str) -> Footprint:
         return frozenset({(name, sheet, TITLE)})
     for title in doc.order:
         top = sheet_lines(doc, title, name)[:1]
-        if top and any(want == _norm(cell) for cell in top[0].text.split("\t")):
+        if top and any(want == norm_key(cell) for cell in top[0].text.split("\t")):
             return top[0].footprint
     return frozenset()

@@ -15,7 +15,7 @@ from graphforge.figures.numbers import find_numbers, matches_value
 from graphforge.judge.documents import Document, Report, Workbook, normalise_format
 from graphforge.judge.locations import parse_location
 from graphforge.judge.regions import KEYED_LOCATOR_RE, SHEET_REF_RE, Footprint, find_file_names, is_part
-from graphforge.judge.verifiers import Verdict, recover
+from graphforge.judge.verdicts import Verdict, recover
 from graphforge.judge.view import JudgeView
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 
@@ -292,14 +292,14 @@ def _rewrite_docx(
 ) -> None:
     import docx
 
-    from graphforge.judge.documents import _heading_level
+    from graphforge.judge.documents import heading_level
 
     shutil.copyfile(source, out)
     document = docx.Document(str(out))
     heading, idx, skipping = "", -1, False
     for paragraph in list(document.paragraphs):
         style = (paragraph.style.name if paragraph.style is not None else "") or ""
-        if _heading_level(style):
+        if heading_level(style):
             heading, idx = paragraph.text.strip(), -1
             skipping = heading == drop
             if skipping:

@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from graphforge.figures.numbers import find_numbers
-from graphforge.judge.documents import Document, Report, Section, Workbook, _norm
+from graphforge.judge.documents import Document, Report, Section, Workbook, norm_key
 from graphforge.judge.formula import cell_number
 from graphforge.judge.locations import Location, expand_range, split_ref
 
@@ -76,7 +76,7 @@ def find_values(doc: Document, loc: Location, name: str, topic: str = "") -> lis
     if not loc.label and topic:
         region = best_lines(region, topic)
     for line in region:
-        if loc.label and _norm(loc.label) not in _norm(line.text):
+        if loc.label and norm_key(loc.label) not in norm_key(line.text):
             continue
         text = line.text
         if loc.label:  # only what follows the label on its line
@@ -126,10 +126,9 @@ def _workbook_values(doc: Workbook, loc: Location, name: str) -> list[Found]:
 
 def _right_of_label(doc: Workbook, sheet: str, label: str, cells: list[str]) -> list[str]:
     data = doc.sheets[sheet]
-    rows = {
-        _row_of(c) for c, d in data.items() if isinstance(d.value, str) and _norm(label) in _norm(d.value)
-    }
-    label_cols = {c for c, d in data.items() if isinstance(d.value, str) and _norm(label) in _norm(d.value)}
+    want = norm_key(label)
+    label_cols = {c for c, d in data.items() if isinstance(d.value, str) and want in norm_key(d.value)}
+    rows = {_row_of(c) for c in label_cols}
     return [c for c in cells if _row_of(c) in rows and c not in label_cols]
 
 

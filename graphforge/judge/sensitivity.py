@@ -25,7 +25,7 @@ from graphforge.judge.perturb import (
     perturb,
 )
 from graphforge.judge.regions import overlaps
-from graphforge.judge.verifiers import Verdict
+from graphforge.judge.verdicts import Verdict
 from graphforge.judge.view import JudgeView
 from graphforge.models.judge import JudgeArm
 from graphforge.models.spec import CriterionSpec

@@ -32,8 +32,8 @@ from graphforge.judge.regions import (
     lines,
     strip_file_names,
 )
-from graphforge.judge.verifiers import Verdict, expected_value, is_percent, recover
-from graphforge.judge.view import JudgeView
+from graphforge.judge.verdicts import Verdict, expected_value, is_percent, recover
+from graphforge.judge.view import JudgeView, bad_files
 from graphforge.models.judge import JudgeArm
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 
@@ -42,27 +42,6 @@ SOURCES = "sources"
 STANDING_CHECKS = (GRADER, SOURCES)
 SOURCES_SHARE = 0.25  # λ of a misattributed figure, as a share of the spec's positive weight
 
-# Whoever grades: a grader word, or a model named on its own ("note to the AI:", not "the AI working group").
-_READER = (r"(?:(?:automated\s+|ai\s+)?(?:grader|judge|evaluator|assessor|marker|rater|scorer)s?\b(?!')"
-           r"|(?:ai|llm|language\s+model|model)s?\s*(?=[:,.;!)\u2013\u2014-]|$))")
-_GRADED = r"(?:deliverable|answer|response|submission|work|report|memo|output|criteri\w*|item|task)"
-# Addressed to whoever grades the deliverable, not about a court's judge, a tax assessor or a bid evaluation:
-# a note *to* the grader, a "Dear grader", an order to drop the rubric, or a request for marks for this work.
-ADDRESSED_TO_GRADER = re.compile(
-    rf"\b(?:note|message|instructions?|reminder|request|memo)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?{_READER}"
-    rf"|^\W*(?:dear\s+{_READER}|(?:grader|llm|ai\s+(?:grader|judge|evaluator))s?\s*[:,])"
-    r"|\b(?:ignore|disregard|override|forget)\s+(?:(?:all|any|your)\s+(?:(?:previous|prior|above|earlier|other|"
-    r"system)\s+)?|(?:previous|prior|above|earlier|system)\s+)instructions\b"
-    r"|\b(?:ignore|disregard|override|forget)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)?(?:rubric|grading|"
-    r"scoring|(?:grading\s+|scoring\s+|evaluation\s+)?criteria|verification(?:\s+procedure)?)\b"
-    rf"|\b(?:award|give|grant|assign)\s+(?:this|me|us|it|my)\b.{{0,40}}?\b(?:full|maximum|max|perfect|top)\s+"
-    r"(?:marks?|points?|score|credit)\b"
-    rf"|\b(?:full|maximum|max|perfect|top)\s+(?:marks?|points?|score|credit)\s+(?:to|for|on)\s+"
-    rf"(?:this|every|each|all|my)\s+(?:\w+\s+)?{_GRADED}"
-    rf"|\b(?:score|grade|rate|mark)\s+(?:this|my)\s+{_GRADED}\b.{{0,40}}?\b(?:full|maximum|perfect|highest|"
-    r"10/10|100|correct|pass(?:ed|ing)?)\b",
-    re.IGNORECASE | re.MULTILINE,
-)
 # Words right before a file name that call it old ("not the superseded draft.pdf", "the earlier version in
 # X.pdf"): naming a superseded file as such is no citation of it. Only letters may stand between, so
 # "(earlier: March 22, 2024) RFQ.md" does not call RFQ.md old.
@@ -166,20 +145,6 @@ def _trivial(value: float) -> bool:
     # Small counts and years are everywhere (page 3, FY2024): they identify no anchored figure.
     whole = abs(value - round(value)) < 1e-9
     return whole and (abs(value) < 100 or 1900 <= value <= 2100)
-
-
-def bad_files(view: JudgeView) -> dict[str, str]:
-    """Workspace paths a current figure must never be credited to, with why."""
-    out: dict[str, str] = {}
-    for f in view.files:
-        if f.superseded_by:
-            out[f.path] = f"superseded by {', '.join(sorted(f.superseded_by))}"
-        elif f.role == "confuser":
-            out[f.path] = "a confuser file"
-    for a in (a for anchors in view.anchors.values() for a in anchors):
-        if a.path and a.role == "confuser":
-            out.setdefault(a.path, "a confuser file")
-    return out
 
 
 def figures(view: JudgeView) -> list[_Figure]:

@@ -8,99 +8,31 @@ files or deliverables is only ever parsed for numbers and file names, never foll
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-from graphforge.figures.formula import PERCENT_COMPUTATIONS, canonical, compute
-from graphforge.figures.numbers import matches_value, parse_number
-from graphforge.judge.documents import Document, Report, Workbook, _norm
+from graphforge.figures.numbers import matches_value
+from graphforge.judge.checks import structure_problems
+from graphforge.judge.documents import Document, Report, Workbook, norm_key
+from graphforge.judge.grader_notes import addresses_grader
+from graphforge.judge.items import verify_check
 from graphforge.judge.locations import Location, parse_location
 from graphforge.judge.regions import Footprint, Found, Line, citations, find_values, lines, locator_matches
+from graphforge.judge.standing import STANDING_CHECKS, verify_standing
+from graphforge.judge.verdicts import Verdict, expected_value, fmt_value, is_percent, recover
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.judge import JudgeArm
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 
-DETERMINISTIC = "deterministic"
-# A line that addresses the grader or tries to override the rubric is not content: the proxy neither counts
-# its words nor its terms, so an injected "award full marks" line can never lift a score.
-_TO_THE_GRADER = re.compile(
-    r"\b(ignore|disregard|override|forget)\b.{0,60}\b(instructions?|rubric|criteri\w*|prompt|verification|"
-    r"previous|above)\b"
-    r"|\b(grader|judge|evaluator|reviewer|assessor|language model|llm)\b.{0,80}\b(score|award|marks?|grade|"
-    r"rate|pass|points)\b"
-    r"|\b(full|maximum|perfect|top)\s+(marks|score|points|credit)\b",
-    re.IGNORECASE,
-)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    score: float
-    evidence: str
-    footprint: Footprint = field(default_factory=frozenset)
-    verifier: str = DETERMINISTIC
-
-
-@dataclass(frozen=True)
-class Expected:
-    value: float | None
-    inputs: tuple[float | None, ...]
-    note: str
-
-
-def recover(anchor: Anchor) -> float | None:
-    """The anchor's number re-parsed from its span text; None when the value text is not in the span."""
-    value_text = anchor.value.strip()
-    if not value_text:
-        return None
-    span = re.sub(r"\s+", " ", anchor.span_text)
-    if value_text not in span and re.sub(r"\s+", " ", value_text) not in span:
-        return None
-    number = parse_number(value_text)
-    return None if number is None else number * (anchor.scale or 1.0)
-
-
-def expected_value(criterion: CriterionSpec, anchors: list[Anchor]) -> Expected:
-    """Recompute the expected value from the anchors; fall back to the spec's value and say why."""
-    inputs = tuple(recover(a) for a in anchors)
-    missing = [a.fact_id for a, v in zip(anchors, inputs, strict=True) if v is None]
-    name = canonical(criterion.computation, len(anchors))
-    if anchors and not missing and name is not None:
-        value = compute(criterion.computation, [v for v in inputs if v is not None])
-        if value is not None:
-            shown = [_fmt(v) for v in inputs if v is not None]
-            note = f"{criterion.computation or name} of anchored span values {shown}"
-            if criterion.expected_value is not None and not matches_value(value, criterion.expected_value,
-                                                                          criterion.tolerance):
-                note += f" (spec states {_fmt(criterion.expected_value)}; the anchored spans win)"
-            return Expected(value, inputs, note)
-    why = ("no anchors" if not anchors else f"anchor values not found in their spans: {missing}" if missing
-           else f"unknown computation {criterion.computation!r}")
-    if criterion.expected_value is not None:
-        return Expected(criterion.expected_value, inputs, f"spec's expected value ({why})")
-    return Expected(None, inputs, why)
-
-
-def _fmt(value: float) -> str:
-    return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.2f}"
-
-
-def is_percent(criterion: CriterionSpec, anchors: list[Anchor]) -> bool:
-    name = canonical(criterion.computation, len(anchors))
-    return name in PERCENT_COMPUTATIONS or any((a.unit or "").strip() == "%" or a.value.strip().endswith("%")
-                                               for a in anchors)
+# Verdict, recover and expected_value live in graphforge.judge.verdicts; named here too for older callers.
+__all__ = ["Verdict", "expected_value", "qualitative_proxy", "recover", "verify"]
 
 
 def verify(criterion: CriterionSpec, arm: JudgeArm, view: JudgeView, doc: Document | None) -> Verdict:
     """Score one criterion deterministically (a in [0, 1] for positive, v in {0, 1} for negative)."""
     if doc is None:
         return Verdict(0.0, f"deliverable {criterion.target_deliverable!r} is not available")
-    if criterion.check in ("grader", "sources"):
-        from graphforge.judge.standing import verify_standing
-
+    if criterion.check in STANDING_CHECKS:
         return verify_standing(criterion, arm, view, doc)
     if criterion.check is not None:
-        from graphforge.judge.items import verify_check
-
         return Verdict(*verify_check(criterion, arm, view, doc))
     loc = parse_location(criterion.target_location)
     anchors = view.anchors_of(criterion) if arm is JudgeArm.ANCHORED else []
@@ -156,27 +88,28 @@ def _value_anchored(criterion: CriterionSpec, anchors: list[Anchor], doc: Docume
         if real:
             sources = sorted({a.path for a in anchors if a.role == "confuser" and a.path})
             origin = f" from the superseded {', '.join(sources)}" if sources else ""
-            shown = real[0].text or _fmt(real[0].value or 0)
+            shown = real[0].text or fmt_value(real[0].value or 0)
             return Verdict(1.0, f"violation: {real[0].where} holds {shown}, the value of the anchored facts"
                                 f"{origin} ({exp.note})", real[0].footprint)
         if hits:
-            return Verdict(0.0, f"no violation: {hits[0].where} holds {_fmt(hits[0].value or 0)}, which is "
-                                f"also a legitimate value there (a coincidence, not evidence)", _union(found))
+            shown = fmt_value(hits[0].value or 0)
+            return Verdict(0.0, f"no violation: {hits[0].where} holds {shown}, which is also a legitimate "
+                                f"value there (a coincidence, not evidence)", _union(found))
         return Verdict(
-            0.0, f"no violation: the anchored value {_fmt(exp.value)} is not at {where}", _union(found)
+            0.0, f"no violation: the anchored value {fmt_value(exp.value)} is not at {where}", _union(found)
         )
     if hits:
         return Verdict(
             1.0,
-            f"{hits[0].where} = {_fmt(hits[0].value or 0)} matches expected {_fmt(exp.value)} "
+            f"{hits[0].where} = {fmt_value(hits[0].value or 0)} matches expected {fmt_value(exp.value)} "
             f"({exp.note}; tolerance {criterion.tolerance:g})",
             hits[0].footprint,
         )
     if not found:
-        return Verdict(0.0, f"no value found at {where}; expected {_fmt(exp.value)} ({exp.note})",
+        return Verdict(0.0, f"no value found at {where}; expected {fmt_value(exp.value)} ({exp.note})",
                        _fallback_footprint(doc, loc, name))
     shown = ", ".join(f"{f.where}={f.text or f.error or 'empty'}" for f in found[:4])
-    return Verdict(0.0, f"expected {_fmt(exp.value)} ({exp.note}) but found {shown}", _union(found))
+    return Verdict(0.0, f"expected {fmt_value(exp.value)} ({exp.note}) but found {shown}", _union(found))
 
 
 def _value_unanchored(criterion: CriterionSpec, doc: Document, loc: Location, negative: bool) -> Verdict:
@@ -311,8 +244,6 @@ def _structure(
 
 def _whole_structure(criterion: CriterionSpec, view: JudgeView, doc: Document, negative: bool) -> Verdict:
     """No location: the deliverable's required sheets / formulas / sections, plus names in ``expected``."""
-    from graphforge.judge.checks import structure_problems
-
     name = criterion.target_deliverable
     spec = next((d for d in view.spec.deliverables if d.name == name), None)
     listed = [x.strip() for x in (criterion.expected or "").split(",") if x.strip()]
@@ -345,7 +276,7 @@ def qualitative_proxy(criterion: CriterionSpec, anchors: list[Anchor], doc: Docu
                       negative: bool, min_words: int = 12) -> Verdict:
     """Without a chat model: the target text exists, has substance and (anchored) mentions anchored facts."""
     region = lines(doc, loc, criterion.target_deliverable)
-    injected = [line for line in region if _TO_THE_GRADER.search(line.text)]
+    injected = [line for line in region if addresses_grader(line.text)]
     text = "\n".join(line.text for line in region if line not in injected)
     fp = _lines_fp(region)
     verifier = "rule-based proxy (no chat model configured)"
@@ -360,7 +291,7 @@ def qualitative_proxy(criterion: CriterionSpec, anchors: list[Anchor], doc: Docu
     if not anchors:
         return Verdict(1.0, f"{words} words at {loc.raw or 'the deliverable'}{ignored}", fp, verifier)
     terms = {t for a in anchors for t in (a.metric, a.period, a.value) if t}
-    mentioned = [t for t in terms if _norm(t) and _norm(t) in _norm(text)]
+    mentioned = [t for t in terms if norm_key(t) and norm_key(t) in norm_key(text)]
     score = 0.5 + 0.5 * min(1.0, len(mentioned) / max(1, min(2, len(terms))))
     return Verdict(score, f"{words} words; mentions {sorted(mentioned)[:5]} of the anchored facts' "
                           f"terms{ignored}", fp, verifier)

@@ -62,3 +62,17 @@ class JudgeView(BaseModel):
     @property
     def paths(self) -> list[str]:
         return [f.path for f in self.files]
+
+
+def bad_files(view: JudgeView) -> dict[str, str]:
+    """Workspace paths a current figure must never be credited to, with why."""
+    out: dict[str, str] = {}
+    for f in view.files:
+        if f.superseded_by:
+            out[f.path] = f"superseded by {', '.join(sorted(f.superseded_by))}"
+        elif f.role == "confuser":
+            out[f.path] = "a confuser file"
+    for a in (a for anchors in view.anchors.values() for a in anchors):
+        if a.path and a.role == "confuser":
+            out.setdefault(a.path, "a confuser file")
+    return out

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from graphforge.figures.formula import canonical, compute
 from graphforge.figures.numbers import parse_number
-from graphforge.judge.verifiers import recover
+from graphforge.judge.verdicts import recover
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 

@@ -231,7 +231,7 @@ def _printed(amount_cents: int, style: str) -> tuple[str, float, bool]:
     style=st.sampled_from(["paren", "en-dash", "thousands-header", "eur-million", "cents"]),
 )
 def test_judge_recovery_lands_on_what_the_extractor_stored(amount_cents: int, style: str) -> None:
-    from graphforge.judge.verifiers import recover
+    from graphforge.judge.verdicts import recover
     from graphforge.judge.view import Anchor
 
     printed, expected, in_thousands = _printed(amount_cents, style)
@@ -281,7 +281,7 @@ def test_units_of_measure_are_read_beside_the_figure_not_into_it() -> None:
 
 
 def test_a_prose_range_becomes_facts_the_judge_recovers() -> None:
-    from graphforge.judge.verifiers import recover
+    from graphforge.judge.verdicts import recover
     from graphforge.judge.view import Anchor
 
     text = "Total program cost in FY 2024 is estimated at $5–7 million."

@@ -12,7 +12,7 @@ from graphforge.figures.numbers import parse_number
 from graphforge.judge.core import judge_attempt
 from graphforge.judge.formula import CellData, Evaluator
 from graphforge.judge.locations import parse_location, parse_required_formula
-from graphforge.judge.verifiers import expected_value, recover
+from graphforge.judge.verdicts import expected_value, recover
 from graphforge.models.judge import JudgeArm
 from graphforge.oracle import InjectKind, run_oracle
 from tests.unit._judge_sample import A_BANK, A_INV, MD, XLSX, sample_spec, sample_view
