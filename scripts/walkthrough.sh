@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the README's "Your own data in 10 minutes" walkthrough exactly as written: the commands are read
-# from the README block between the walkthrough markers, not copied here. CI calls this script.
+# Runs the walkthrough (docs/walkthrough.md, "Your own data in 10 minutes") exactly as written: the commands
+# are read from the block between the walkthrough markers of that page, not copied here, and the README's
+# block between the same markers must be identical (the script fails if they differ). CI calls this script.
 #   bash scripts/walkthrough.sh [FOLDER]   (default: a generated folder of office files in a temp dir)
 # Needs the same Neo4j settings as any graphforge command (GRAPHFORGE_* or NEO4J_*). The one command that
 # keeps running (`graphforge browser`) is started in the background, its guide fetched, then stopped.
@@ -16,10 +17,15 @@ else
   "$repo/.venv/bin/python" -c "import sys; from pathlib import Path; from graphforge.demo.sample.workspace import generate_sample_workspace; generate_sample_workspace(Path(sys.argv[1]))" "$MY_FOLDER" >/dev/null
 fi
 ln -s "$repo/.venv" .venv
-# The README block, line by line (comments and blank lines dropped).
-sed -n '/<!-- walkthrough:start -->/,/<!-- walkthrough:end -->/p' "$repo/README.md" \
-  | sed -n '/^```bash$/,/^```$/p' | sed '1d;$d' > steps.sh
-[ -s steps.sh ] || { echo "error: README walkthrough block not found" >&2; exit 1; }
+# The docs page's block, line by line; the README must show the same block.
+block() { sed -n '/<!-- walkthrough:start -->/,/<!-- walkthrough:end -->/p' "$1" | sed -n '/^```bash$/,/^```$/p' | sed '1d;$d'; }
+block "$repo/docs/walkthrough.md" > steps.sh
+[ -s steps.sh ] || { echo "error: docs/walkthrough.md: walkthrough block not found" >&2; exit 1; }
+block "$repo/README.md" > readme-steps.sh
+if ! diff -u steps.sh readme-steps.sh; then
+  echo "error: README.md's walkthrough block differs from docs/walkthrough.md's (the docs page is the source)" >&2
+  exit 1
+fi
 browser_line="$(grep -n '^graphforge browser' steps.sh | cut -d: -f1 || true)"
 {
   echo 'set -euo pipefail'
