@@ -59,9 +59,10 @@ def version_stem(path: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", stem))
 
 
-def version_rank(path: str, title_marks: str = "") -> tuple[int, str, str]:
-    """Sort key of a version: its marks first (draft < as issued < bare < amended < final), then the newest
-    date anywhere in its path (file name or folder: fy2016 < fy2017), then the path."""
+def version_rank(path: str, title_marks: str = "") -> tuple[int, tuple[int, ...], str, str]:
+    """Sort key of a version: its marks first (draft < as issued < bare < amended < final), then its release
+    number (v2.10 > v2.9), then the newest date anywhere in its path (file name or folder: fy2016 < fy2017),
+    then the path."""
     name = PurePosixPath(path).name.lower()
     digits = [re.sub(r"\D", "", d) for d in _DATE_IN_NAME.findall(path.lower())]
     date = max(digits, default="")
@@ -75,13 +76,67 @@ def version_rank(path: str, title_marks: str = "") -> tuple[int, str, str]:
     # A bare name next to a dated or "as issued" sibling is the live copy (RFQ.md beside RFQ_as-issued.md).
     if not words and not _DATE_IN_NAME.search(name):
         score += 1
-    return (score, date, path)
+    # Release numbers compare as numbers (v10 after v9), before dates: "v4.4-provisional-2025" > "v4.3-2024".
+    release = max((tuple(int(x) for x in m.split(".")) for m in re.findall(r"(?<![a-z0-9])v(\d+(?:\.\d+)*)",
+                                                                         path.lower())), default=())
+    return (score, release, date, path)
 
 
 def version_folder(path: str) -> str:
     """The folder of a file with years and version marks removed: fy2016/ and fy2017/ hold versions."""
     parent = str(PurePosixPath(path).parent).lower()
     return " ".join(re.findall(r"[a-z]+", _VERSION_WORDS.sub(" ", _DATE_IN_NAME.sub(" ", parent))))
+
+
+# Data files of one name hold the same table at another date; a prose document needs more than a name to be
+# another version of one document (monthly newsletters and meeting records share names and templates).
+_TABULAR = frozenset({".csv", ".tsv", ".xlsx", ".xlsm", ".xls", ".json", ".xml", ".parquet"})
+_MARKED = re.compile(
+    r"(?:^|[^a-z0-9])(?:v\d+(?:\.\d+)*|draft|final|fnl|amend\w*|revis\w*|rev\d+|as[\s_-]?issued)(?=$|[^a-z])",
+    re.I,
+)
+# Share of the shorter document's distinct lines that the other restates, below which two prose documents
+# named alike (only their dates differ) are a series, not versions. The corpus's dated page snapshots
+# restate 0.35-1.0 of their lines; monthly newsletters and separate meetings' records 0.05-0.28.
+MIN_RESTATED = 0.3
+
+
+class _LinesOf:
+    """Each file's distinct normalised lines, computed once per file and only when asked."""
+
+    def __init__(self, spans: Sequence[WorkspaceSpan]) -> None:
+        self._spans: dict[str, list[str]] = defaultdict(list)
+        for s in spans:
+            self._spans[s.path].append(s.text)
+        self._cache: dict[str, set[str]] = {}
+
+    def __call__(self, path: str) -> set[str]:
+        if path not in self._cache:
+            self._cache[path] = {
+                n for text in self._spans.get(path, ()) for ln in text.splitlines()
+                if len(n := normalise_text(ln)) > 3
+            }
+        return self._cache[path]
+
+
+def _revision_evidence(older: str, newer: str, marks: dict[str, str], lines_of: _LinesOf) -> str | None:
+    """Why two files named alike are versions of one document, or None when they are not: files at
+    different folder depths are different documents (a folder's README and a release's README); version
+    marks (v2, draft, final, amended) or a data table of one name are enough; prose documents whose names
+    differ only by a date must restate a good share of each other's lines (a newsletter series does not)."""
+    a, b = PurePosixPath(older), PurePosixPath(newer)
+    if len(a.parts) != len(b.parts):
+        return None
+    if _MARKED.search(older) or _MARKED.search(newer) or marks.get(older, "").strip() or marks.get(
+            newer, "").strip():
+        return "version marks"
+    if a.suffix.lower() in _TABULAR and b.suffix.lower() in _TABULAR:
+        return "the same data file at a later date"
+    la, lb = lines_of(older), lines_of(newer)
+    shared = len(la & lb) / max(1, min(len(la), len(lb)))
+    if shared < MIN_RESTATED:
+        return None
+    return f"{shared:.0%} of the shorter one's lines restated"
 
 
 def _first_fact_per_file(facts: Sequence[FactRow], path_of: dict[str, str]) -> dict[str, FactRow]:
@@ -148,18 +203,22 @@ def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> 
             if any(x == y or (len(y) >= 3 and y in x) or (len(x) >= 3 and x in y) for x in wa for y in wb):
                 families[("title", key)] += [a, b]
     newer_of: dict[str, str] = {}
+    lines_of = _LinesOf(spans)
     for (_, stem), paths in families.items():
         if len(paths) < 2 or len(paths) > 6:  # six "versions" of one name are a series, not revisions
             continue
         ordered = sorted(set(paths), key=lambda p: version_rank(p, marks[p]))
         for older, newer in zip(ordered, ordered[1:], strict=False):
+            why = _revision_evidence(older, newer, marks, lines_of)
+            if why is None:
+                continue
             newer_of[older] = newer
             put(
                 _edge(
                     heads[newer],
                     heads[older],
                     DependencyKind.SUPERSEDES,
-                    f"{newer} is a later version of {older} (same document name '{stem}')",
+                    f"{newer} is a later version of {older} (same document name '{stem}'; {why})",
                 )
             )
 
