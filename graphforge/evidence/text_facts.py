@@ -144,7 +144,8 @@ def heading_of(line: str) -> tuple[int, str] | None:
     """(level, text) when a line is a heading (markdown #, or a numbered section title), else None."""
     m = _MD_HEADING.match(line)
     if m:
-        return len(m.group(1)), m.group(2).strip("* ")
+        # "## [F.7 Open Source Tools](https://...)": the heading is the link's words, not its markup.
+        return len(m.group(1)), re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", m.group(2)).strip("* ")
     m = _NUMBERED_HEADING.match(line)
     if m and len(line) <= 100 and not _MODAL.search(line) and not line.rstrip().endswith((",", ";")):
         num = m.group("num")
@@ -226,6 +227,26 @@ _MONTHS = re.compile(
 _CLAUSE_DATE = re.compile(r"^\((?:JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC) \d{4}\)$")
 _CITATION = re.compile(r"^\d{1,3}\s+\S|https?://|\bretrieved\b|\bavailable at\b", re.I)
 _SENTENCE_END = re.compile(r"[.?!;](?=\s|$)")
+
+
+def _obligation_items(lines: Sequence[str], i: int, most: int = 12) -> list[str]:
+    """The list items that follow a lead-in on line ``i`` ("The contractor shall:"), up to the first line
+    that is neither a bullet, its wrapped continuation nor blank."""
+    items: list[str] = []
+    for nxt in lines[i + 1 :]:
+        if not nxt.strip():
+            if items:
+                break
+            continue
+        bullet = _BULLET.match(nxt)
+        if bullet is None:
+            if items and nxt.startswith((" ", "\t")):
+                continue  # a wrapped item
+            break
+        items.append(bullet.group("item").strip())
+        if len(items) >= most:
+            break
+    return items
 
 
 def _continued(lines: Sequence[str], i: int, text: str, most: int = 3) -> str:
@@ -444,13 +465,16 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                     modal = None  # "specify what must be paid" describes, it obliges no one
                 if modal and len(sentence) <= 400:
                     who = _subject(sentence, modal.start())
+                    # "A project must:" obliges nothing alone: the obligation is the lead-in with its items.
+                    items = _obligation_items(lines, i) if sentence.endswith(":") else []
+                    whole = f"{sentence} {'; '.join(items)}" if items else sentence
                     out.add(
                         span,
                         FactKind.REQUIREMENT,
                         sentence,
-                        f"Requirement ({section}): {sentence}",
+                        f"Requirement ({section}): {whole}",
                         entity=who,
-                        normalized=normalise_text(sentence),
+                        normalized=normalise_text(whole),
                         section=section,
                     )
                 for found in find_dates(sentence):

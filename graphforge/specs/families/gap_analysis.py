@@ -18,15 +18,54 @@ from graphforge.specs.families._common import (
 
 MAX_ITEMS = 6
 _FILE_NAME = re.compile(r"[\w./\\-]+\.[A-Za-z0-9]{2,5}")
+# What makes a list a list of requirements, in any office document: an obligation in the item ("must",
+# "shall", "is required") or an item that starts with an instruction ("Provide ...", "Include ..."), or a
+# heading that names requirements. A list of announcements, awards or links is no gap-analysis source.
+_OBLIGATION = re.compile(
+    r"\b(?:must|shall|should|required|requires?|mandatory|needs? to|has to|have to|is expected|are expected|"
+    r"will (?:provide|submit|include|deliver|ensure|maintain|develop|describe))\b",
+    re.I,
+)
+_INSTRUCTION = frozenset(
+    "provide submit include describe identify ensure maintain develop prepare deliver document demonstrate "
+    "report list specify complete attach address explain establish conduct perform comply define record "
+    "review test verify update publish notify obtain retain train assess monitor implement support use "
+    "create make keep post display".split()
+)
+_REQUIRING_HEADING = re.compile(
+    r"requir|criteri|deliverabl|checklist|obligation|must|shall|acceptance|elements|expectation|standards?\b|"
+    r"responsibilit|definition of done|scope of work|conditions",
+    re.I,
+)
+MIN_REQUIRING = 0.5
+
+
+def requiring_share(items: list[str], heading: str) -> float:
+    """Share of a list's items that state an obligation or start with an instruction; a heading that names
+    requirements counts for half the list."""
+    if not items:
+        return 0.0
+    def requires(text: str) -> bool:
+        words = re.findall(r"[a-z]+", text.lower())
+        return bool(_OBLIGATION.search(text)) or bool(words and words[0] in _INSTRUCTION)
+    share = sum(requires(t) for t in items) / len(items)
+    return min(1.0, share + (0.5 if _REQUIRING_HEADING.search(heading or "") else 0.0))
 
 
 def build(inp: FamilyInput) -> TaskSpec | None:
     facts = {f.fact_id: f for f in inp.graph.facts}
+    candidates = []
     for row in inp.rows:
         items = [facts[i] for i in row["items"] if i in facts and trusted(facts[i])]
         # A list of file names is an index, not required items (and a cited file name is no content).
         items = [i for i in items if 2 <= len((i.normalized or "").split()) <= 40
                  and not _FILE_NAME.fullmatch(i.value.strip(" `*_"))]
+        share = requiring_share([i.value for i in items], str(row["heading"] or ""))
+        if share >= MIN_REQUIRING:
+            # Current versions first, then lists another file restates, then the most requiring, then size.
+            candidates.append((bool(row.get("superseded")), not row.get("restated"), -share, -len(items),
+                               len(candidates), row, items))
+    for *_, row, items in sorted(candidates, key=lambda c: c[:5]):
         seen: set[str] = set()
         chosen = []
         for i in sorted(items, key=lambda f: (f.ordinal, f.fact_id)):
@@ -75,6 +114,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
 
 FAMILY = Family(
     name="gap_analysis",
+    rank=70,
     title="a gap analysis of required items",
     patterns=(
         "research and source synthesis",

@@ -1,0 +1,42 @@
+"""Documents read by their structure: headings without their markup, an obligation with its items, and a
+list that requires things told apart from a list that announces them."""
+
+from __future__ import annotations
+
+from graphforge.evidence.base import WorkspaceSpan
+from graphforge.evidence.text_facts import heading_of, prose_facts
+from graphforge.models.evidence import FactKind
+from graphforge.specs.families.gap_analysis import MIN_REQUIRING, requiring_share
+
+
+def _span(text: str) -> WorkspaceSpan:
+    return WorkspaceSpan(span_id="f:section=1", file_sha256="f", locator="section=1", kind="section",
+                         ordinal=0, text=text, path="charter.md")
+
+
+def test_a_linked_heading_is_named_by_its_words() -> None:
+    assert heading_of("## [F.7 Support for Open Source Tools](https://example.org/f7)") == (
+        2, "F.7 Support for Open Source Tools")
+
+
+def test_a_requirement_lead_in_carries_its_items() -> None:
+    text = ("# Project charter\n\n## Graduation\n\nA project must:\n\n- keep a documented release process\n"
+            "- have maintainers from two organisations\n- adopt the code of conduct\n\n"
+            "The board meets monthly.")
+    reqs = [f for f in prose_facts([_span(text)]) if f.kind is FactKind.REQUIREMENT]
+    assert len(reqs) == 1
+    assert reqs[0].value == "A project must:"  # the value stays verbatim in the span
+    for item in ("documented release process", "two organisations", "code of conduct"):
+        assert item in reqs[0].statement
+    assert "board meets" not in reqs[0].statement
+
+
+def test_a_list_that_requires_is_told_from_a_list_that_announces() -> None:
+    announced = ["Solicited every 3 years.", "$2M awarded in 2020 to 8 programs", "To be released next year"]
+    required = ["Provide a data management plan", "The applicant must describe the software licence",
+                "Include an assessment of the impact on the community"]
+    assert requiring_share(announced, "F.7 Support for Open Source Tools") < MIN_REQUIRING
+    assert requiring_share(required, "Proposal elements") >= MIN_REQUIRING
+    # A heading that names requirements makes a short list of nouns a requirement list.
+    nouns = ["Title page", "Budget", "Letters of support"]
+    assert requiring_share(nouns, "Required documents") >= MIN_REQUIRING
