@@ -19,7 +19,7 @@ from graphforge.context import StageContext
 from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.graph import Graph
 from graphforge.settings import GraphforgeSettings, project_settings
-from graphforge.stages import build_evidence, compile_specs, load_workspace
+from graphforge.stages import build_evidence, compile_specs
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 
