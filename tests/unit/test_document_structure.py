@@ -6,7 +6,9 @@ from __future__ import annotations
 from graphforge.evidence.base import WorkspaceSpan
 from graphforge.evidence.text_facts import heading_of, prose_facts
 from graphforge.models.evidence import FactKind
+from graphforge.specs.families.data_entry_form import first_dates
 from graphforge.specs.families.gap_analysis import MIN_REQUIRING, requiring_share
+from graphforge.specs.templates import GraphFact
 
 
 def _span(text: str) -> WorkspaceSpan:
@@ -40,3 +42,20 @@ def test_a_list_that_requires_is_told_from_a_list_that_announces() -> None:
     # A heading that names requirements makes a short list of nouns a requirement list.
     nouns = ["Title page", "Budget", "Letters of support"]
     assert requiring_share(nouns, "Required documents") >= MIN_REQUIRING
+
+
+def _fact(fact_id: str, kind: str, value: str, ordinal: int, span_text: str) -> GraphFact:
+    return GraphFact(fact_id=fact_id, statement=value, value=value, value_num=None, unit=None, metric=None,
+                     entity=None, period=None, span_id=f"s{ordinal}", locator=f"page={ordinal + 1}",
+                     ordinal=ordinal, span_text=span_text, path="memo.pdf", role="core", kind=kind)
+
+
+def test_a_document_s_first_date_is_the_one_a_reader_meets_first_near_its_title() -> None:
+    page1 = "Quarterly memo\nIssued 3 March 2024, replacing the note of 12 January 2024."
+    title = _fact("t", "metadata", "Quarterly memo", 0, page1)
+    # Ids sort the other way round from the text, as fact ids (hashes) do.
+    later_on_page = _fact("a", "date", "12 January 2024", 0, page1)
+    first_on_page = _fact("b", "date", "3 March 2024", 0, page1)
+    footnote = _fact("0", "date", "1 May 2019", 6, "7 See the review of 1 May 2019.")
+    dates = first_dates(title, [footnote, later_on_page, first_on_page])
+    assert [d.value for d in dates] == ["3 March 2024", "12 January 2024"]

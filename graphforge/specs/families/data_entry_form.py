@@ -10,10 +10,18 @@ from graphforge.specs.templates import GraphFact
 MAX_DOCS = 4
 
 
+def first_dates(title: GraphFact, dates: list[GraphFact]) -> list[GraphFact]:
+    """A file's dates in the order a reader meets them (span, then place in the span), kept only from the
+    title's span or the one after it (the title block, the first page): "the first date it states" is what
+    a reader sees first, never a footnote's date deep in the file."""
+    near = [d for d in dates if d.ordinal <= title.ordinal + 1]
+    return sorted(near, key=lambda d: (d.ordinal, d.span_text.find(d.value), d.fact_id))
+
+
 def build(inp: FamilyInput) -> TaskSpec | None:
     facts = {f.fact_id: f for f in inp.graph.facts}
     docs = [
-        (facts[r["title"]], [facts[d] for d in r["dates"] if d in facts])
+        (facts[r["title"]], first_dates(facts[r["title"]], [facts[d] for d in r["dates"] if d in facts]))
         for r in inp.rows
         if r["title"] in facts
     ]
@@ -61,6 +69,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
 
 FAMILY = Family(
     name="data_entry_form",
+    rank=100,
     title="records-system entries filled from the documents",
     patterns=("record keeping and data entry", "inventory and resource management"),
     inputs=("document", "pdf", "plain text", "structured data"),
