@@ -65,7 +65,7 @@ def main(argv: list[str]) -> int:
         models = [f"p{k}={server.url}" for k in range(args.players)] + ["gold=oracle"]
         prompts = [f"p{k}=" + "x" * (k + 1) for k in range(args.players)]
         players = build_players(models, system_prompts=prompts,
-                                served_models=[f"p{k}=m" for k in range(args.players)])
+                                served_models=[f"p{k}=m" for k in range(args.players)], import_formats=())
         eval_run.run(ctx, eval_run.EvalRunParams(benchmark=name, players=players, benchmark_dir=root))
 
         server.responder = _judge(args.latency_ms / 1000)

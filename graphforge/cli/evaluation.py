@@ -10,6 +10,7 @@ from rich.table import Table
 
 from graphforge.cli.common import JsonOption, emit, stdout, working
 from graphforge.models.trajectory import TrajectoryStatus
+from loaders.trajectories.formats import format_names
 
 ComparisonsArg = Annotated[
     Path,
@@ -240,7 +241,7 @@ def run_cmd(
             help="NAME=ENDPOINT, repeatable: an OpenAI-compatible URL (the built-in agent loop with "
             "sandboxed tools), 'local' (the managed local model, same loop), 'oracle' (the benchmark's "
             "expert deliverables) or "
-            "'import:FORMAT:PATH' (trajectories from openai|codex|openhands|claude-code logs "
+            f"'import:FORMAT:PATH' (trajectories from {'|'.join(format_names(evaluable=True))} logs "
             "whose spec_id is the task id).",
         ),
     ],
@@ -292,7 +293,8 @@ def run_cmd(
     from graphforge.eval.players import build_players
     from graphforge.stages import eval_run
 
-    players = build_players(model, system_prompt, served_model, api_key_env)
+    players = build_players(model, system_prompt, served_model, api_key_env,
+                            import_formats=format_names(evaluable=True))
     params = eval_run.EvalRunParams(
         benchmark=benchmark,
         players=players,

@@ -10,6 +10,7 @@ from graphforge.cli.common import JsonOption, emit, working
 from graphforge.cli.listing import require_known
 from graphforge.cli.sharding import ShardOption
 from graphforge.cli.status import note_if_idle
+from graphforge.specs.families import FAMILIES
 
 WorkspaceOption = Annotated[str | None, typer.Option("--workspace", help="One workspace id (default: all).")]
 
@@ -33,16 +34,14 @@ def evidence_build_cmd(workspace: WorkspaceOption = None,
 
 
 def _family_names() -> str:
-    from graphforge.stages.compile_specs import FAMILIES
-
-    return ", ".join(sorted(f.name for f in FAMILIES))
+    return ", ".join(FAMILIES.names())
 
 
 def specs_compile_cmd(workspace: WorkspaceOption = None,
                       compiler: Annotated[str, typer.Option(help="auto | template | llm")] = "auto",
                       family: Annotated[str | None, typer.Option(
                           "--family", metavar="NAME",
-                          help="Compile only this task family (graphforge/specs/families/).")] = None,
+                          help=f"Compile only this task family: {_family_names()}.")] = None,
                       all_families: Annotated[bool, typer.Option(
                           "--all-families/--best-family",
                           help="One spec per family the evidence supports (default), or only the family "
@@ -56,7 +55,7 @@ def specs_compile_cmd(workspace: WorkspaceOption = None,
     from graphforge.sharding import parse_shard
     from graphforge.stages import compile_specs
 
-    if family is not None and family not in _family_names().split(", "):
+    if family is not None and family not in FAMILIES:
         raise ConfigError(f"--family {family!r} is not a task family; known: {_family_names()}")
     params = compile_specs.CompileSpecsParams(workspace_id=workspace, compiler=compiler, family=family,
                                               all_families=all_families and family is None,

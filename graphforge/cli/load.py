@@ -14,6 +14,7 @@ import typer
 
 from graphforge.cli.common import JsonOption, console, emit, progress, stdout, working
 from graphforge.cli.seeds import load_note
+from loaders.trajectories.formats import AUTO, TRAJECTORY_FORMATS, format_choices
 
 
 def _positive(value: float | None) -> float | None:
@@ -187,8 +188,7 @@ def load_workspace_cmd(
 def load_trajectories_cmd(
     path: Annotated[Path, typer.Argument(help="A log file, or a folder searched recursively.")],
     fmt: Annotated[str, typer.Option(
-        "--format", help="auto (default: told from each file's content) | swe-agent | openai | tau-bench | "
-                         "openhands | codex | claude-code")] = "auto",
+        "--format", help=f"{format_choices()} (auto, the default: told from each file's content).")] = AUTO,
     spec: Annotated[str | None, typer.Option("--spec", help="Spec id the trajectories attempt.")] = None,
     deliverables: Annotated[
         Path | None,
@@ -198,7 +198,7 @@ def load_trajectories_cmd(
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Import SWE-agent, OpenAI-messages, tau-bench, OpenHands, Codex CLI or Claude Code logs.
+    """Import agent logs in any registered trajectory format (`graphforge load trajectories --help`).
 
     One line per file: imported N, or skipped with the reason. Exit 1 when nothing was imported.
     """
@@ -208,16 +208,11 @@ def load_trajectories_cmd(
     from graphforge.context import open_context
     from graphforge.errors import SourceFormatError
     from graphforge.stages import import_trajectories as stage
-    from loaders.trajectories import TrajectoryFormat
 
-    try:
-        kind = TrajectoryFormat(fmt)
-    except ValueError as exc:
-        raise typer.BadParameter(
-            f"unknown format {fmt!r}; use one of {', '.join(f.value for f in TrajectoryFormat)}",
-            param_hint="--format",
-        ) from exc
-    params = stage.ImportTrajectoriesParams(path=path, format=kind, spec_id=spec,
+    if fmt != AUTO and fmt not in TRAJECTORY_FORMATS:
+        raise typer.BadParameter(f"unknown format {fmt!r}; use one of {format_choices()}",
+                                 param_hint="--format")
+    params = stage.ImportTrajectoriesParams(path=path, format=fmt, spec_id=spec,
                                             deliverables_dir=deliverables)
     with open_context() as ctx:
         require_known(ctx.graph, "spec", spec, "--spec")  # before the folder is read

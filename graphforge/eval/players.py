@@ -4,14 +4,17 @@ ENDPOINT is one of
     http(s)://host:port/v1          an OpenAI-compatible chat endpoint, run with the built-in agent loop
     local                           the managed local model (`graphforge llm start`), same loop
     oracle                          the benchmark's expert deliverables (GDPVal ``deliverable_files``)
-    import:FORMAT:PATH              trajectories another scaffold produced (openai, codex, openhands,
-                                    claude-code), matched to tasks by their ``spec_id`` (= task id)
+    import:FORMAT:PATH              trajectories another scaffold produced, matched to tasks by their
+                                    ``spec_id`` (= task id); FORMAT is one the caller passes as
+                                    ``import_formats`` (the CLI: the trajectory format registry's
+                                    evaluable formats, loaders.trajectories.format_names(evaluable=True))
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Collection
 from enum import StrEnum
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -21,7 +24,6 @@ from pydantic import BaseModel, ConfigDict
 from graphforge.errors import ConfigError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:+/ ()-]{0,79}$")
-IMPORT_FORMATS = ("openai", "codex", "openhands", "claude-code")
 ORACLE_SCAFFOLD = "benchmark-gold"
 ORACLE_MODEL = "expert deliverables"
 
@@ -83,8 +85,12 @@ def public_endpoint(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-def parse_player(text: str) -> PlayerSpec:
-    """Parse ``NAME=ENDPOINT`` (see the module docstring); raises ConfigError naming the problem."""
+def parse_player(text: str, import_formats: Collection[str]) -> PlayerSpec:
+    """Parse ``NAME=ENDPOINT`` (see the module docstring); raises ConfigError naming the problem.
+
+    ``import_formats``: the trajectory formats ``import:FORMAT:PATH`` may name (core code does not read the
+    loaders' registry itself; its callers pass ``loaders.trajectories.format_names(evaluable=True)``).
+    """
     name, sep, endpoint = text.partition("=")
     name, endpoint = name.strip(), endpoint.strip()
     if not sep or not name or not endpoint:
@@ -99,10 +105,10 @@ def parse_player(text: str) -> PlayerSpec:
         return PlayerSpec(name=name, kind=PlayerKind.ORACLE)
     if endpoint.startswith("import:"):
         fmt, sep, path = endpoint.removeprefix("import:").partition(":")
-        if not sep or fmt not in IMPORT_FORMATS or not path:
+        if not sep or fmt not in import_formats or not path:
             raise ConfigError(
                 f"--model {name}: imported runs are import:FORMAT:PATH with FORMAT one of "
-                f"{', '.join(IMPORT_FORMATS)}, got {endpoint!r}"
+                f"{', '.join(import_formats) or '(none registered)'}, got {endpoint!r}"
             )
         return PlayerSpec(name=name, kind=PlayerKind.IMPORT, import_format=fmt, import_path=Path(path))
     if urlsplit(endpoint).scheme in ("http", "https") and urlsplit(endpoint).hostname:
@@ -131,9 +137,14 @@ def build_players(
     system_prompts: list[str] | None = None,
     served_models: list[str] | None = None,
     api_key_envs: list[str] | None = None,
+    *,
+    import_formats: Collection[str],
 ) -> list[PlayerSpec]:
-    """Players from the CLI options; a ``--system-prompt`` value starting with @ names a file to read."""
-    players = [parse_player(m) for m in models]
+    """Players from the CLI options; a ``--system-prompt`` value starting with @ names a file to read.
+
+    ``import_formats``: the trajectory formats an ``import:FORMAT:PATH`` player may name (see parse_player).
+    """
+    players = [parse_player(m, import_formats) for m in models]
     names = [p.name for p in players]
     if len(set(names)) != len(names):
         raise ConfigError(

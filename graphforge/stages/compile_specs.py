@@ -23,20 +23,6 @@ GET_FACTS_BY_ID = cypher.load("specs/get_facts_by_id")
 GET_DEPENDENCIES_AMONG = cypher.load("specs/get_dependencies_among")
 GET_CORROBORATING_FACTS = cypher.load("specs/get_corroborating_facts")
 SET_SUPPORTED_FAMILIES = cypher.load("specs/set_supported_families")
-FAMILIES = load_families()
-# Without a seed, the family that checks the most: figures first, then versions, requirements, dates.
-DEFAULT_ORDER = [
-    "review_workbook",
-    "figure_reconciliation",
-    "version_change_memo",
-    "compliance_checklist",
-    "deadline_timeline",
-    "briefing_deck",
-    "gap_analysis",
-    "status_summary",
-    "glossary",
-    "data_entry_form",
-]  # the bundled task families, each with its cypher/families/<name>.cypher
 
 
 class CompileSpecsParams(BaseModel):
@@ -192,7 +178,7 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
             from graphforge.errors import ConfigError
 
             raise ConfigError("compiler 'llm' needs GRAPHFORGE_LLM_BASE_URL (and a model)")
-    families = FAMILIES
+    families = load_families()  # the registry's, in rank order (graphforge.specs.families.FAMILIES)
     if params.family and params.family not in {f.name for f in families}:
         from graphforge.errors import ConfigError
 
@@ -245,10 +231,7 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
         elif params.all_families:
             targets = [(f, "every family the evidence supports was asked for") for f, _ in supported]
         else:
-            first = min(
-                (f for f, _ in supported),
-                key=lambda f: (DEFAULT_ORDER.index(f.name) if f.name in DEFAULT_ORDER else 99, f.name),
-            )
+            first = min((f for f, _ in supported), key=lambda f: (f.rank, f.name))
             targets = [(first, "no seed: the first family in the default order that the evidence supports")]
         for family, reason in targets:
             spec = _compile_one(family, graph, seed, rows_of[family.name], params.version, reason)

@@ -404,11 +404,11 @@ def _oracle_attempt(
 
 
 def _imported(player: PlayerSpec) -> dict[str, Trajectory]:
-    from loaders.trajectories import TrajectoryFormat, read_trajectories
+    from loaders.trajectories import read_trajectories
 
     if player.import_path is None or player.import_format is None:
         raise ConfigError(f"player {player.name!r}: an imported player needs a format and a path")
-    read = read_trajectories(player.import_path, TrajectoryFormat(player.import_format))
+    read = read_trajectories(player.import_path, player.import_format)
     by_task: dict[str, Trajectory] = {}
     for t in read.trajectories:
         if t.spec_id:

@@ -9,21 +9,34 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from graphforge.context import StageContext
+from graphforge.errors import ConfigError
 from graphforge.models.trajectory import Trajectory
 from graphforge.store import save_trajectories
-from loaders.trajectories import FileOutcome, TrajectoryFormat, read_trajectories
+from loaders.trajectories import AUTO, FileOutcome, check_format, format_choices, read_trajectories
 
 
 class ImportTrajectoriesParams(BaseModel):
+    """What to import: a log file or folder, read as one trajectory format or told apart by content."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    path: Path  # a log file, a folder searched recursively, or an OpenHands events/ folder
-    format: TrajectoryFormat = TrajectoryFormat.AUTO
-    spec_id: str | None = None  # the spec the trajectories attempt
-    deliverables_dir: Path | None = None  # files attached to every imported trajectory
+    path: Path = Field(description="A log file, a folder searched recursively, or a folder one format reads "
+                                   "as one log (an OpenHands events/ folder).")
+    format: str = Field(AUTO, description="auto (told from each file's content) or a registered trajectory "
+                                          "format (loaders.trajectories.formats).")
+    spec_id: str | None = Field(None, description="The spec the trajectories attempt.")
+    deliverables_dir: Path | None = Field(None, description="Files attached to every imported trajectory.")
+
+    @field_validator("format")
+    @classmethod
+    def _known_format(cls, value: str) -> str:
+        try:
+            return check_format(value)
+        except ConfigError as exc:
+            raise ValueError(f"{exc} (one of {format_choices()})") from exc
 
 
 class ImportTrajectoriesResult(BaseModel):

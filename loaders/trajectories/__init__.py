@@ -1,12 +1,13 @@
 """Read agent trajectories from other scaffolds into graphforge's Trajectory model (a pure reader).
 
-result = read_trajectories(Path("runs/"), TrajectoryFormat.AUTO)
+result = read_trajectories(Path("runs/"), "auto")                # or a format name: "codex", ...
 result.trajectories                         # valid OpenAI message lists with tool calls
 [o.line() for o in result.files]            # one line per file: imported N, or skipped with the reason
 
-Formats: SWE-agent ``.traj``; OpenAI messages (JSON array, ``{"messages"}``, JSONL); tau-bench and
-tau2-bench results; OpenHands event streams, ``events/`` folders and evaluation ``output.jsonl``;
-Codex CLI sessions; Claude Code transcripts. The graph write is the import_trajectories stage.
+Formats: those of :data:`TRAJECTORY_FORMATS` (SWE-agent ``.traj``; OpenAI messages; tau-bench and
+tau2-bench results; OpenHands event streams, ``events/`` folders and evaluation ``output.jsonl``; Codex
+CLI sessions; Claude Code transcripts; and any a distribution registers). The graph write is the
+import_trajectories stage.
 """
 
 from __future__ import annotations
@@ -21,31 +22,36 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge.errors import SourceFormatError
 from graphforge.models.trajectory import Trajectory
-from loaders.trajectories import claude_code, codex, openai_messages, openhands, swe_agent, tau_bench
-from loaders.trajectories.base import ImportIssue, ParsedFile, SourceFile, shown
+from loaders.trajectories.base import ImportIssue, ParsedFile, SourceFile, TrajectoryFormatSpec, shown
 from loaders.trajectories.deliverables import folder_deliverables
-from loaders.trajectories.sniff import TrajectoryFormat, sniff
+from loaders.trajectories.formats import (
+    AUTO,
+    TRAJECTORY_FORMATS,
+    check_format,
+    format_choices,
+    format_names,
+)
+from loaders.trajectories.sniff import sniff
 
-__all__ = ["FileOutcome", "ImportIssue", "ReadResult", "TrajectoryFormat", "read_trajectories"]
+__all__ = ["AUTO", "TRAJECTORY_FORMATS", "FileOutcome", "ImportIssue", "ReadResult", "TrajectoryFormatSpec",
+           "check_format", "format_choices", "format_names", "read_trajectories", "suffixes"]
 
-_PARSERS: dict[TrajectoryFormat, Callable[[SourceFile, str | None], ParsedFile]] = {
-    TrajectoryFormat.OPENAI: openai_messages.parse,
-    TrajectoryFormat.CODEX: codex.parse,
-    TrajectoryFormat.OPENHANDS: openhands.parse,
-    TrajectoryFormat.CLAUDE_CODE: claude_code.parse,
-    TrajectoryFormat.SWE_AGENT: swe_agent.parse,
-    TrajectoryFormat.TAU_BENCH: tau_bench.parse,
-}
-# The file names each format is looked for under in a folder.
-SUFFIXES: dict[TrajectoryFormat, frozenset[str]] = {
-    TrajectoryFormat.AUTO: frozenset({".json", ".jsonl", ".traj"}),
-    TrajectoryFormat.OPENAI: frozenset({".json", ".jsonl"}),
-    TrajectoryFormat.CODEX: frozenset({".jsonl"}),
-    TrajectoryFormat.OPENHANDS: frozenset({".json", ".jsonl"}),
-    TrajectoryFormat.CLAUDE_CODE: frozenset({".jsonl"}),
-    TrajectoryFormat.SWE_AGENT: frozenset({".traj"}),
-    TrajectoryFormat.TAU_BENCH: frozenset({".json", ".jsonl"}),
-}
+
+def suffixes(fmt: str) -> frozenset[str]:
+    """The file names a format (or ``auto``: any format) is looked for under in a folder."""
+    if fmt == AUTO:
+        return frozenset(s for f in TRAJECTORY_FORMATS for s in f.suffixes)
+    return TRAJECTORY_FORMATS.get(fmt).suffixes
+
+
+def _folder_formats(fmt: str) -> list[TrajectoryFormatSpec]:
+    """The formats that may claim a whole folder as one log, when reading as ``fmt``."""
+    return [f for f in TRAJECTORY_FORMATS if f.folder is not None and f.parse_folder is not None
+            and fmt in (AUTO, f.name)]
+
+
+def _claims_folder(path: Path, fmt: str) -> TrajectoryFormatSpec | None:
+    return next((f for f in _folder_formats(fmt) if f.folder is not None and f.folder(path)), None)
 _SHOWN_GROUPS = 3
 
 
@@ -102,13 +108,14 @@ def _summary(issues: list[ImportIssue]) -> list[str]:
     return out
 
 
-def _units(root: Path, fmt: TrajectoryFormat) -> tuple[list[Path], Counter[str], list[FileOutcome]]:
-    """Files (and OpenHands events folders) to read under ``root``; others counted by suffix; folders
-    that cannot be listed and links leading out of ``root`` are refused with their reason."""
+def _units(root: Path, fmt: str) -> tuple[list[Path], Counter[str], list[FileOutcome]]:
+    """Files (and folders a format reads as one log: OpenHands events/) to read under ``root``; others
+    counted by suffix; folders that cannot be listed and links leading out of ``root`` are refused with
+    their reason."""
     units: list[Path] = []
     ignored: Counter[str] = Counter()
     refused: list[FileOutcome] = []
-    suffixes = SUFFIXES[fmt]
+    wanted = suffixes(fmt)
     top = root.resolve()
 
     def unreadable(error: OSError) -> None:
@@ -118,8 +125,7 @@ def _units(root: Path, fmt: TrajectoryFormat) -> tuple[list[Path], Counter[str],
     for folder, dirs, names in os.walk(root, onerror=unreadable):
         here = Path(folder)
         dirs.sort()
-        if fmt in (TrajectoryFormat.AUTO, TrajectoryFormat.OPENHANDS) and here.name == "events" and names \
-                and not dirs and all(re.fullmatch(r"\d+\.json", n) for n in names):
+        if names and not dirs and _claims_folder(here, fmt) is not None:
             units.append(here)
             continue
         links = sum(_is_link(here / d) for d in dirs)
@@ -128,7 +134,7 @@ def _units(root: Path, fmt: TrajectoryFormat) -> tuple[list[Path], Counter[str],
         for name in sorted(names):
             path = here / name
             suffix = path.suffix.lower()
-            if suffix not in suffixes:
+            if suffix not in wanted:
                 ignored[suffix or "(no suffix)"] += 1
                 continue
             try:
@@ -158,23 +164,26 @@ def _is_link(path: Path) -> bool:
         return False
 
 
-def _read_unit(path: Path, fmt: TrajectoryFormat, spec_id: str | None) -> tuple[str, ParsedFile | str]:
+def _read_unit(path: Path, fmt: str, spec_id: str | None) -> tuple[str, ParsedFile | str]:
     """(format read as, parsed file) or ("", why it was skipped): any failure is a reason, never a crash."""
     try:
         if path.is_dir():
-            return TrajectoryFormat.OPENHANDS.value, openhands.parse_events_folder(path, spec_id)
+            folder = _claims_folder(path, fmt)
+            if folder is None or folder.parse_folder is None:
+                return "", "a folder no trajectory format reads as one log"
+            return folder.name, folder.parse_folder(path, spec_id)
         src = SourceFile(path)
         detected = sniff(src)
-        if fmt is TrajectoryFormat.AUTO:
-            if not isinstance(detected, TrajectoryFormat):
+        if fmt == AUTO:
+            if isinstance(detected, str):
                 return "", detected
             use = detected
         else:
-            if isinstance(detected, TrajectoryFormat) and detected is not fmt:
-                return "", (f"looks like {detected.value}, not {fmt.value} "
-                            f"(use --format {detected.value} or --format auto)")
-            use = fmt
-        return use.value, _PARSERS[use](src, spec_id)
+            if not isinstance(detected, str) and detected.name != fmt:
+                return "", (f"looks like {detected.name}, not {fmt} "
+                            f"(use --format {detected.name} or --format auto)")
+            use = TRAJECTORY_FORMATS.get(fmt)
+        return use.name, use.parse(src, spec_id)
     except SourceFormatError as exc:
         return "", exc.problem
     except (RecursionError, MemoryError) as exc:
@@ -185,22 +194,24 @@ def _read_unit(path: Path, fmt: TrajectoryFormat, spec_id: str | None) -> tuple[
 
 def read_trajectories(
     path: Path,
-    fmt: TrajectoryFormat = TrajectoryFormat.AUTO,
+    fmt: str = AUTO,
     spec_id: str | None = None,
     deliverables_dir: Path | None = None,
     sink: Callable[[list[Trajectory]], None] | None = None,
 ) -> ReadResult:
     """Parse a file, or every candidate file under a folder; each file's outcome is reported once.
 
-    Nothing here raises for a bad file: it is skipped with its reason. Only a ``path`` that does
-    not exist is a SourceFormatError. With ``sink``, each file's trajectories go to it as soon as the
-    file is read and are not kept in the result (memory holds one file's logs, not the folder's).
+    ``fmt`` is ``auto`` (each file's format told from its content) or a name in
+    :data:`TRAJECTORY_FORMATS`. Nothing here raises for a bad file: it is skipped with its reason. Only
+    a ``path`` that does not exist is a SourceFormatError, and an unknown ``fmt`` a ConfigError. With
+    ``sink``, each file's trajectories go to it as soon as the file is read and are not kept in the
+    result (memory holds one file's logs, not the folder's).
     """
     path = Path(path)
+    check_format(fmt)
     if deliverables_dir is not None and not deliverables_dir.is_dir():
         raise SourceFormatError(shown(deliverables_dir), "--deliverables: no such folder")
-    if path.is_dir() and not (fmt in (TrajectoryFormat.AUTO, TrajectoryFormat.OPENHANDS)
-                              and openhands.is_events_folder(path)):
+    if path.is_dir() and _claims_folder(path, fmt) is None:
         units, ignored, outcomes = _units(path, fmt)
     elif path.exists() or path.is_symlink():
         units, ignored, outcomes = [path], Counter(), []

@@ -6,7 +6,8 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -303,3 +304,25 @@ def finish(conv: Conversation, issues: Issues, *, unanswered: str, empty: str, *
     """``close`` for a file that holds one conversation."""
     trajectory = close(conv, issues, unanswered=unanswered, empty=empty, **fields)
     return ParsedFile(trajectories=[trajectory] if trajectory else [], issues=issues.items)
+
+
+@dataclass(frozen=True)
+class TrajectoryFormatSpec:
+    """A trajectory format graphforge reads: each format module defines one as ``FORMAT``.
+
+    Sniffing (``--format auto``) asks the formats in ``rank`` order (lowest first: the most specific
+    shapes before the general ones) whether they claim a file by its name, a whole JSON document, or a
+    JSON Lines record; the first that does reads the file with ``parse``.
+    """
+
+    name: str  # the --format value and the FORMAT of import:FORMAT:PATH ("codex")
+    title: str  # what it reads, for help texts and the docs
+    suffixes: frozenset[str]  # file names looked for in a folder (".jsonl")
+    parse: Callable[[SourceFile, str | None], ParsedFile]  # (file, spec id) -> trajectories and issues
+    rank: int = 50
+    document: Callable[[Any], bool] | None = None  # claims a whole JSON document
+    record: Callable[[dict[str, Any]], bool] | None = None  # claims one JSON Lines record
+    path: Callable[[Path], bool] | None = None  # claims a file by its name alone
+    folder: Callable[[Path], bool] | None = None  # claims a folder as one log (OpenHands events/)
+    parse_folder: Callable[[Path, str | None], ParsedFile] | None = None
+    evaluable: bool = True  # `eval run --model NAME=import:FORMAT:PATH` accepts it (logs carry task ids)

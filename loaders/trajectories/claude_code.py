@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from loaders.trajectories.base import Conversation, Issues, ParsedFile, SourceFile, finish, text_of
+from loaders.trajectories.base import (
+    Conversation,
+    Issues,
+    ParsedFile,
+    SourceFile,
+    TrajectoryFormatSpec,
+    finish,
+    text_of,
+)
 
 SCAFFOLD = "claude-code"
 _MESSAGE_TYPES = frozenset({"user", "assistant"})
@@ -141,3 +149,22 @@ def parse(src: SourceFile, spec_id: str | None = None) -> ParsedFile:
         completion_tokens=sum(c for _, c in usage.values()),
         source=f"import:{SCAFFOLD}{'@' + str(cli) if cli else ''}:{src.name}",
     )
+
+
+_TYPES = frozenset({"user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation",
+                    "progress"})
+
+
+def is_record(record: dict[str, Any]) -> bool:
+    """A Claude Code transcript line: a known type with the session's ids."""
+    return record.get("type") in _TYPES and any(k in record for k in ("uuid", "sessionId", "leafUuid"))
+
+
+FORMAT = TrajectoryFormatSpec(
+    name="claude-code",
+    title="Claude Code transcripts (the .jsonl files under ~/.claude/projects)",
+    suffixes=frozenset({".jsonl"}),
+    parse=parse,
+    rank=30,
+    record=is_record,
+)

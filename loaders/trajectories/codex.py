@@ -11,7 +11,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from loaders.trajectories.base import Conversation, Issues, ParsedFile, SourceFile, finish, text_of
+from loaders.trajectories.base import (
+    Conversation,
+    Issues,
+    ParsedFile,
+    SourceFile,
+    TrajectoryFormatSpec,
+    finish,
+    text_of,
+)
 
 SCAFFOLD = "codex"
 _ITEM_TYPES = frozenset(
@@ -135,3 +143,21 @@ def parse(src: SourceFile, spec_id: str | None = None) -> ParsedFile:
         completion_tokens=completion_tokens,
         source=f"import:{SCAFFOLD}{'@' + cli if cli else ''}:{src.name}",
     )
+
+
+def is_record(record: dict[str, Any]) -> bool:
+    """A Codex session line: a typed wrapper, a state record, or the older logs' header."""
+    kind = record.get("type")
+    return kind in _WRAPPERS or record.get("record_type") == "state" or (
+        kind is None and "id" in record and "timestamp" in record and "instructions" in record
+    )
+
+
+FORMAT = TrajectoryFormatSpec(
+    name="codex",
+    title="Codex CLI sessions (rollout-*.jsonl under ~/.codex/sessions)",
+    suffixes=frozenset({".jsonl"}),
+    parse=parse,
+    rank=20,
+    record=is_record,
+)

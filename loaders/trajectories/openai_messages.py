@@ -19,6 +19,7 @@ from loaders.trajectories.base import (
     Issues,
     ParsedFile,
     SourceFile,
+    TrajectoryFormatSpec,
     build,
     text_of,
 )
@@ -188,3 +189,27 @@ def parse(src: SourceFile, spec_id: str | None = None) -> ParsedFile:
         if t is not None:
             out.append(t)
     return ParsedFile(trajectories=out, issues=issues.items)
+
+
+def is_document(data: Any) -> bool:
+    """``{"messages": [...]}``, or a JSON array of messages or of such objects."""
+    if isinstance(data, dict):
+        return isinstance(data.get("messages"), list)
+    items = [d for d in data if isinstance(d, dict)] if isinstance(data, list) else []
+    return bool(items) and (all(is_message(d) for d in items) or isinstance(items[0].get("messages"), list))
+
+
+def is_record(record: dict[str, Any]) -> bool:
+    """A JSON Lines record holding a conversation, or one message."""
+    return isinstance(record.get("messages"), list) or is_message(record)
+
+
+FORMAT = TrajectoryFormatSpec(
+    name="openai",
+    title="OpenAI messages (a JSON array, {\"messages\": [...]}, or JSON Lines of either)",
+    suffixes=frozenset({".json", ".jsonl"}),
+    parse=parse,
+    rank=90,  # the most general shape: asked last
+    document=is_document,
+    record=is_record,
+)

@@ -24,6 +24,7 @@ from loaders.trajectories.base import (
     Issues,
     ParsedFile,
     SourceFile,
+    TrajectoryFormatSpec,
     close,
     shown,
     text_of,
@@ -317,3 +318,21 @@ def parse_events_folder(folder: Path, spec_id: str | None = None) -> ParsedFile:
     session = found.session or shown(folder.resolve().parent.name)
     t = _trajectory(found, session, shown(folder.name), issues, spec_id)
     return ParsedFile(trajectories=[t] if t else [], issues=issues.items)
+
+
+def is_session_folder(path: Path) -> bool:
+    """A session's ``events/`` folder read as one log."""
+    return path.name == "events" and is_events_folder(path)
+
+
+FORMAT = TrajectoryFormatSpec(
+    name="openhands",
+    title="OpenHands event streams, events/ folders and evaluation output.jsonl",
+    suffixes=frozenset({".json", ".jsonl"}),
+    parse=parse,
+    rank=40,
+    document=lambda data: is_eval_record(data) or is_stream(data),
+    record=is_eval_record,
+    folder=is_session_folder,
+    parse_folder=parse_events_folder,
+)

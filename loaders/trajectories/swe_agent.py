@@ -21,6 +21,7 @@ from loaders.trajectories.base import (
     Issues,
     ParsedFile,
     SourceFile,
+    TrajectoryFormatSpec,
     finish,
     loads,
     text_of,
@@ -171,3 +172,15 @@ def _int(value: Any) -> int:
 
 def _float(value: Any) -> float:
     return float(value) if isinstance(value, (int, float)) and value >= 0 else 0.0
+
+
+FORMAT = TrajectoryFormatSpec(
+    name="swe-agent",
+    title="SWE-agent trajectories (.traj)",
+    suffixes=frozenset({".traj"}),
+    parse=parse,
+    rank=10,
+    document=looks_like,
+    path=lambda path: path.suffix.lower() == ".traj",
+    evaluable=False,  # its runs name SWE-bench instances, not graphforge tasks
+)

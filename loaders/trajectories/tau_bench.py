@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphforge.models.trajectory import Trajectory
-from loaders.trajectories.base import Issues, ParsedFile, SourceFile, close
+from loaders.trajectories.base import Issues, ParsedFile, SourceFile, TrajectoryFormatSpec, close
 from loaders.trajectories.openai_messages import conversation
 
 SCAFFOLD = "tau-bench"
@@ -86,3 +86,23 @@ def parse(src: SourceFile, spec_id: str | None = None) -> ParsedFile:
         if t is not None:
             out.append(t)
     return ParsedFile(trajectories=out, issues=issues.items)
+
+
+def is_document(data: Any) -> bool:
+    """A tau2 results file, one tau-bench result, or a JSON array of them."""
+    if isinstance(data, list):
+        first = next((d for d in data if isinstance(d, dict)), None)
+        return first is not None and is_result(first)
+    return is_tau2(data) or is_result(data)
+
+
+FORMAT = TrajectoryFormatSpec(
+    name="tau-bench",
+    title="tau-bench and tau2-bench results",
+    suffixes=frozenset({".json", ".jsonl"}),
+    parse=parse,
+    rank=45,
+    document=is_document,
+    record=is_result,
+    evaluable=False,  # its runs name tau-bench tasks, not graphforge tasks
+)

@@ -282,7 +282,8 @@ def test_imported_runs_play_against_the_oracle_and_tasks_without_a_run_are_repor
                 "messages": [{"role": "user", "content": "task"}, {"role": "assistant", "content": "Done."}]}
                for sid, name in (("ev-01", "ev01.md"), ("ev-02", "ev02.md"))]
     (logs / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    players = build_players(["teacher=import:openai:" + str(logs / "runs.jsonl"), "gold=oracle"])
+    players = build_players(["teacher=import:openai:" + str(logs / "runs.jsonl"), "gold=oracle"],
+                            import_formats=["openai"])
     settings = ctx.settings.model_copy(update={"home": tmp_path / "home"})
     local = StageContext(settings=settings, graph=ctx.graph, run_id="t")
     result = eval_run.run(local, eval_run.EvalRunParams(benchmark="eval-sample", players=players,

@@ -15,7 +15,6 @@ from graphforge.graph import Graph
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages.import_trajectories import ImportTrajectoriesParams, run
 from graphforge.store import get_trajectories
-from loaders.trajectories import TrajectoryFormat
 from tests.support import trajectory_logs as logs
 
 pytestmark = pytest.mark.neo4j
@@ -26,7 +25,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trajectories"
 def test_import_is_idempotent_and_keeps_the_conversation(ctx: StageContext, graph: Graph) -> None:
     params = ImportTrajectoriesParams(
         path=FIXTURES / "claude-code-session.jsonl",
-        format=TrajectoryFormat.CLAUDE_CODE,
+        format="claude-code",
         spec_id="variance@v1",
     )
     first = run(ctx, params)

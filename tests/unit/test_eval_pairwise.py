@@ -13,6 +13,7 @@ from graphforge.errors import ConfigError
 from graphforge.eval import attempts as at
 from graphforge.eval import pairwise as pw
 from graphforge.eval.players import PlayerKind, build_players, parse_player, public_endpoint
+from loaders.trajectories import format_names
 
 
 @pytest.mark.parametrize(
@@ -86,7 +87,8 @@ def test_players_parse_each_endpoint_kind(tmp_path: Path) -> None:
     prompt.write_text("Be brief.", encoding="utf-8")
     players = build_players(
         ["small=http://127.0.0.1:8080/v1", "gold=oracle", "codex=import:codex:/logs", "mine=local"],
-        system_prompts=[f"small=@{prompt}"], served_models=["small=qwen"], api_key_envs=["small=MY_KEY"])
+        system_prompts=[f"small=@{prompt}"], served_models=["small=qwen"], api_key_envs=["small=MY_KEY"],
+        import_formats=format_names(evaluable=True))
     small, gold, codex, mine = players
     assert (small.kind, small.system_prompt, small.served_model, small.api_key_env) == (
         PlayerKind.CHAT, "Be brief.", "qwen", "MY_KEY")
@@ -97,14 +99,14 @@ def test_players_parse_each_endpoint_kind(tmp_path: Path) -> None:
 @pytest.mark.parametrize("bad", ["noequals", "x=ftp://host", "x=import:word:/p", "x|y=oracle", "=oracle"])
 def test_bad_player_options_are_one_clear_error(bad: str) -> None:
     with pytest.raises(ConfigError):
-        parse_player(bad)
+        parse_player(bad, format_names(evaluable=True))
 
 
 def test_player_option_mistakes_are_refused() -> None:
     with pytest.raises(ConfigError, match="twice"):
-        build_players(["a=oracle", "a=oracle"])
+        build_players(["a=oracle", "a=oracle"], import_formats=())
     with pytest.raises(ConfigError, match="not a chat player"):
-        build_players(["a=oracle"], system_prompts=["a=hello"])
+        build_players(["a=oracle"], system_prompts=["a=hello"], import_formats=())
 
 
 def test_stored_endpoint_drops_credentials_in_the_url() -> None:

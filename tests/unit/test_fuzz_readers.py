@@ -27,8 +27,7 @@ from graphforge.errors import SourceFormatError
 from graphforge.parsers import parse_file
 from loaders.labels import read_digital_labels, read_sector_mapping
 from loaders.onet import read_release
-from loaders.trajectories import read_trajectories
-from loaders.trajectories.sniff import TrajectoryFormat
+from loaders.trajectories import AUTO, format_names, read_trajectories
 
 ONET_MINI = Path(__file__).resolve().parents[1] / "fixtures" / "onet_mini"
 FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
@@ -67,9 +66,9 @@ def _refused_cleanly(exc: SourceFormatError, path: Path) -> None:
     st.tuples(st.just("jsonl"), st.lists(documents, max_size=6).map(
         lambda ds: "\n".join(json.dumps(d) for d in ds).encode())),
     st.tuples(st.sampled_from(["json", "jsonl"]), st.binary(max_size=300)),
-), min_size=1, max_size=4), fmt=st.sampled_from(list(TrajectoryFormat)))
+), min_size=1, max_size=4), fmt=st.sampled_from([AUTO, *format_names()]))
 def test_generated_logs_are_read_or_skipped_with_a_reason(files: list[tuple[str, bytes]],
-                                                          fmt: TrajectoryFormat) -> None:
+                                                          fmt: str) -> None:
     root = Path(tempfile.mkdtemp(prefix="gf-fuzz-logs-"))
     try:
         for i, (suffix, body) in enumerate(files):

@@ -12,7 +12,7 @@ import pytest
 
 from graphforge.errors import SourceFormatError
 from graphforge.models.trajectory import Trajectory
-from loaders.trajectories import ReadResult, TrajectoryFormat, read_trajectories
+from loaders.trajectories import ReadResult, read_trajectories
 from tests.support import trajectory_logs as logs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trajectories"
@@ -38,7 +38,7 @@ def _assert_valid_chat(t: Trajectory) -> None:
 
 
 def test_openai_messages_lines_become_trajectories() -> None:
-    result = read_trajectories(OPENAI, TrajectoryFormat.OPENAI)
+    result = read_trajectories(OPENAI, "openai")
     first, second = result.trajectories
     assert first.trajectory_id == "openai-messages:recon-001" and first.spec_id == "recon-q3@v1"
     assert (first.model, first.prompt_tokens, first.completion_tokens) == ("qwen3-32b", 1830, 412)
@@ -54,7 +54,7 @@ def test_openai_messages_lines_become_trajectories() -> None:
 
 
 def test_openai_messages_bad_lines_are_reported_with_their_line() -> None:
-    issues = read_trajectories(OPENAI, TrajectoryFormat.OPENAI).issues
+    issues = read_trajectories(OPENAI, "openai").issues
     where = {(Path(i.file).name, i.line) for i in issues}
     assert ("openai_messages.jsonl", 2) in where  # unknown role inside an otherwise good line
     assert ("openai_messages.jsonl", 3) in where  # truncated JSON
@@ -63,7 +63,7 @@ def test_openai_messages_bad_lines_are_reported_with_their_line() -> None:
 
 
 def test_codex_session_is_one_trajectory() -> None:
-    result = read_trajectories(CODEX, TrajectoryFormat.CODEX)
+    result = read_trajectories(CODEX, "codex")
     [t] = result.trajectories
     assert t.trajectory_id == "codex:0199a1b2-7c3d-7e40-9a51-2f6d8e0c4b17" and t.scaffold == "codex"
     assert (t.model, t.prompt_tokens, t.completion_tokens) == ("gpt-5-codex", 9120, 611)
@@ -114,7 +114,7 @@ def test_codex_legacy_layout_is_read(tmp_path: Path) -> None:
         )
         + "\n"
     )
-    [t] = read_trajectories(legacy, TrajectoryFormat.CODEX).trajectories
+    [t] = read_trajectories(legacy, "codex").trajectories
     assert t.trajectory_id == "codex:old-session" and [m.role for m in t.messages] == [
         "user",
         "assistant",
@@ -124,7 +124,7 @@ def test_codex_legacy_layout_is_read(tmp_path: Path) -> None:
 
 
 def test_openhands_events_group_calls_per_model_response() -> None:
-    result = read_trajectories(OPENHANDS, TrajectoryFormat.OPENHANDS)
+    result = read_trajectories(OPENHANDS, "openhands")
     [t] = result.trajectories
     assert t.model == "litellm_proxy/claude-sonnet-4" and t.tools[0]["function"]["name"] == "execute_bash"
     assert (t.prompt_tokens, t.completion_tokens) == (2400 + 2900 + 3300 + 3500, 60 + 95 + 40 + 30)
@@ -148,7 +148,7 @@ def test_openhands_events_group_calls_per_model_response() -> None:
 
 
 def test_claude_code_transcript_follows_the_main_branch() -> None:
-    result = read_trajectories(CLAUDE, TrajectoryFormat.CLAUDE_CODE)
+    result = read_trajectories(CLAUDE, "claude-code")
     [t] = result.trajectories
     assert t.trajectory_id == "claude-code:5b0d2e8c-3f41-4c1a-9e77-0a6c1d2b9f30"
     assert t.model == "claude-sonnet-4-5-20250929" and t.source.startswith("import:claude-code@1.0.98")
@@ -173,7 +173,7 @@ def test_a_folder_imports_every_log_and_reports_bad_files(tmp_path: Path) -> Non
     (tmp_path / "nested").mkdir()
     shutil.copy(CODEX, tmp_path / "nested" / "copy.jsonl")  # same session id twice
     (tmp_path / "nested" / "empty.jsonl").write_text("\n")
-    result = read_trajectories(tmp_path, TrajectoryFormat.CODEX)
+    result = read_trajectories(tmp_path, "codex")
     assert len(result.files) == 3 and len(result.trajectories) == 1
     assert any("duplicate trajectory id" in i.problem for i in result.issues)
     by_name = {Path(o.file).name: o for o in result.files}
@@ -183,17 +183,17 @@ def test_a_folder_imports_every_log_and_reports_bad_files(tmp_path: Path) -> Non
 def test_unreadable_single_file_is_skipped_with_its_reason(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text("[{")
-    [outcome] = read_trajectories(broken, TrajectoryFormat.OPENHANDS).files
+    [outcome] = read_trajectories(broken, "openhands").files
     assert outcome.skipped is not None and "not valid JSON" in outcome.skipped
     assert outcome.line().startswith(f"skipped {broken}:")
     with pytest.raises(SourceFormatError, match="no such file"):
-        read_trajectories(tmp_path / "absent.jsonl", TrajectoryFormat.CODEX)
+        read_trajectories(tmp_path / "absent.jsonl", "codex")
 
 
 def test_deliverables_folder_is_attached(tmp_path: Path) -> None:
     (tmp_path / "variance.md").write_text("| Line | Variance |\n")
     [t] = read_trajectories(
-        CLAUDE, TrajectoryFormat.CLAUDE_CODE, spec_id="var@v1", deliverables_dir=tmp_path
+        CLAUDE, "claude-code", spec_id="var@v1", deliverables_dir=tmp_path
     ).trajectories
     assert t.spec_id == "var@v1" and [d.name for d in t.deliverables] == ["variance.md"]
 
@@ -226,7 +226,7 @@ def test_swe_agent_traj_with_function_calls(tmp_path: Path) -> None:
     assert [m.role for m in t.messages[:3]] == ["system", "user", "assistant"]
     assert "Demonstration" not in " ".join(m.content or "" for m in t.messages)  # examples are not the run
     assert (t.messages[3].content or "").startswith("OBSERVATION:")
-    assert read_trajectories(path, TrajectoryFormat.SWE_AGENT).trajectories == [t]
+    assert read_trajectories(path, "swe-agent").trajectories == [t]
 
 
 def test_swe_agent_thought_action_history_keeps_commands_as_calls(tmp_path: Path) -> None:
@@ -244,7 +244,7 @@ def test_a_folder_of_swe_agent_runs_is_imported_not_silently_empty(tmp_path: Pat
         (tmp_path / name).mkdir()
         logs.write_swe_agent(tmp_path / name / f"{name}.traj")
         (tmp_path / name / f"{name}.patch").write_text("diff\n")
-    for fmt in (TrajectoryFormat.AUTO, TrajectoryFormat.SWE_AGENT):
+    for fmt in ("auto", "swe-agent"):
         result = read_trajectories(tmp_path, fmt)
         assert [o.imported for o in result.files] == [1, 1] and len(result.trajectories) == 2
     assert read_trajectories(tmp_path).ignored == {".patch": 2}  # counted, not silently dropped
@@ -253,23 +253,23 @@ def test_a_folder_of_swe_agent_runs_is_imported_not_silently_empty(tmp_path: Pat
 def test_a_traj_read_as_jsonl_is_one_line_not_a_warning_per_line(tmp_path: Path) -> None:
     path = logs.write_swe_agent(tmp_path / "run.traj")
     assert path.read_text().count("\n") > 150
-    for fmt in (TrajectoryFormat.OPENAI, TrajectoryFormat.CODEX, TrajectoryFormat.CLAUDE_CODE):
+    for fmt in ("openai", "codex", "claude-code"):
         result = read_trajectories(path, fmt)
         [outcome] = result.files
         assert (
             outcome.skipped
-            == f"looks like swe-agent, not {fmt.value} (use --format swe-agent or --format auto)"
+            == f"looks like swe-agent, not {fmt} (use --format swe-agent or --format auto)"
         )
         assert result.issues == [] and "\n" not in outcome.line()
     pretty = tmp_path / "pretty.jsonl"  # a JSON document under a JSONL name
     pretty.write_text(json.dumps({"rows": list(range(200))}, indent=2))
-    [outcome] = read_trajectories(pretty, TrajectoryFormat.CODEX).files
+    [outcome] = read_trajectories(pretty, "codex").files
     assert outcome.skipped is not None and "one JSON document over several lines" in outcome.skipped
 
 
 def test_openai_messages_as_json_array_object_and_message_lines(tmp_path: Path) -> None:
     array = logs.write_openai_array(tmp_path / "conversation.json")
-    for fmt in (TrajectoryFormat.AUTO, TrajectoryFormat.OPENAI):
+    for fmt in ("auto", "openai"):
         result = read_trajectories(array, fmt)
         t = _one(result)
         assert result.issues == [] and t.scaffold == "openai-messages"
@@ -286,7 +286,7 @@ def test_openai_messages_as_json_array_object_and_message_lines(tmp_path: Path) 
     lines = _one(read_trajectories(logs.write_openai_message_lines(tmp_path / "lines.jsonl")))
     assert [m.model_dump() for m in lines.messages] == [m.model_dump() for m in t.messages]
     # In a folder under --format openai the .json files are read too (they were silently skipped).
-    folder = read_trajectories(tmp_path, TrajectoryFormat.OPENAI)
+    folder = read_trajectories(tmp_path, "openai")
     assert [(Path(o.file).name, o.imported) for o in folder.files] == [
         ("conversation.json", 1),
         ("lines.jsonl", 0),
@@ -304,7 +304,7 @@ def test_tau_bench_and_tau2_results(tmp_path: Path) -> None:
     assert result.issues == [] and result.trajectories[0].messages[0].role == "system"
     for t in result.trajectories:
         _assert_valid_chat(t)
-    tau2 = _one(read_trajectories(logs.write_tau2(tmp_path / "telecom.json"), TrajectoryFormat.TAU_BENCH))
+    tau2 = _one(read_trajectories(logs.write_tau2(tmp_path / "telecom.json"), "tau-bench"))
     assert (tau2.trajectory_id, tau2.model, tau2.cost_usd) == ("tau-bench:sim-0001", "gpt-4.1-mini", 0.003)
     [call] = [c for m in tau2.messages for c in m.tool_calls or []]
     assert call.id == "t2_1" and json.loads(call.function.arguments) == {"phone": "555-0100"}
@@ -314,7 +314,7 @@ def test_tau_bench_and_tau2_results(tmp_path: Path) -> None:
 
 def test_openhands_evaluation_output_jsonl(tmp_path: Path) -> None:
     path = logs.write_openhands_output(tmp_path / "output.jsonl")
-    for fmt in (TrajectoryFormat.AUTO, TrajectoryFormat.OPENHANDS):
+    for fmt in ("auto", "openhands"):
         result = read_trajectories(path, fmt)
         new, old = result.trajectories
         assert new.trajectory_id.startswith("openhands:acme__ledger-101:") and new.model.endswith(
@@ -443,7 +443,7 @@ def test_a_broken_file_in_each_format_is_one_line_naming_it(tmp_path: Path) -> N
 
 def test_a_missing_deliverables_folder_is_refused_before_any_log_is_read(tmp_path: Path) -> None:
     with pytest.raises(SourceFormatError, match="--deliverables: no such folder"):
-        read_trajectories(CLAUDE, TrajectoryFormat.AUTO, deliverables_dir=tmp_path / "absent")
+        read_trajectories(CLAUDE, "auto", deliverables_dir=tmp_path / "absent")
 
 
 def test_sparse_giants_and_over_long_paths_are_refused_with_a_reason(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 CORE_FORBIDDEN = ("loaders", "training", "graphforge.stages", "graphforge.cli", "graphforge.demo")
 LOADER_ALLOWED = ("graphforge.models", "graphforge.parsers", "graphforge.figures", "graphforge.errors",
-                  "loaders")
+                  "graphforge.registry", "loaders")
 LOADER_FORBIDDEN = ("neo4j", "training")
 STAGE_FORBIDDEN = ("graphforge.cli", "graphforge.demo", "training")
 DEMO_FORBIDDEN = ("graphforge.cli", "training")

@@ -1,25 +1,35 @@
 """Task families: a named Cypher pattern over the evidence graph plus the spec it compiles to.
 
-A family is one module in this package (or in any folder passed to :func:`load_families`) that defines
-``FAMILY = Family(...)``, and one query ``cypher/families/<name>.cypher`` that takes ``$workspace_id`` and
-returns the rows the family builds from. The families whose query returns rows are the ones a workspace
-supports; the seed's execution pattern, input family and work demands pick one of them. Adding a family
-is adding its module and its Cypher file: nothing else is edited (a test does exactly that).
+A family is one module that defines ``FAMILY = Family(...)``, and one query ``<name>.cypher`` that takes
+``$workspace_id`` and returns the rows the family builds from. The families whose query returns rows are
+the ones a workspace supports; the seed's execution pattern, input family and work demands pick one of
+them (without a seed, the lowest ``rank``). Adding a family is adding its module and its Cypher file:
+nothing else is edited (a test does exactly that).
+
+:data:`FAMILIES` is the registry (:mod:`graphforge.registry`): the modules of this package (their queries
+in ``cypher/families/``), those installed distributions register under the ``graphforge.families`` entry
+point group, and the modules of the folders in ``GRAPHFORGE_FAMILY_DIRS`` (``os.pathsep``-separated);
+an outside family's query is the ``<name>.cypher`` file beside its module.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import pkgutil
+import os
+import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from graphforge import cypher
 from graphforge.cypher import CYPHER_DIR, CypherQuery
 from graphforge.models.spec import TaskSpec
+from graphforge.registry import Column, Registry
 from graphforge.specs.templates import WorkspaceGraph
+
+ENTRY_POINT_GROUP = "graphforge.families"
+FOLDERS_ENV = "GRAPHFORGE_FAMILY_DIRS"
+DEFAULT_RANK = 1000  # a family that states none comes after the bundled ones when no seed chooses
 
 
 @dataclass(frozen=True)
@@ -36,6 +46,8 @@ class SeedContext:
 
 @dataclass(frozen=True)
 class FamilyInput:
+    """What a family's ``build`` reads: the workspace's graph, the seed, and its query's rows."""
+
     graph: WorkspaceGraph
     seed: SeedContext
     rows: list[dict[str, Any]]  # what the family's Cypher pattern returned for this workspace
@@ -44,6 +56,8 @@ class FamilyInput:
 
 @dataclass(frozen=True)
 class Family:
+    """A task family: its Cypher pattern (``query``, set by :func:`load_families`) and the spec it builds."""
+
     name: str
     title: str  # "a change memo between two versions"
     patterns: tuple[str, ...]  # execution patterns (vocabulary names) this family serves
@@ -51,40 +65,69 @@ class Family:
     formats: tuple[str, ...]  # deliverable formats it writes
     build: Callable[[FamilyInput], TaskSpec | None]
     keywords: tuple[str, ...] = ()  # demand words that favour it ("deadline", "checklist", ...)
+    rank: int = DEFAULT_RANK  # without a seed, the supported family of lowest rank is compiled
     query: CypherQuery | None = field(default=None, compare=False)
 
 
-def _load_query(name: str, cypher_dir: Path) -> CypherQuery:
-    if cypher_dir == CYPHER_DIR:
+def _folders() -> list[Path]:
+    return [Path(p) for p in os.environ.get(FOLDERS_ENV, "").split(os.pathsep) if p.strip()]
+
+
+FAMILIES: Registry[Family] = Registry(
+    "task family",
+    Family,
+    lambda f: f.name,
+    packages=(__name__,),
+    attribute="FAMILY",
+    group=ENTRY_POINT_GROUP,
+    folders=_folders,
+    rank=lambda f: (f.rank, f.name),
+    columns=(
+        Column("family", lambda f: f"`{f.name}`"),
+        Column("task", lambda f: f.title),
+        Column("execution patterns", lambda f: ", ".join(f.patterns)),
+        Column("inputs", lambda f: ", ".join(f.inputs)),
+        Column("deliverables", lambda f: ", ".join(f.formats)),
+        Column("rank", lambda f: str(f.rank)),
+    ),
+)
+
+
+def _module_file(family: Family) -> Path | None:
+    module = sys.modules.get(getattr(family.build, "__module__", ""))
+    path = getattr(module, "__file__", None)
+    return Path(path) if path else None
+
+
+def _load_query(family: Family, cypher_dir: Path) -> CypherQuery:
+    """``<cypher_dir>/families/<name>.cypher``, else (outside families) ``<name>.cypher`` by the module."""
+    name = family.name
+    bundled = cypher_dir / "families" / f"{name}.cypher"
+    if cypher_dir == CYPHER_DIR and bundled.is_file():
         return cypher.load(f"families/{name}")
-    text = (cypher_dir / "families" / f"{name}.cypher").read_text(encoding="utf-8")
+    module = _module_file(family)
+    beside = module.parent / f"{name}.cypher" if module is not None else None
+    path = bundled if bundled.is_file() or beside is None or not beside.is_file() else beside
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        from graphforge.errors import ConfigError
+
+        raise ConfigError(f"task family {name!r}: its Cypher pattern {path} cannot be read "
+                          f"({exc.strerror})") from exc
     return CypherQuery(f"families/{name}", text, cypher.parameters_of(text))
 
 
 def load_families(folders: Iterable[Path] = (), cypher_dir: Path = CYPHER_DIR) -> list[Family]:
-    """The bundled families plus those in ``folders`` (modules defining FAMILY), each with its query."""
-    found: dict[str, Family] = {}
-    here = Path(__file__).resolve().parent
-    for folder in [here, *folders]:
-        for info in sorted(pkgutil.iter_modules([str(folder)]), key=lambda i: i.name):
-            if info.name.startswith("_"):
-                continue
-            if folder == here:
-                module = importlib.import_module(f"{__name__}.{info.name}")
-            else:
-                spec = importlib.util.spec_from_file_location(
-                    f"graphforge_family_{info.name}", folder / f"{info.name}.py"
-                )
-                if spec is None or spec.loader is None:
-                    continue
-                module = importlib.util.module_from_spec(spec)
-                spec.loader.exec_module(module)
-            family = getattr(module, "FAMILY", None)
-            if isinstance(family, Family):
-                found[family.name] = Family(
-                    **{**family.__dict__, "query": _load_query(family.name, cypher_dir)}
-                )
-    return list(found.values())
+    """The registered families (:data:`FAMILIES`) plus those in ``folders`` (modules defining FAMILY), in rank
+    order, each with its query."""
+    found = {f.name: f for f in FAMILIES}
+    if folders:
+        extra: Registry[Family] = Registry("task family", Family, lambda f: f.name, attribute="FAMILY",
+                                           folders=lambda: list(folders))
+        found.update({f.name: f for f in extra})
+    ordered = sorted(found.values(), key=lambda f: (f.rank, f.name))
+    return [replace(f, query=_load_query(f, cypher_dir)) for f in ordered]
 
 
 def affinity(family: Family, seed: SeedContext) -> float:

@@ -80,6 +80,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
 
 FAMILY = Family(
     name="briefing_deck",
+    rank=60,
     title="a briefing deck of key figures",
     patterns=(
         "presentation and visual communication",

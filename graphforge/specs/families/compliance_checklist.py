@@ -70,6 +70,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
 
 FAMILY = Family(
     name="compliance_checklist",
+    rank=40,
     title="a compliance checklist of a document's requirements",
     patterns=(
         "review, audit and compliance checking",

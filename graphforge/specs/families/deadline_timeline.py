@@ -76,6 +76,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
 
 FAMILY = Family(
     name="deadline_timeline",
+    rank=50,
     title="a timeline of deadlines and key dates",
     patterns=(
         "planning and scheduling",

@@ -165,6 +165,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
 
 FAMILY = Family(
     name="figure_reconciliation",
+    rank=20,
     title="a reconciliation workbook of figures that files state differently",
     patterns=(
         "data cleaning and reconciliation",

@@ -51,6 +51,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
 
 FAMILY = Family(
     name="glossary",
+    rank=90,
     title="a glossary of the terms the documents define",
     patterns=(
         "instruction and training material development",

@@ -34,6 +34,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
 
 FAMILY = Family(
     name="review_workbook",
+    rank=10,  # without a seed, the families that check most come first: figures, versions, requirements
     title="a review workbook in a fixed layout of sheets, cells and formulas",
     patterns=("financial modeling and forecasting", "budgeting and cost estimation"),
     inputs=("spreadsheet", "csv", "pdf"),

@@ -49,6 +49,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
 
 FAMILY = Family(
     name="status_summary",
+    rank=80,
     title="a status summary of tracked items",
     patterns=(
         "monitoring and quality tracking",

@@ -73,6 +73,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
 
 FAMILY = Family(
     name="version_change_memo",
+    rank=30,
     title="a change memo between two versions of a document",
     patterns=(
         "document drafting and editing",
