@@ -462,6 +462,13 @@ def _statement(metric: str, entity: str | None, period: str | None, value: str, 
     return f"{metric.capitalize()}{who}{when} is {value} ({span.path}, {span.locator})"
 
 
+def _full_amount(figure: Figure) -> bool:
+    """A money figure printed with its currency sign to the unit ("$2,200,000,000"): a chart axis or a
+    table's "in millions" does not apply to it (a scaled column prints "2,200", not "$2,200,000,000")."""
+    return (figure.unit is not None and figure.unit != "%" and figure.text.lstrip("(-−").startswith(
+        tuple("$€£¥")) and abs(figure.number) >= 1e6 and not figure.scaled)
+
+
 def _make_fact(
     span: WorkspaceSpan,
     figure: Figure,
@@ -734,6 +741,8 @@ def _grid_facts(
             scale = scale_of(head) if scale_of(head) != 1.0 else scale_of(ctx_text)
             if scale == 1.0:
                 scale = scale_of(file_context)
+            if _full_amount(figure):
+                scale = 1.0
             unit = unit_of(head) or unit_of(ctx_text) or unit_of(file_context)
             where = cell.span or row.span
             fact = _make_fact(where, figure, metric, entity, period, unit, scale)

@@ -245,10 +245,11 @@ def parse_figure(cell: str) -> Figure | None:
         for code in _CURRENCY_CODES:
             if stripped.upper().endswith(" " + code):
                 inner = parse_figure(stripped[: -len(code) - 1])
-                return None if inner is None else Figure(stripped, inner.number, code, inner.precision)
+                return None if inner is None else replace(inner, text=stripped, unit=code)
         return None
     figure = _figure(match)
-    return None if figure is None else Figure(cell.strip(), figure.number, figure.unit, figure.precision)
+    # The cell's own text, keeping what the figure knows of itself ("$190 million" is scaled already).
+    return None if figure is None else replace(figure, text=cell.strip(), start=0, end=0)
 
 
 def parse_value(text: str) -> float | None:

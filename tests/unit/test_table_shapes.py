@@ -176,3 +176,19 @@ def test_six_open_or_closed_statuses_compile_to_a_status_summary_of_six_items() 
     assert spec is not None
     items = [c for c in spec.criteria if c.check == "item"]
     assert sorted(a for c in items for a in c.anchors) == sorted(f.fact_id for f in facts)
+
+
+def test_a_cell_s_own_magnitude_word_and_a_full_dollar_amount_take_no_table_scale(tmp_path: Path) -> None:
+    # A table under "(in millions)" whose cells print their own magnitude or the full amount.
+    path = _csv(tmp_path / "revenue_in_millions.csv", [
+        ["Recipient", "Revenue 2013 (in millions)"],
+        ["Treasury", "$470 million"],
+        ["States", "$2,200,000,000"],
+        ["Tribes", "933"],
+    ])
+    values = {f.entity: f.value_num for f in _quantities(_facts(path))}
+    assert values.get("Treasury") == 470e6
+    assert values.get("States") == 2.2e9
+    assert values.get("Tribes") == 933e6  # a bare cell takes the table's scale
+    own = parse_figure("$190 million")
+    assert own is not None and own.scaled
