@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from graphforge.errors import SourceFormatError
@@ -28,6 +29,7 @@ from graphforge.parsers.base import (
     span_id,
 )
 from graphforge.parsers.detect import Detection, detect_format
+from graphforge.registry import Column, Registry
 
 __all__ = [
     "Extracted",
@@ -40,26 +42,56 @@ __all__ = [
     "parse_files",
     "span_id",
     "file_digest",
+    "FILE_PARSERS",
+    "FileParser",
     "PARSER_NAMES",
     "ParseTask",
 ]
 
 ParserFn = Callable[[Path, ParseLimits], Extracted]
 
-PARSERS: dict[FileFormat, tuple[str, ParserFn]] = {
-    FileFormat.PDF: (pdf.NAME, pdf.parse),
-    FileFormat.XLSX: (xlsx.NAME, xlsx.parse),
-    FileFormat.DOCX: (docx.NAME, docx.parse),
-    FileFormat.PPTX: (pptx.NAME, pptx.parse),
-    FileFormat.CSV: ("csv", text.parse_csv),
-    FileFormat.HTML: ("bs4-lxml", text.parse_html),
-    FileFormat.MARKDOWN: ("markdown", text.parse_markdown),
-    FileFormat.TEXT: ("text", text.parse_text),
-    FileFormat.JSON: ("json", text.parse_json),
-    FileFormat.XML: (xml.NAME, xml.parse),
-    FileFormat.IMAGE: (image.NAME, image.parse),
-}
-PARSER_NAMES = {fmt: name for fmt, (name, _) in PARSERS.items()}
+
+@dataclass(frozen=True)
+class FileParser:
+    """The parser of one file format (the format is told from the bytes by :func:`detect_format`)."""
+
+    format: FileFormat
+    name: str  # recorded on each File node as its parser ("pypdfium2", "openpyxl", ...)
+    parse: ParserFn
+    spans: str  # what its spans' locators name, for the docs
+
+
+def _bundled() -> list[FileParser]:
+    return [
+        FileParser(FileFormat.PDF, pdf.NAME, pdf.parse, "page=3"),
+        FileParser(FileFormat.XLSX, xlsx.NAME, xlsx.parse, "sheet=Q2!B4:F9 (a table row)"),
+        FileParser(FileFormat.DOCX, docx.NAME, docx.parse, "para=12, table=2"),
+        FileParser(FileFormat.PPTX, pptx.NAME, pptx.parse, "slide=4"),
+        FileParser(FileFormat.CSV, "csv", text.parse_csv, "row=17"),
+        FileParser(FileFormat.HTML, "bs4-lxml", text.parse_html, "section=5"),
+        FileParser(FileFormat.MARKDOWN, "markdown", text.parse_markdown, "section=5"),
+        FileParser(FileFormat.TEXT, "text", text.parse_text, "section=5"),
+        FileParser(FileFormat.JSON, "json", text.parse_json, "section=5"),
+        FileParser(FileFormat.XML, xml.NAME, xml.parse, "element=/catalog/group[2]"),
+        FileParser(FileFormat.IMAGE, image.NAME, image.parse, "image=1 (OCR text)"),
+    ]
+
+
+# The file parsers, one per FileFormat the detector tells (the formats are a closed enum: detection reads
+# each one's bytes, so a new format also needs its detection in parsers/detect.py).
+FILE_PARSERS: Registry[FileParser] = Registry(
+    "file parser",
+    FileParser,
+    lambda p: p.format.value,
+    builtin=_bundled,
+    rank=lambda p: list(FileFormat).index(p.format),
+    columns=(
+        Column("format", lambda p: f"`{p.format.value}`"),
+        Column("parser", lambda p: p.name),
+        Column("span locators", lambda p: p.spans),
+    ),
+)
+PARSER_NAMES = {p.format: p.name for p in FILE_PARSERS}
 
 
 def parse_file(
@@ -110,7 +142,8 @@ def parse_file(
         return result(False, f"file is {size} bytes, over the size limit of {limits.max_file_bytes} bytes")
     if detection.refusal:
         return result(False, detection.refusal)
-    name, parse = PARSERS[fmt]
+    parser = FILE_PARSERS.get(fmt.value)
+    name, parse = parser.name, parser.parse
     try:
         out = parse(path, limits)
     except Refused as exc:
