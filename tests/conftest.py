@@ -22,6 +22,10 @@ from graphforge.settings import GraphforgeSettings
 # Scripted OpenAI-compatible chat server fixtures (a real local HTTP server, not a mock).
 pytest_plugins = ["tests.support.llm_fixtures"]
 
+# Commands the tests run in-process read the environment: a project chosen in the developer's shell must not
+# send them to another graph than the one the fixtures wipe and fill.
+os.environ.pop("GRAPHFORGE_PROJECT", None)
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -36,6 +40,9 @@ def test_settings() -> GraphforgeSettings:
     if "GRAPHFORGE_HTTP_PORT" not in os.environ:
         overrides["http_port"] = 17474
     overrides.setdefault("heap_size", os.environ.get("GRAPHFORGE_HEAP_SIZE", "768m"))
+    # Always the home's default project (its server on the ports above): never one that GRAPHFORGE_PROJECT
+    # or a `graphforge project use` in that home chose, since the fixtures delete every node.
+    overrides["project"] = "default"
     return GraphforgeSettings(**overrides)  # type: ignore[arg-type]
 
 

@@ -51,7 +51,8 @@ FREE = {
 CHOICE_IN_BODY = {"--arm", "--method", "--inject", "--backend", "--rerun", "--extractor", "--compiler",
                   "--family", "--status", "--coverage-from", "--coverage-level"}
 # String options with a format checked in the command body, and a value outside it.
-MALFORMED = {"--shard": "2/2"}  # shard indexes count from 0: 2/2 names a third shard of two
+MALFORMED = {"--shard": "2/2",  # shard indexes count from 0: 2/2 names a third shard of two
+             "--project": "Bad Name"}  # project names are lowercase letters, digits, '-' and '_'
 # Commands the walk does not run with an unknown id (they would start long work or a server first).
 NO_ID_RUN: set[str] = {"demo", "llm"}
 
