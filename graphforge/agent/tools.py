@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -213,10 +216,33 @@ def page(path: str, text: str, offset: Any, size: int) -> str:
     return f"{head}\n{chunk}"
 
 
+# Parsed text by the file's sha256: the same bytes always read the same, so a process that reads one file
+# many times (the oracle's K candidates, export verify's replays, an evaluation's players) parses it once.
+_PARSED: OrderedDict[str, str] = OrderedDict()
+_PARSED_LIMIT_CHARS = 64_000_000
+_PARSED_LOCK = threading.Lock()
+
+
 def read_as_text(path: Path) -> str:
     """A file as the agent should see it: parsed spans for office formats and PDFs, decoded text otherwise."""
     if path.suffix.lower() in _TEXT_SUFFIXES:
         return path.read_bytes().decode("utf-8", "replace")
+    key = hashlib.sha256(path.read_bytes()).hexdigest()
+    with _PARSED_LOCK:
+        if key in _PARSED:
+            _PARSED.move_to_end(key)
+            return _PARSED[key]
+    text = _parse_as_text(path)
+    with _PARSED_LOCK:
+        _PARSED[key] = text
+        total = sum(len(t) for t in _PARSED.values())
+        while total > _PARSED_LIMIT_CHARS and len(_PARSED) > 1:
+            _, dropped = _PARSED.popitem(last=False)
+            total -= len(dropped)
+    return text
+
+
+def _parse_as_text(path: Path) -> str:
     try:
         from graphforge.parsers import parse_file
     except ImportError:  # parsers not installed in a slimmed-down build: plain decoding still works

@@ -10,6 +10,7 @@ import typer
 from graphforge.cli.common import JsonOption, choice, emit, working
 from graphforge.cli.listing import ExportKind, trajectories
 from graphforge.cli.status import note_if_idle
+from graphforge.export.split import HELDOUT_SHARE, SPLIT_SEED
 
 BenchmarkOption = Annotated[
     list[str] | None,
@@ -46,6 +47,39 @@ SkipOption = Annotated[
     ),
 ]
 
+NoVerifyOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-verify",
+        help="Do not replay rows before writing them (by default a row whose replay fails is refused; "
+        "see `graphforge export verify`).",
+    ),
+]
+
+SplitOption = Annotated[
+    bool,
+    typer.Option(
+        "--split",
+        help="Export only the training side of a split by workspace (whole occupations where every workspace "
+        "has one); the held-out specs and the split's contamination audit go to <name>.split.json, and an "
+        "audit that is not clean fails the export.",
+    ),
+]
+SplitSeedOption = Annotated[int, typer.Option("--split-seed", help="Seed of the split (committed default).")]
+HeldoutOption = Annotated[
+    float, typer.Option("--heldout-share", help="Share of workspaces held out.", min=0.01, max=0.99)
+]
+
+
+def _warn_refused(result: object) -> None:
+    """Rows refused because their replay failed: how many and why, one line each, on stderr."""
+    from graphforge.export.dataset import ExportSummary
+
+    if isinstance(result, ExportSummary) and result.refused:
+        typer.echo(f"warning: {len(result.refused)} row(s) refused because their replay failed:", err=True)
+        for r in result.refused[:20]:
+            typer.echo(f"  {r.trajectory_id}: {'; '.join(r.problems)[:300]}", err=True)
+
 
 def _fail_if_empty(result: object, idle: str | None = None) -> None:
     """An export that wrote no row says why on stderr and exits 1 (the files and Export node stay).
@@ -70,6 +104,10 @@ def sft_cmd(
     tokenizer: TokenizerOption = None,
     allow_contaminated: AllowOption = False,
     skip_audit: SkipOption = False,
+    no_verify: NoVerifyOption = False,
+    split: SplitOption = False,
+    split_seed: SplitSeedOption = SPLIT_SEED,
+    heldout_share: HeldoutOption = HELDOUT_SHARE,
     as_json: JsonOption = False,
 ) -> None:
     """Export admitted trajectories as an SFT set in trl's conversational format."""
@@ -85,11 +123,16 @@ def sft_cmd(
         tokenizer=tokenizer,
         allow_contaminated=allow_contaminated,
         skip_audit=skip_audit,
+        verify=not no_verify,
+        split=split,
+        split_seed=split_seed,
+        heldout_share=heldout_share,
     )
     with open_context() as ctx, working("SFT export"):
         result = export_sft.run(ctx, params)
         idle = note_if_idle(ctx.graph, "export sft", quiet=True)
     emit(result, as_json, "SFT export")
+    _warn_refused(result)
     _fail_if_empty(result, idle)
 
 
@@ -114,6 +157,10 @@ def rft_cmd(
     tokenizer: TokenizerOption = None,
     allow_contaminated: AllowOption = False,
     skip_audit: SkipOption = False,
+    no_verify: NoVerifyOption = False,
+    split: SplitOption = False,
+    split_seed: SplitSeedOption = SPLIT_SEED,
+    heldout_share: HeldoutOption = HELDOUT_SHARE,
     as_json: JsonOption = False,
 ) -> None:
     """Export one rejection fine-tuning arm; all arms share one query set and candidate pool."""
@@ -139,6 +186,10 @@ def rft_cmd(
         tokenizer=tokenizer,
         allow_contaminated=allow_contaminated,
         skip_audit=skip_audit,
+        verify=not no_verify,
+        split=split,
+        split_seed=split_seed,
+        heldout_share=heldout_share,
     )
     with open_context() as ctx, working(f"RFT export ({chosen.value})"):
         if model and not trajectories(ctx.graph, model=model):
@@ -147,6 +198,7 @@ def rft_cmd(
         result = export_rft.run(ctx, params)
         idle = note_if_idle(ctx.graph, "export rft", quiet=True)
     emit(result, as_json, f"RFT export ({chosen.value})")
+    _warn_refused(result)
     _fail_if_empty(result, idle)
 
 
@@ -168,6 +220,43 @@ def rubrics_cmd(
             ctx, export_rubrics.ExportRubricsParams(out_dir=out, only_admitted=only_admitted))
         note_if_idle(ctx.graph, "export rubrics")
     emit(result, as_json, "Rubrics export")
+
+
+def verify_cmd(
+    file: Annotated[Path, typer.Argument(help="An exported .jsonl or .parquet file.", exists=True,
+                                         dir_okay=False)],
+    sample: Annotated[int | None, typer.Option("--sample", help="Replay N random rows.", min=1)] = None,
+    all_rows: Annotated[bool, typer.Option("--all", help="Replay every row (the default).")] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the --sample draw.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Replay exported rows through the agent's tools in a fresh copy of each workspace; report mismatches.
+
+    A row fails when a message holds a placeholder instead of content, a tool call returns something other
+    than what was recorded, a deliverable the replay writes differs from the judged one, or the replayed
+    deliverables get another Q when judged again. Exit 1 when any row fails."""
+    from graphforge.context import open_context
+    from graphforge.errors import ConfigError
+    from graphforge.export.verify import verify_file
+
+    if sample is not None and all_rows:
+        raise ConfigError("--sample and --all: pick one")
+    with open_context() as ctx, working("replaying rows"):
+        report = verify_file(ctx.graph, file, sample=sample, seed=seed)
+    data = report.as_dict()
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(data))
+    else:
+        typer.echo(f"{file}: replayed {report.checked} of {report.rows} rows; {report.passed} passed, "
+                   f"{len(report.failures)} failed")
+        for c in report.failures:
+            typer.echo(f"  {c.trajectory_id}:")
+            for p in c.problems:
+                typer.echo(f"    - {p}")
+    if report.failures:
+        raise typer.Exit(1)
 
 
 def list_cmd(

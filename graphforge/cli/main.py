@@ -75,7 +75,7 @@ def build_app() -> typer.Typer:
             ("contamination", audit.contamination_cmd)], None),
         ("export", "Export admitted trajectories for the trainer.", [
             ("sft", export.sft_cmd), ("rft", export.rft_cmd), ("rubrics", export.rubrics_cmd),
-            ("list", export.list_cmd)], None),
+            ("verify", export.verify_cmd), ("list", export.list_cmd)], None),
         ("eval", "Bradley-Terry Elo, win rates, judge sensitivity.", [
             ("elo", evaluation.elo_cmd), ("winrate", evaluation.winrate_cmd), ("run", evaluation.run_cmd),
             ("compare", evaluation.compare_cmd), ("sample-benchmark", evaluation.sample_benchmark_cmd),

@@ -21,6 +21,7 @@ from graphforge.export.rows import (
     pair_tool_calls,
     row_schema,
 )
+from graphforge.export.split import HELDOUT_SHARE, SPLIT_SEED, Split, make_split
 from graphforge.export.writer import FileEntry, RowWriter, TokenStats, git_commit, token_stats, write_json
 from graphforge.graph import Graph
 from graphforge.models.base import stable_hash
@@ -37,6 +38,13 @@ class DatasetExportParams(BaseModel):
     tokenizer: Path | None = None  # tokenizer.json or a tokenizer directory; None: the byte estimate
     allow_contaminated: bool = False
     skip_audit: bool = False
+    verify: bool = True  # replay every row (graphforge.export.verify) and refuse those that fail
+    split: bool = False  # only the training side of a workspace split (graphforge.export.split)
+    split_seed: int = SPLIT_SEED
+    heldout_share: float = Field(HELDOUT_SHARE, gt=0, lt=1)
+
+    def make_split(self, graph: Graph) -> Split | None:
+        return make_split(graph, share=self.heldout_share, seed=self.split_seed) if self.split else None
 
     def gate(self, graph: Graph, lookup: AuditLookup | None = None) -> AuditDecision:
         """The contamination audit decision for this export; raises when the export must not run."""
@@ -54,6 +62,11 @@ class Excluded(BaseModel):
     tokens: int
 
 
+class Refused(BaseModel):
+    trajectory_id: str
+    problems: list[str]
+
+
 class WriteOutcome(BaseModel):
     files: list[FileEntry]
     trajectory_ids: list[str]  # exported, in file order
@@ -63,6 +76,20 @@ class WriteOutcome(BaseModel):
     over_length: list[Excluded]
     no_assistant_turn: list[str]
     repaired_tool_pairing: list[str] = Field(default_factory=list)
+    refused: list[Refused] = Field(default_factory=list)  # rows that failed the replay check
+
+
+RowCheck = Callable[[dict[str, Any]], list[str]]  # an exported row -> its problems (empty: it passes)
+
+
+def replay_check(graph: Graph) -> RowCheck:
+    """The export's row check: replay the row through the agent's tools (graphforge.export.verify)."""
+    from graphforge.export.verify import check_row
+
+    def check(row: dict[str, Any]) -> list[str]:
+        return check_row(graph, row).problems
+
+    return check
 
 
 def write_dataset(
@@ -73,6 +100,7 @@ def write_dataset(
     max_tokens: int,
     extra_columns: Sequence[tuple[str, pa.DataType]] = (),
     extra: Callable[[TrajectoryText], dict[str, Any]] | None = None,
+    check: RowCheck | None = None,
 ) -> WriteOutcome:
     """Write every row that fits ``max_tokens`` (whole, never truncated); count the rest.
 
@@ -84,6 +112,7 @@ def write_dataset(
     over: list[Excluded] = []
     empty: list[str] = []
     repaired: list[str] = []
+    refused: list[Refused] = []
     seen = 0
     with RowWriter(out_dir, name, row_schema(extra_columns)) as writer:
         for t in rows:
@@ -105,6 +134,11 @@ def write_dataset(
                 "trajectory_id": t.trajectory_id,
                 "spec_id": t.spec_id,
             }
+            if check is not None:
+                problems = check(row)
+                if problems:
+                    refused.append(Refused(trajectory_id=t.trajectory_id, problems=problems))
+                    continue
             if extra is not None:
                 row.update(extra(t))
             writer.add(row)
@@ -122,6 +156,7 @@ def write_dataset(
         over_length=over,
         no_assistant_turn=empty,
         repaired_tool_pairing=repaired,
+        refused=refused,
     )
 
 
@@ -131,6 +166,7 @@ class ExportCounts(BaseModel):
     excluded_over_length: int
     excluded_no_assistant_turn: int
     repaired_tool_pairing: int = 0  # rows whose unanswered tool calls / orphan tool results were dropped
+    refused_replay: int = 0  # rows whose replay failed (graphforge export verify)
 
 
 class ExportManifest(BaseModel):
@@ -147,6 +183,7 @@ class ExportManifest(BaseModel):
     excluded_over_length: list[Excluded]
     excluded_no_assistant_turn: list[str]
     repaired_tool_pairing: list[str] = Field(default_factory=list)
+    refused_replay: list[Refused] = Field(default_factory=list)
     audit: AuditDecision
     git_commit: str
     graphforge_version: str = __version__
@@ -169,10 +206,13 @@ class ExportSummary(BaseModel):
     seen: int
     excluded_over_length: int
     excluded_no_assistant_turn: int
+    refused_replay: int = 0
+    refused: list[Refused] = Field(default_factory=list)
     audit_id: str | None
     override: str
     tokens: TokenStats
     selection: dict[str, Any] | None = None  # RFT: query and pick counts (the full lists are in the manifest)
+    split: dict[str, Any] | None = None  # with --split: the split and its contamination audit
 
 
 def empty_reason(summary: ExportSummary) -> str | None:
@@ -187,6 +227,8 @@ def empty_reason(summary: ExportSummary) -> str | None:
         why.append(f"{summary.excluded_over_length} over --max-tokens")
     if summary.excluded_no_assistant_turn:
         why.append(f"{summary.excluded_no_assistant_turn} without an assistant turn")
+    if summary.refused_replay:
+        why.append(f"{summary.refused_replay} refused: their replay failed (`graphforge export verify`)")
     sel = summary.selection or {}
     for key, words in (("under_k", "queries with fewer than --k candidates (lower --k)"),
                        ("below_threshold", "queries whose best anchored Q is not above --threshold"),
@@ -224,6 +266,7 @@ def finish_export(
         excluded_over_length=len(outcome.over_length),
         excluded_no_assistant_turn=len(outcome.no_assistant_turn),
         repaired_tool_pairing=len(outcome.repaired_tool_pairing),
+        refused_replay=len(outcome.refused),
     )
     commit = git_commit()
     manifest = ExportManifest(
@@ -236,6 +279,7 @@ def finish_export(
         excluded_over_length=outcome.over_length,
         excluded_no_assistant_turn=outcome.no_assistant_turn,
         repaired_tool_pairing=outcome.repaired_tool_pairing,
+        refused_replay=outcome.refused,
         audit=decision,
         git_commit=commit,
         params=params,
@@ -276,6 +320,8 @@ def finish_export(
         seen=counts.seen,
         excluded_over_length=counts.excluded_over_length,
         excluded_no_assistant_turn=counts.excluded_no_assistant_turn,
+        refused_replay=counts.refused_replay,
+        refused=outcome.refused,
         audit_id=decision.audit_id,
         override=decision.override.value,
         tokens=stats,

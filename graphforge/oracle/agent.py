@@ -1,4 +1,4 @@
-"""The oracle agent: plans from the graph, writes the deliverables, records a plausible tool-call trajectory.
+"""The oracle agent: plans from the graph, then demonstrates the task through the agent's own tools.
 
 It is labelled as an oracle everywhere (scaffold "oracle", model "oracle (rule-based)"). Its messages carry
 only what a working agent may see: the statement, workspace paths and file text; never fact ids, roles or
@@ -8,18 +8,18 @@ anchors.
 from __future__ import annotations
 
 import csv
-import hashlib
-import json
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
+from graphforge.agent.tools import TOOL_SCHEMAS
 from graphforge.figures.formula import compute
 from graphforge.judge.documents import normalise_format
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.base import stable_hash
-from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
-from graphforge.models.trajectory import DeliverableFile, FunctionCall, Message, ToolCall, Trajectory
+from graphforge.models.spec import AgentView, CriterionKind, CriterionSpec, Polarity
+from graphforge.models.trajectory import Trajectory
+from graphforge.oracle.demonstrate import record
 from graphforge.oracle.family import INVENTED_ENTRY, FamilyPlan
 from graphforge.oracle.family import write as write_family
 from graphforge.oracle.solve import Answer, input_of, solve
@@ -27,42 +27,7 @@ from graphforge.oracle.writers import Plan, fmt_number, short, write_report, wri
 
 ORACLE_SCAFFOLD = "oracle"
 ORACLE_MODEL = "oracle (rule-based)"
-READ_LIMIT = 1500
-
-TOOLS: list[dict[str, object]] = [
-    {
-        "type": "function",
-        "function": {
-            "name": "list_files",
-            "description": "List the workspace files.",
-            "parameters": {"type": "object", "properties": {}},
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "read_file",
-            "description": "Read a workspace file (parsed text).",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}},
-                "required": ["path"],
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "write_file",
-            "description": "Write a deliverable file.",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                "required": ["path", "content"],
-            },
-        },
-    },
-]
+TOOLS = TOOL_SCHEMAS  # the built-in agent loop's tools: the oracle demonstrates with exactly these
 
 
 class InjectKind(StrEnum):
@@ -187,8 +152,15 @@ def _confuse(view: JudgeView, answers: list[Answer],
 
 
 def run_oracle(view: JudgeView, files: list[str], out_dir: Path, *, inject: list[InjectKind] | None = None,
-               confusers: list[Anchor] | None = None, seed: int = 0) -> OracleRun:
-    """Solve a spec, write its deliverables under ``out_dir/<trajectory_id>/``, and return the trajectory."""
+               confusers: list[Anchor] | None = None, seed: int = 0, workspace_dir: Path | None = None,
+               agent: AgentView | None = None, read_chars: int = 20_000) -> OracleRun:
+    """Solve a spec and demonstrate it under ``out_dir/<trajectory_id>/``; return the trajectory.
+
+    The deliverables are planned into drafts (``draft/``), then the demonstration runs through the agent's
+    own tools in a working copy of ``workspace_dir`` (graphforge.oracle.demonstrate): every recorded tool
+    result is what the tool returned, and the deliverables stored are the files those calls wrote. Without
+    a workspace folder the working copy starts empty (nothing to read; the writes are still real).
+    """
     inject = sorted(set(inject or []), key=lambda k: k.value)
     tid = trajectory_id(view.spec.spec_id, inject, seed)
     family = any(c.check for c in view.spec.criteria)
@@ -197,14 +169,15 @@ def run_oracle(view: JudgeView, files: list[str], out_dir: Path, *, inject: list
         plan_ = Plan(answers=[])
     else:
         plan_, notes = plan(view, inject, confusers or [])
-    work = out_dir / tid
-    work.mkdir(parents=True, exist_ok=True)
-    written: list[DeliverableFile] = []
+    run_dir = out_dir / tid
+    draft_dir = run_dir / "draft"
+    draft_dir.mkdir(parents=True, exist_ok=True)
+    drafts: dict[str, Path] = {}
     for i, deliverable in enumerate(view.spec.deliverables):
         if InjectKind.MISSING_DELIVERABLE in inject and i == 0:
             notes.append(f"deliverable not written: {deliverable.name}")
             continue
-        path = work / deliverable.name
+        path = draft_dir / Path(deliverable.name).name
         kind = normalise_format(deliverable.format)
         if family:
             write_family(path, view, deliverable, fplan)
@@ -214,14 +187,19 @@ def run_oracle(view: JudgeView, files: list[str], out_dir: Path, *, inject: list
             _write_csv(path, plan_.answers, deliverable.name)
         else:
             write_report(path, view, deliverable, plan_)
-        data = path.read_bytes()
-        written.append(DeliverableFile(name=deliverable.name, path=str(path.resolve()),
-                                       sha256=hashlib.sha256(data).hexdigest(), size=len(data)))
-    messages = _messages(view, files, written, inject, plan_)
+        drafts[deliverable.name] = path
+    agent = agent or AgentView(spec_id=view.spec.spec_id, statement=view.spec.statement, files=sorted(files),
+                               deliverables=[d.name for d in view.spec.deliverables])
+    recording = record(view, agent, workspace_dir, run_dir, drafts, plan_.answers, seed=seed,
+                       read_chars=read_chars, repeat_reads=InjectKind.REPEATED_CALLS in inject,
+                       failing_reads=InjectKind.TOOL_FAILURES in inject)
+    messages = recording.messages
     trajectory = Trajectory(trajectory_id=tid, spec_id=view.spec.spec_id, scaffold=ORACLE_SCAFFOLD,
-                            model=ORACLE_MODEL, messages=messages, tools=TOOLS,
-                            steps=sum(1 for m in messages if m.role == "assistant"), deliverables=written,
-                            source="graphforge oracle (rule-based; reads the spec's anchors from the graph)"
+                            model=ORACLE_MODEL, messages=messages, tools=list(TOOL_SCHEMAS),
+                            steps=sum(1 for m in messages if m.role == "assistant"),
+                            deliverables=recording.deliverables,
+                            source="graphforge oracle (rule-based; plans from the spec's anchors in the "
+                                   "graph, demonstrates through the agent's tools)"
                                    + (f"; injected: {', '.join(k.value for k in inject)}" if inject else ""))
     return OracleRun(trajectory, notes)
 
@@ -270,68 +248,3 @@ def _write_csv(path: Path, answers: list[Answer], name: str) -> None:
             if a.criterion.target_deliverable == name:
                 writer.writerow([short(a.criterion.requirement, 60), round(a.value, 6),
                                  "; ".join(f"{i.path} ({i.locator})" for i in a.inputs)])
-
-
-def _messages(view: JudgeView, files: list[str], written: list[DeliverableFile], inject: list[InjectKind],
-              plan_: Plan) -> list[Message]:
-    counter = iter(range(1, 10_000))
-
-    def call(name: str, args: dict[str, str], result: str) -> list[Message]:
-        cid = f"call_{next(counter)}"
-        return [
-            Message(
-                role="assistant",
-                content=None,
-                tool_calls=[ToolCall(id=cid, function=FunctionCall(name=name, arguments=json.dumps(args)))],
-            ),
-            Message(role="tool", tool_call_id=cid, name=name, content=result),
-        ]
-
-    messages = [
-        Message(
-            role="system",
-            content="You are a careful analyst. Use the tools to read the workspace "
-            "files and write every requested deliverable.",
-        ),
-        Message(role="user", content=view.spec.statement),
-    ]
-    messages += call("list_files", {}, "\n".join(sorted(files)))
-    # Read each file the answer rests on, showing the text of the parts used (as a parser would).
-    texts: dict[str, list[str]] = {}
-    for anchors in view.anchors.values():
-        for a in anchors:
-            if a.path and a.span_text and a.span_text not in texts.setdefault(a.path, []):
-                texts[a.path].append(f"[{a.locator}] {a.span_text}")
-    for path, parts in sorted(texts.items()):
-        body = "\n".join(parts)
-        messages += call("read_file", {"path": path}, body[:READ_LIMIT])
-    if InjectKind.REPEATED_CALLS in inject and texts:
-        path = sorted(texts)[0]
-        for _ in range(6):
-            messages += call("read_file", {"path": path}, "\n".join(texts[path])[:READ_LIMIT])
-    if InjectKind.TOOL_FAILURES in inject:
-        for i in range(6):
-            messages += call(
-                "read_file", {"path": f"missing_{i}.xlsx"}, f"ERROR: no such file: missing_{i}.xlsx"
-            )
-    # Name figures by where they were written, never by the rubric's wording: the trajectory is agent
-    # output and must not carry judge-only text into an SFT set.
-    figures = "; ".join(
-        f"{a.criterion.target_deliverable} {a.criterion.target_location or ''}".strip()
-        + f" = {fmt_number(a.value)}"
-        for a in plan_.answers
-    )
-    for d in written:
-        messages += call(
-            "write_file",
-            {"path": d.name, "content": f"<{d.size} bytes: {Path(d.name).suffix[1:]} deliverable>"},
-            f"wrote {d.name} ({d.size} bytes)",
-        )
-    messages.append(
-        Message(
-            role="assistant",
-            content=f"Done. Wrote {', '.join(d.name for d in written) or 'nothing'}."
-            + (f" Key figures: {figures}." if figures else ""),
-        )
-    )
-    return messages

@@ -7,7 +7,13 @@ from pydantic import Field
 
 from graphforge import cypher
 from graphforge.context import StageContext
-from graphforge.export.dataset import DatasetExportParams, ExportSummary, finish_export, write_dataset
+from graphforge.export.dataset import (
+    DatasetExportParams,
+    ExportSummary,
+    finish_export,
+    replay_check,
+    write_dataset,
+)
 from graphforge.export.record import TrajectoryText
 from graphforge.export.rft_select import (
     JUDGED_ARMS,
@@ -17,6 +23,7 @@ from graphforge.export.rft_select import (
     select,
 )
 from graphforge.export.rows import counter_for
+from graphforge.export.split import finish_split
 from graphforge.models.base import stable_hash
 from graphforge.models.judge import JudgeArm
 
@@ -57,6 +64,10 @@ def run(ctx: StageContext, params: ExportRftParams) -> ExportRftResult:
     counter, counter_name = counter_for(params.tokenizer)
     name = params.name or f"rft-{params.arm.value}"
     rows = ctx.graph.stream(STREAM_TRAJECTORIES, TrajectoryText, trajectory_ids=sorted(by_id))
+    split = params.make_split(ctx.graph)
+    if split is not None:
+        train = set(split.train_specs)
+        rows = (t for t in rows if t.spec_id in train)
 
     def extra(t: TrajectoryText) -> dict[str, object]:
         pick = by_id[t.trajectory_id]
@@ -70,6 +81,7 @@ def run(ctx: StageContext, params: ExportRftParams) -> ExportRftResult:
         params.max_tokens,
         extra_columns=[("arm", pa.string()), ("q", pa.float64())],
         extra=extra,
+        check=replay_check(ctx.graph) if params.verify else None,
     )
     # The query-set digest is equal across arms exported from the same pool: compare it to check.
     manifest_selection = {
@@ -85,8 +97,11 @@ def run(ctx: StageContext, params: ExportRftParams) -> ExportRftResult:
         "model": params.model,
         "max_tokens": params.max_tokens,
         "token_counter": counter_name,
+        "verify": params.verify,
+        **({"split_seed": params.split_seed, "heldout_share": params.heldout_share} if split else {}),
     }
-    return finish_export(
+    split_summary = finish_split(ctx.graph, split, params.out_dir, name) if split else None
+    summary = finish_export(
         ctx.graph,
         params.out_dir,
         name,
@@ -100,3 +115,4 @@ def run(ctx: StageContext, params: ExportRftParams) -> ExportRftResult:
         selection=manifest_selection,
         selection_summary={**selection.summary(), "query_set_sha256": manifest_selection["query_set_sha256"]},
     )
+    return summary.model_copy(update={"split": split_summary})

@@ -469,7 +469,11 @@ def _oracle_rerun(ctx: StageContext, spec: TaskSpec) -> str:
 
     view = load_view(ctx.graph, spec.spec_id)
     confusers = ctx.graph.read(GET_CONFUSER_FACTS, Anchor, spec_id=spec.spec_id)
-    done = run_oracle(view, view.paths, ctx.out_dir / "rollouts", confusers=confusers)
+    from graphforge.stages.rollout_oracle import spec_workspace
+
+    agent, workspace_dir = spec_workspace(ctx, spec.spec_id)
+    done = run_oracle(view, view.paths, ctx.out_dir / "rollouts", confusers=confusers,
+                      workspace_dir=workspace_dir, agent=agent)
     store.save_trajectories(ctx.graph, [done.trajectory])
     return done.trajectory.trajectory_id
 

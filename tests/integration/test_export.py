@@ -101,7 +101,9 @@ def sha(path: Path) -> str:
 
 
 def sft_params(out: Path, **kw: object) -> export_sft.ExportSftParams:
-    return export_sft.ExportSftParams(**{"out_dir": out, "benchmarks": ["gdpval-mini"], **kw})  # type: ignore[arg-type]
+    # Hand-made trajectories with no workspace behind them: nothing to replay (test_export_sample replays).
+    kw = {"out_dir": out, "benchmarks": ["gdpval-mini"], "verify": False, **kw}
+    return export_sft.ExportSftParams(**kw)  # type: ignore[arg-type]
 
 
 def test_sft_export_is_byte_identical_on_re_export_and_excludes_over_length(
@@ -159,7 +161,7 @@ def test_export_is_refused_without_an_audit_or_with_overlaps_unless_overridden(
     with pytest.raises(ExportError, match="no contamination audit has run for gdpval-mini"):
         export_sft.run(ctx, sft_params(tmp_path / "x"))
     with pytest.raises(ExportError, match="--benchmark"):
-        export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "x"))
+        export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "x", verify=False))
     audit(graph, "audit-dirty", True, "2030-01-01T00:00:00.000000+00:00")
     with pytest.raises(ExportError, match="audit-dirty found overlaps"):
         export_sft.run(ctx, sft_params(tmp_path / "x"))
@@ -168,7 +170,8 @@ def test_export_is_refused_without_an_audit_or_with_overlaps_unless_overridden(
     assert not (tmp_path / "x").exists() or not list((tmp_path / "x").iterdir())
 
     forced = export_sft.run(ctx, sft_params(tmp_path / "y", allow_contaminated=True))
-    skipped = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "z", skip_audit=True))
+    skipped = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "z", skip_audit=True,
+                                                             verify=False))
     assert (forced.override, skipped.override) == ("allow-contaminated", "skip-audit")
     recorded = {e.export_id: e for e in list_exports(graph)}
     assert recorded[forced.export_id].override == "allow-contaminated"
@@ -230,7 +233,8 @@ def test_rft_arms_share_the_same_queries_and_pick_by_their_own_rule(
     clean(graph)
     results = {
         arm: export_rft.run(
-            ctx, export_rft.ExportRftParams(out_dir=tmp_path, arm=arm, benchmarks=["gdpval-mini"])
+            ctx, export_rft.ExportRftParams(out_dir=tmp_path, arm=arm, benchmarks=["gdpval-mini"],
+                                                verify=False)
         )
         for arm in JudgeArm
     }
@@ -256,7 +260,7 @@ def test_rft_arms_share_the_same_queries_and_pick_by_their_own_rule(
     again = export_rft.run(
         ctx,
         export_rft.ExportRftParams(
-            out_dir=tmp_path / "again", arm=JudgeArm.RANDOM, benchmarks=["gdpval-mini"]
+            out_dir=tmp_path / "again", arm=JudgeArm.RANDOM, benchmarks=["gdpval-mini"], verify=False
         ),
     )
     assert sha(tmp_path / "again" / "rft-random.jsonl") == sha(tmp_path / "rft-random.jsonl")

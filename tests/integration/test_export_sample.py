@@ -13,6 +13,7 @@ from graphforge.demo.sample.benchmark import SAMPLE_NAME, plant_near_duplicate, 
 from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.errors import ExportError
 from graphforge.export.reward import load_rubric_reward
+from graphforge.export.verify import PLACEHOLDER, check_row, verify_file
 from graphforge.models.judge import JudgeArm
 from graphforge.oracle import InjectKind
 from graphforge.stages import (
@@ -74,6 +75,21 @@ def test_sample_audits_then_exports_and_a_planted_copy_blocks_it(ctx: StageConte
     digests = {r.selection["query_set_sha256"] for r in arms.values()}  # type: ignore[index]
     assert len(digests) == 1
     assert arms[JudgeArm.ANCHORED].rows == arms[JudgeArm.UNANCHORED].rows == arms[JudgeArm.RANDOM].rows >= 1
+    # Every exported row is a replayable demonstration: re-run through the agent's tools in a fresh copy of
+    # the workspace it returns what was recorded, writes the judged deliverables and gets the same Q; no row
+    # carries a placeholder instead of content.
+    for name in ("sft.jsonl", "rft-anchored.jsonl"):
+        report = verify_file(ctx.graph, out / name)
+        assert report.checked >= 1 and not report.failures, report.as_dict()
+        assert not PLACEHOLDER.search((out / name).read_text()), name
+    rows = [json.loads(line) for line in (out / "sft.jsonl").read_text().splitlines()]
+    called = [c["function"]["name"] for r in rows for m in r["messages"] for c in m.get("tool_calls") or ()]
+    assert {"list_files", "read_file"} <= set(called)
+    # A tampered row (a read result that is not what the file holds) fails the replay.
+    bad = json.loads(json.dumps(rows[0]))
+    tool = next(m for m in bad["messages"] if m["role"] == "tool" and m.get("name") == "read_file")
+    tool["content"] = tool["content"] + " extra"
+    assert check_row(ctx.graph, bad).problems
     rub = export_rubrics.run(ctx, export_rubrics.ExportRubricsParams(out_dir=out))
     assert rub.specs == len(specs)
     reward = load_rubric_reward(out / "rubrics.jsonl")

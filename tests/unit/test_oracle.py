@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import openpyxl
@@ -34,7 +35,15 @@ def test_oracle_writes_sheets_formulas_sections_and_citations(tmp_path: Path) ->
     assert memo.section("Findings") is not None and memo.section("Sources") is not None
     # Tool calls are well-formed and never show hidden information.
     calls = [c for m in t.messages if m.tool_calls for c in m.tool_calls]
-    assert {c.function.name for c in calls} == {"list_files", "read_file", "write_file"}
+    # No workspace folder here, so nothing to read: the workbook is built by openpyxl code run in the
+    # sandbox, the memo written with its full text (tests/integration/test_export_sample.py replays reads).
+    assert {c.function.name for c in calls} == {"list_files", "run_python", "write_file"}
+    written = next(json.loads(c.function.arguments) for c in calls if c.function.name == "write_file")
+    assert written["content"] == files[MD].read_text(encoding="utf-8")
+    code = next(json.loads(c.function.arguments)["code"] for c in calls if c.function.name == "run_python"
+                and "openpyxl" in c.function.arguments)
+    assert "wb.save(" in code and XLSX in code
+    assert not re.search(r"<\d+ bytes", t.model_dump_json())
     assert all(isinstance(json.loads(c.function.arguments), dict) for c in calls)
     dump = t.model_dump_json()
     assert "f-inv" not in dump and "confuser" not in dump
