@@ -2,28 +2,19 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from typing import TYPE_CHECKING
 
 from graphforge.cli.common import JsonOption, emit, working
 
-
-class LlmStatus(BaseModel):
-    running: bool
-    base_url: str
-    model: str
-    model_file: str | None
-    pid: int | None
-    home: str
-    use_with: str = "GRAPHFORGE_LLM_LOCAL=1"
+if TYPE_CHECKING:
+    from graphforge.llm.server import LocalModelStatus
 
 
-def _status() -> LlmStatus:
+def _status() -> LocalModelStatus:
     from graphforge.llm.server import ManagedLocalModel
     from graphforge.settings import GraphforgeSettings
 
-    st = ManagedLocalModel(GraphforgeSettings()).status()
-    return LlmStatus(running=st.running, base_url=st.base_url, model=st.model, model_file=st.model_file,
-                     pid=st.pid, home=st.home)
+    return ManagedLocalModel(GraphforgeSettings()).status()
 
 
 def start_cmd(as_json: JsonOption = False) -> None:

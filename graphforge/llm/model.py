@@ -11,7 +11,7 @@ import ssl
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from graphforge.llm.protocol import (
     to_openai,
 )
 from graphforge.llm.records import RECORDS_KEY, LLMCallRecord, LLMHTTPError
+from graphforge.llm.sync import ready, run_sync
 
 log = logging.getLogger("graphforge.llm")
 
@@ -222,41 +223,38 @@ class OpenAICompatibleChatModel(BaseChatModel):
                     self.endpoint, problem, attempt + 1, self.max_retries, wait)
         return wait
 
-    # _post and _apost are the same loop over the sync and async httpx clients; what each attempt
-    # means (retry or raise, how long to wait) lives in the helpers above so the two cannot drift.
-    def _post(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    # One retry loop for both clients: what each attempt means (retry or raise, how long to wait) lives in
+    # the helpers above; _post drives the same coroutine with blocking calls (graphforge.llm.sync).
+    async def _retrying(
+        self,
+        send: Callable[[], Awaitable[httpx.Response]],
+        sleep: Callable[[float], Awaitable[None]],
+    ) -> tuple[dict[str, Any], int]:
         problem, status = "no attempt made", None
-        with httpx.Client(timeout=self.timeout_s, verify=_ssl_context()) as client:
-            for attempt in range(self.max_retries + 1):
-                response = None
-                try:
-                    response = client.post(self.endpoint, json=payload, headers=self._headers())
-                except httpx.TransportError as exc:
-                    problem, status = self._transport_problem(exc), None
-                else:
-                    if response.status_code == 200:
-                        return self._body(response), attempt + 1
-                    problem, status = self._refusal(response, attempt)
-                if attempt < self.max_retries:
-                    time.sleep(self._backoff(attempt, response, problem))
+        for attempt in range(self.max_retries + 1):
+            response = None
+            try:
+                response = await send()
+            except httpx.TransportError as exc:
+                problem, status = self._transport_problem(exc), None
+            else:
+                if response.status_code == 200:
+                    return self._body(response), attempt + 1
+                problem, status = self._refusal(response, attempt)
+            if attempt < self.max_retries:
+                await sleep(self._backoff(attempt, response, problem))
         raise LLMHTTPError(self.endpoint, problem, status, self.max_retries + 1)
 
+    def _post(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        with httpx.Client(timeout=self.timeout_s, verify=_ssl_context()) as client:
+            send = ready(lambda: client.post(self.endpoint, json=payload, headers=self._headers()))
+            return run_sync(self._retrying(send, ready(time.sleep)))
+
     async def _apost(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
-        problem, status = "no attempt made", None
         async with httpx.AsyncClient(timeout=self.timeout_s, verify=_ssl_context()) as client:
-            for attempt in range(self.max_retries + 1):
-                response = None
-                try:
-                    response = await client.post(self.endpoint, json=payload, headers=self._headers())
-                except httpx.TransportError as exc:
-                    problem, status = self._transport_problem(exc), None
-                else:
-                    if response.status_code == 200:
-                        return self._body(response), attempt + 1
-                    problem, status = self._refusal(response, attempt)
-                if attempt < self.max_retries:
-                    await asyncio.sleep(self._backoff(attempt, response, problem))
-        raise LLMHTTPError(self.endpoint, problem, status, self.max_retries + 1)
+            return await self._retrying(
+                lambda: client.post(self.endpoint, json=payload, headers=self._headers()), asyncio.sleep
+            )
 
     # -- results ----------------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from pydantic import BaseModel, ConfigDict
 
 from graphforge.errors import ConfigError, ServerError
 from graphforge.server import _alive
@@ -59,14 +60,19 @@ class LocalModelInfo:
         return f"LocalModelInfo(base_url={self.base_url!r}, model={self.model!r})"
 
 
-@dataclass(frozen=True)
-class LocalModelStatus:
+class LocalModelStatus(BaseModel):
+    """Whether the local model runs, where, and which model file it serves (never the key): what
+    ``graphforge llm status`` prints."""
+
+    model_config = ConfigDict(frozen=True)
+
     running: bool
     base_url: str
     model: str
     model_file: str | None
     pid: int | None
     home: str
+    use_with: str = "GRAPHFORGE_LLM_LOCAL=1"  # how stages are pointed at it
 
 
 def default_model_file() -> Path | None:
@@ -239,8 +245,10 @@ class ManagedLocalModel:
         pid = self.pid()
         state = self._state() if pid is not None else {}
         model_file = state.get("model_file")
-        return LocalModelStatus(pid is not None, self.base_url, str(state.get("model") or MODEL_NAME),
-                                str(model_file) if model_file else None, pid, str(self.home))
+        return LocalModelStatus(running=pid is not None, base_url=self.base_url,
+                                model=str(state.get("model") or MODEL_NAME),
+                                model_file=str(model_file) if model_file else None, pid=pid,
+                                home=str(self.home))
 
     def _last_log_line(self) -> str:
         try:

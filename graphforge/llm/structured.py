@@ -20,7 +20,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
@@ -32,6 +32,7 @@ from pydantic import BaseModel, ValidationError
 
 from graphforge.errors import LLMError
 from graphforge.llm.records import RECORDS_KEY, LLMCallRecord, LLMHTTPError, StructuredOutputError, records_of
+from graphforge.llm.sync import ready, run_sync
 
 if TYPE_CHECKING:
     from graphforge.llm.model import OpenAICompatibleChatModel
@@ -302,56 +303,37 @@ def structured_runnable(
     method: str,
     **kwargs: Any,
 ) -> Runnable[LanguageModelInput, Any]:
-    """The runnable behind ``with_structured_output``."""
+    """The runnable behind ``with_structured_output``: one ask-and-repair loop, awaited by ``ainvoke`` and
+    driven with blocking calls by ``invoke`` (graphforge.llm.sync)."""
+
+    async def ask_and_repair(value: LanguageModelInput, ask: Callable[..., Awaitable[BaseMessage]]) -> Any:
+        call = _Call(model, schema, method, kwargs)
+        messages = _messages(model, value)
+        while True:
+            try:
+                answer = await ask(call.messages(messages, call.method), **call.request(call.method, False))
+                break
+            except LLMHTTPError as exc:
+                if not call.fall_back(exc):
+                    raise
+        call.accepted()
+        raw = _answer(answer)
+        try:
+            return call.finish([raw], parse_answer(raw, schema, call.method), None, include_raw)
+        except (ValueError, ValidationError) as exc:
+            retry = _repair_messages(call.messages(messages, call.method), raw, _problem(raw, exc),
+                                     call.method, call.name)
+            fixed = _answer(await ask(retry, **call.request(call.method, True)))
+            try:
+                return call.finish([raw, fixed], parse_answer(fixed, schema, call.method), None, include_raw)
+            except (ValueError, ValidationError) as exc2:
+                return call.finish([raw, fixed], None, exc2, include_raw)
 
     def invoke(value: LanguageModelInput) -> Any:
-        call = _Call(model, schema, method, kwargs)
-        messages = _messages(model, value)
-        while True:
-            try:
-                raw = model.invoke(call.messages(messages, call.method), **call.request(call.method, False))
-                break
-            except LLMHTTPError as exc:
-                if not call.fall_back(exc):
-                    raise
-        call.accepted()
-        raw = _answer(raw)
-        try:
-            return call.finish([raw], parse_answer(raw, schema, call.method), None, include_raw)
-        except (ValueError, ValidationError) as exc:
-            retry = _repair_messages(call.messages(messages, call.method), raw, _problem(raw, exc),
-                                     call.method, call.name)
-            fixed = model.invoke(retry, **call.request(call.method, True))
-            fixed = _answer(fixed)
-            try:
-                return call.finish([raw, fixed], parse_answer(fixed, schema, call.method), None, include_raw)
-            except (ValueError, ValidationError) as exc2:
-                return call.finish([raw, fixed], None, exc2, include_raw)
+        return run_sync(ask_and_repair(value, ready(model.invoke)))
 
     async def ainvoke(value: LanguageModelInput) -> Any:
-        call = _Call(model, schema, method, kwargs)
-        messages = _messages(model, value)
-        while True:
-            try:
-                raw = await model.ainvoke(call.messages(messages, call.method),
-                                          **call.request(call.method, False))
-                break
-            except LLMHTTPError as exc:
-                if not call.fall_back(exc):
-                    raise
-        call.accepted()
-        raw = _answer(raw)
-        try:
-            return call.finish([raw], parse_answer(raw, schema, call.method), None, include_raw)
-        except (ValueError, ValidationError) as exc:
-            retry = _repair_messages(call.messages(messages, call.method), raw, _problem(raw, exc),
-                                     call.method, call.name)
-            fixed = await model.ainvoke(retry, **call.request(call.method, True))
-            fixed = _answer(fixed)
-            try:
-                return call.finish([raw, fixed], parse_answer(fixed, schema, call.method), None, include_raw)
-            except (ValueError, ValidationError) as exc2:
-                return call.finish([raw, fixed], None, exc2, include_raw)
+        return await ask_and_repair(value, model.ainvoke)
 
     return RunnableLambda(invoke, afunc=ainvoke, name=f"structured[{_schema_name(schema)}]")
 
