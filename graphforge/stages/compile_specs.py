@@ -306,6 +306,13 @@ def needs_two_files(
         # A set-coverage spec ("invented" negative) may list only its own kind of item.
         options = _second_file_options(ctx, graph.workspace_id, paths, None, asked, anchored)
     if not options:
+        # None of the spec's own files is stated elsewhere: one more item from any current file that
+        # another file restates (or an earlier version states differently), of the spec's kind first.
+        kinds = sorted({f.kind for f in firsts})
+        options = (_second_file_options(ctx, graph.workspace_id, None, kinds, asked, anchored)
+                   or _second_file_options(ctx, graph.workspace_id, None, None, asked, anchored))
+        options = [o for o in options if _usable_item(o[-2])]
+    if not options:
         return spec, []
     new_item, warn, *_, first, second = options[0]
     item = asked.get(first.fact_id) or items[0]
@@ -314,9 +321,16 @@ def needs_two_files(
     return ask_second_file(spec, item, first, second, new_item=new_item), [first, second]
 
 
+def _usable_item(fact: GraphFact) -> bool:
+    """A fact a worker can be asked to report on its own: words or a named figure, not a bare code or id."""
+    if fact.kind == "quantity":
+        return bool(fact.metric and fact.metric != "value")
+    return sum(ch.isalpha() for ch in fact.value) >= 4 and len(fact.value) <= 200
+
+
 def _second_file_options(
-    ctx: StageContext, workspace_id: str, paths: list[str], kinds: list[str] | None, asked: dict[str, Any],
-    anchored: set[str],
+    ctx: StageContext, workspace_id: str, paths: list[str] | None, kinds: list[str] | None,
+    asked: dict[str, Any], anchored: set[str],
 ) -> list[tuple[Any, ...]]:
     """(sort key..., fact, other file's fact) for each usable pair: a current file stating the same, or a
     file to avoid stating it differently; facts the spec asks for first, then agreement, then file order.

@@ -138,6 +138,24 @@ def test_a_text_only_workspace_compiles_anchored_specs(ctx: StageContext, tmp_pa
     assert {c.split(" -> ")[0] for c in row["compiled_specs"]} == families
 
 
+def test_every_spec_of_a_folder_with_cross_file_edges_has_a_criterion_needing_two_files(
+    ctx: StageContext, tmp_path: Path
+) -> None:
+    # The handbook and the procedure restate one requirement: every family compiled from the folder, even
+    # one whose own items all come from the handbook (its glossary, its checklist), asks for both files.
+    root = _text_only(tmp_path / "two")
+    _load(ctx, root, "ws-two")
+    out = compile_specs.run(ctx, compile_specs.CompileSpecsParams(workspace_id="ws-two", compiler="template",
+                                                                  all_families=True))
+    assert len(out.specs) >= 3, out.skipped
+    for summary in out.specs:
+        anchors = specs_store.criterion_anchors(ctx.graph, summary.spec_id)
+        files: dict[str, set[str]] = {}
+        for a in anchors:
+            files.setdefault(a.criterion_id, set()).add(str(a.path))
+        assert any(len(paths) >= 2 for paths in files.values()), (summary.family, files)
+
+
 def test_a_moved_deadline_links_the_versions_and_the_memo_asks_for_the_current_date(
         ctx: StageContext, tmp_path: Path) -> None:
     _load(ctx, _versions(tmp_path / "v"), "ws-versions")
