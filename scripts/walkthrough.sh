@@ -42,6 +42,6 @@ browser_line="$(grep -n '^graphforge browser' steps.sh | cut -d: -f1 || true)"
     cat steps.sh
   fi
 } > run.sh
-echo "walkthrough: running $(grep -c . steps.sh) README lines in $work"
+echo "walkthrough: running $(grep -c . steps.sh) lines of docs/walkthrough.md (the README shows the same) in $work"
 bash -x run.sh
 echo "walkthrough passed"
