@@ -153,7 +153,7 @@ class Muon(torch.optim.Optimizer):
                     raise ValueError(f"Muon takes 2-D or 3-D (stacked expert) weights, not {tuple(p.shape)}")
 
     @torch.no_grad()
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:  # type: ignore[override]
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = None
         if closure is not None:
             with torch.enable_grad():
@@ -196,7 +196,7 @@ class MuonWithAdamW(torch.optim.Optimizer):
         super().__init__([*muon.param_groups, *adamw.param_groups], defaults={})
 
     @torch.no_grad()
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:  # type: ignore[override]
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = None
         if closure is not None:
             with torch.enable_grad():

@@ -291,7 +291,7 @@ def _trainer_class() -> Any:
 
     from training import muon
 
-    class GraphforgeSFTTrainer(SFTTrainer):  # type: ignore[misc,valid-type]
+    class GraphforgeSFTTrainer(SFTTrainer):
         """SFTTrainer with Muon + AdamW built on the (maybe FSDP2-sharded) model, and a trained-token count.
 
         Building the optimizer here rather than passing it in lets accelerate's FSDP2 preparation run (the
@@ -308,8 +308,9 @@ def _trainer_class() -> Any:
                 return super().create_optimizer(model)
             if self.optimizer is None:
                 opts = self.graphforge_config.get("muon", {})
+                target: Any = self.model if model is None else model
                 self.optimizer = muon.build_optimizer(
-                    self.model if model is None else model,
+                    target,
                     lr=self.args.learning_rate,
                     weight_decay=self.args.weight_decay,
                     momentum=float(opts.get("momentum", 0.95)),
@@ -322,7 +323,7 @@ def _trainer_class() -> Any:
             labels = inputs.get("labels")
             if labels is not None:
                 self.trained_tokens += int((labels != -100).sum())
-            return super().training_step(model, inputs, *a, **kw)
+            return super().training_step(model, inputs, *a, **kw)  # type: ignore[no-untyped-call]
 
         def all_trained_tokens(self) -> int:
             import torch
@@ -381,7 +382,7 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
             else dataset.to_list()
         )
         with state.main_process_first():  # one process writes it, the others read it
-            model_dir = Path(args.output_dir) / "init"
+            model_dir = Path(str(args.output_dir)) / "init"
             if state.is_main_process:
                 tiny.save_tiny(rows, model_dir, **config.get("tiny", {}))
         model_ref = str(model_dir)
@@ -426,8 +427,8 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
         "eval_loss_after": eval_after,
     }
     if state.is_main_process:
-        tokenizer.save_pretrained(args.output_dir)
-        out = Path(args.output_dir, "graphforge_train_summary.json")
+        tokenizer.save_pretrained(str(args.output_dir))
+        out = Path(str(args.output_dir), "graphforge_train_summary.json")
         out.write_text(json.dumps(summary, indent=2) + "\n")
         print(f"tokens trained: {trained:,} ({kept:,} per epoch, {share:.1%} of the "
               f"{available['trainable']:,} trainable tokens in the rows)", file=sys.stderr, flush=True)

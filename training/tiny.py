@@ -63,7 +63,9 @@ def build_tokenizer(texts: Iterable[str], vocab_size: int = 512) -> Any:
         show_progress=False,
     )
     tok.train_from_iterator(texts, trainer=trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<|pad|>", eos_token="<|end|>")
+    fast = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
+        tokenizer_object=tok, pad_token="<|pad|>", eos_token="<|end|>"
+    )
     fast.chat_template = CHAT_TEMPLATE
     return fast
 

@@ -326,3 +326,8 @@ class TrajectoryFormatSpec:
     folder: Callable[[Path], bool] | None = None  # claims a folder as one log (OpenHands events/)
     parse_folder: Callable[[Path, str | None], ParsedFile] | None = None
     evaluable: bool = True  # `eval run --model NAME=import:FORMAT:PATH` accepts it (logs carry task ids)
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (a log's optional or malformed section)."""
+    return value if isinstance(value, dict) else {}

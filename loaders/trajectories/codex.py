@@ -18,6 +18,7 @@ from loaders.trajectories.base import (
     SourceFile,
     TrajectoryFormatSpec,
     finish,
+    obj,
     text_of,
 )
 
@@ -82,12 +83,12 @@ def _item(conv: Conversation, item: dict[str, Any], issues: Issues, line: int) -
         )
         conv.tool_call(call_id, str(name), args)
     elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
-        call_id = item.get("call_id")
-        if not call_id:
+        output_id = item.get("call_id")
+        if not output_id:
             issues.add(f"{kind} without call_id; skipped", line)
             return
         text, failed = _output(item.get("output"))
-        conv.tool_result(str(call_id), text, failed)
+        conv.tool_result(str(output_id), text, failed)
     elif kind in _SILENT:
         return
     else:
@@ -102,7 +103,7 @@ def parse(src: SourceFile, spec_id: str | None = None) -> ParsedFile:
     prompt_tokens = completion_tokens = 0
     for line, record in src.lines(issues):
         kind = record.get("type")
-        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        payload = obj(record.get("payload"))
         if kind == "session_meta":
             session_id = payload.get("id") or session_id
             model = payload.get("model") or model

@@ -21,6 +21,7 @@ from loaders.trajectories.base import (
     SourceFile,
     TrajectoryFormatSpec,
     build,
+    obj,
     text_of,
 )
 from loaders.trajectories.deliverables import files_as_deliverables
@@ -91,12 +92,12 @@ def conversation(raw: list[Any], issues: Issues, line: int | None = None) -> Con
 def _call_name(call: Any) -> str:
     if not isinstance(call, dict):
         return ""
-    fn = call.get("function") if isinstance(call.get("function"), dict) else call
+    fn = obj(call.get("function")) or call
     return str(fn.get("name") or "")
 
 
 def _call_arguments(call: Any) -> Any:
-    fn = call.get("function") if isinstance(call.get("function"), dict) else call
+    fn = obj(call.get("function")) or obj(call)
     return fn.get("arguments", "{}")
 
 
@@ -107,10 +108,10 @@ def trajectory(record: dict[str, Any], raw: list[Any], src: SourceFile, issues: 
     if not any(m.role == "assistant" for m in conv.messages):
         issues.add("no assistant message; skipped", line)
         return None
-    meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    meta = obj(record.get("metadata"))
     ident = record.get("trajectory_id") or record.get("id") or meta.get("trajectory_id") or meta.get("id")
     usage = record.get("usage") or meta.get("usage") or {}
-    usage = usage if isinstance(usage, dict) else {}
+    usage = obj(usage)
     names = record.get("deliverables") or meta.get("deliverables") or []
     deliverables: list[DeliverableFile] = files_as_deliverables(
         src.path.parent, names if isinstance(names, list) else [], issues, line

@@ -26,6 +26,7 @@ from loaders.trajectories.base import (
     SourceFile,
     TrajectoryFormatSpec,
     close,
+    obj,
     shown,
     text_of,
 )
@@ -98,7 +99,9 @@ def events_of(data: Any) -> list[Any] | None:
 
 def is_stream(data: Any) -> bool:
     events = events_of(data)
-    return bool(events) and is_event(events[0]) and not (isinstance(data, dict) and "instance_id" in data)
+    if not events:
+        return False
+    return is_event(events[0]) and not (isinstance(data, dict) and "instance_id" in data)
 
 
 def is_eval_record(value: Any) -> bool:
@@ -141,7 +144,7 @@ def read_events(events: list[Any], issues: Issues, line: int | None = None) -> E
                 issues.add("event is not an object; skipped", line, where)
                 continue
             action, observation = event.get("action"), event.get("observation")
-            args = event.get("args") if isinstance(event.get("args"), dict) else {}
+            args = obj(event.get("args"))
             meta = event.get("tool_call_metadata")
             meta = meta if isinstance(meta, dict) else None
             if meta:
@@ -197,7 +200,7 @@ def read_events(events: list[Any], issues: Issues, line: int | None = None) -> E
                 if observation in _SKIP_OBSERVATIONS:
                     continue
                 if meta and meta.get("tool_call_id"):
-                    extras = event.get("extras") if isinstance(event.get("extras"), dict) else {}
+                    extras = obj(event.get("extras"))
                     code = (
                         (extras.get("metadata") or {}).get("exit_code")
                         if isinstance(extras.get("metadata"), dict)
@@ -248,9 +251,9 @@ def _eval_record(record: dict[str, Any], src: SourceFile, issues: Issues, spec_i
     if record.get("instruction") and not any(m.role == "user" for m in found.conv.messages):
         at = next((i for i, m in enumerate(found.conv.messages) if m.role != "system"), 0)
         found.conv.messages.insert(at, _user(str(record["instruction"])))
-    meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
-    llm = meta.get("llm_config") if isinstance(meta.get("llm_config"), dict) else {}
-    metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+    meta = obj(record.get("metadata"))
+    llm = obj(meta.get("llm_config"))
+    metrics = obj(record.get("metrics"))
     totals = metrics.get("accumulated_token_usage")
     if isinstance(totals, dict):  # the run's totals count every model call, condensation included
         found = found._replace(prompt_tokens=_int(totals.get("prompt_tokens")),

@@ -24,6 +24,7 @@ from loaders.trajectories.base import (
     TrajectoryFormatSpec,
     finish,
     loads,
+    obj,
     text_of,
 )
 
@@ -125,8 +126,8 @@ def _model(data: dict[str, Any]) -> str:
         except ValueError:
             config = None
     if isinstance(config, dict):
-        agent = config.get("agent") if isinstance(config.get("agent"), dict) else {}
-        model = agent.get("model") if isinstance(agent.get("model"), dict) else {}
+        agent = obj(config.get("agent"))
+        model = obj(agent.get("model"))
         if model.get("name"):
             return str(model["name"])
     return "unknown"
@@ -145,8 +146,8 @@ def parse(src: SourceFile, spec_id: str | None = None) -> ParsedFile:
         conv = _from_steps(steps, issues)
     else:
         conv = Conversation()
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
-    stats = info.get("model_stats") if isinstance(info.get("model_stats"), dict) else {}
+    info = obj(data.get("info"))
+    stats = obj(info.get("model_stats"))
     instance = src.name.removesuffix(".traj")
     version = f"@{info['swe_agent_version']}" if info.get("swe_agent_version") else ""
     digest = stable_hash(json.dumps([m.model_dump() for m in conv.messages], ensure_ascii=False), length=12)
