@@ -474,7 +474,7 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                         sentence,
                         f"Requirement ({section}): {whole}",
                         entity=who,
-                        normalized=normalise_text(whole),
+                        normalized=normalise_text(sentence),  # what links and checks compare: the value
                         section=section,
                     )
                 for found in find_dates(sentence):

@@ -26,16 +26,20 @@ SET_SUPPORTED_FAMILIES = cypher.load("specs/set_supported_families")
 
 
 class CompileSpecsParams(BaseModel):
+    """Options of the compile_specs stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    workspace_id: str | None = None  # None: every workspace
+    workspace_id: str | None = Field(None, description="None: every workspace.")
     # "auto": the chat model words the statement when configured (criteria always come from the graph).
     compiler: Literal["auto", "template", "llm"] = "auto"
     version: int = Field(1, ge=1)
-    seed_id: str | None = None  # compile for this seed instead of the workspace's own
-    family: str | None = None  # force one task family (graphforge/specs/families/)
-    all_families: bool = False  # one spec per family the evidence supports (else one per workspace)
-    shard: Shard | None = None  # only the workspaces whose id hashes into this shard (graphforge.sharding)
+    seed_id: str | None = Field(None, description="Compile for this seed instead of the workspace's own.")
+    family: str | None = Field(None, description="Force one task family (graphforge/specs/families/).")
+    all_families: bool = Field(False,
+        description="One spec per family the evidence supports (else one per workspace).")
+    shard: Shard | None = Field(None,
+        description="Only the workspaces whose id hashes into this shard (graphforge.sharding).")
 
 
 class CompiledSpec(BaseModel):
@@ -53,6 +57,8 @@ class CompiledSpec(BaseModel):
 
 
 class CompileSpecsResult(BaseModel):
+    """What the compile_specs stage did."""
+
     specs: list[CompiledSpec]
     skipped: dict[str, str] = Field(default_factory=dict)  # workspace_id -> why no spec was written
     supported: dict[str, list[str]] = Field(
@@ -169,6 +175,8 @@ def supported_families(
 
 
 def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
+    """Compile each selected workspace into anchored task specs (one per supported family, or the seed's
+    or requested one) and save them as new versions."""
     model = None
     if params.compiler != "template":
         from graphforge.llm import chat_model
@@ -350,6 +358,8 @@ def _second_file_options(
             continue
         if a.value not in a.span_text or b.value not in b.span_text:
             continue
+        if r["kind"] != "compare" and " ".join(a.value.split()) == " ".join(b.value.split()):
+            continue  # a stale value a worker could not tell from the current one checks nothing
         options.append((a.fact_id not in asked, r["kind"] != "compare", a.path, a.ordinal, a.fact_id, a, b))
     return sorted(options, key=lambda o: o[:5])
 
