@@ -82,12 +82,14 @@ class AdmissionReason(StrEnum):
 
 
 class AdmitTrajectoriesParams(BaseModel):
+    """Options of the admit_trajectories stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     arm: JudgeArm = JudgeArm.ANCHORED
     spec_ids: list[str] | None = None
-    q_threshold: float | None = None  # None: settings.admit_q_threshold
-    rules: CleaningRules | None = None  # None: from the settings
+    q_threshold: float | None = Field(None, description="None: settings.admit_q_threshold.")
+    rules: CleaningRules | None = Field(None, description="None: from the settings.")
 
 
 class Decision(BaseModel):
@@ -107,6 +109,8 @@ class Funnel(BaseModel):
 
 
 class AdmitTrajectoriesResult(BaseModel):
+    """What the admit_trajectories stage did."""
+
     q_threshold: float
     funnel: Funnel
     decisions: list[Decision]
@@ -201,6 +205,8 @@ def decide(q: float | None, deliverables_ok: bool | None, judgment_reason: str |
 
 
 def run(ctx: StageContext, params: AdmitTrajectoriesParams) -> AdmitTrajectoriesResult:
+    """Admit or reject each judged trajectory of the arm (Q above the threshold, no degenerate tool use);
+    every decision is stored with its reason."""
     rules = params.rules or CleaningRules.from_settings(ctx.settings)
     threshold = params.q_threshold if params.q_threshold is not None else ctx.settings.admit_q_threshold
     statuses = [v.value for v in TrajectoryStatus if v is not TrajectoryStatus.FAILED]

@@ -34,10 +34,12 @@ MERGE_PROMPT_OVERLAPS = cypher.load("audit/merge_prompt_overlaps")
 
 
 class AuditContaminationParams(BaseModel):
+    """Options of the audit_contamination stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     benchmarks: list[str] = Field(min_length=1)
-    top_k: int = Field(20, ge=1)  # the paper inspected the top-20 most similar pairs
+    top_k: int = Field(20, ge=1, description="The paper inspected the top-20 most similar pairs.")
     ngram_size: int = Field(13, ge=1)
     # A pair is an overlap from this many shared n-grams on; one shared 13-gram is already a copied passage.
     min_shared_ngrams: int = Field(1, ge=1)
@@ -45,7 +47,7 @@ class AuditContaminationParams(BaseModel):
     minhash_threshold: float = Field(0.5, gt=0, lt=1)
     num_perm: int = Field(128, ge=8, le=1024)
     include_prompts: bool = True
-    out_dir: Path | None = None  # default: <ctx.out_dir>/audit
+    out_dir: Path | None = Field(None, description="Default: <ctx.out_dir>/audit.")
 
 
 class TopPair(BaseModel):
@@ -57,6 +59,8 @@ class TopPair(BaseModel):
 
 
 class AuditContaminationResult(BaseModel):
+    """What the audit_contamination stage did."""
+
     audit_id: str
     benchmarks: list[str]
     found_overlaps: bool
@@ -98,6 +102,8 @@ class NearDuplicateRow(Row):
 
 
 def run(ctx: StageContext, params: AuditContaminationParams) -> AuditContaminationResult:
+    """Compare the training workspaces' files with the benchmarks' (identical files, shared n-grams, near
+    duplicates, occupations) and write the audit report."""
     started = time.perf_counter()
     graph = ctx.graph
     names = sorted(set(params.benchmarks))

@@ -26,13 +26,16 @@ COUNT_WORKSPACE_EVIDENCE = cypher.load("evidence/count_workspace_evidence")
 
 
 class BuildEvidenceParams(BaseModel):
+    """Options of the build_evidence stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    workspace_id: str | None = None  # None: every workspace in the graph
+    workspace_id: str | None = Field(None, description="None: every workspace in the graph.")
     # "auto": the chat model when GRAPHFORGE_LLM_BASE_URL is set, else the rule-based extractor.
     extractor: Literal["auto", "rule-based", "llm"] = "auto"
-    prune_stale: bool = True  # drop this extractor's facts that a rebuild no longer finds
-    shard: Shard | None = None  # only the workspaces whose id hashes into this shard (graphforge.sharding)
+    prune_stale: bool = Field(True, description="Drop this extractor's facts that a rebuild no longer finds.")
+    shard: Shard | None = Field(None,
+        description="Only the workspaces whose id hashes into this shard (graphforge.sharding).")
     # Chat-model extractor: a batch the model gives no verified fact for gets the rule-based facts of its
     # spans (labelled rule-based, counted in the result); False leaves such spans without facts.
     llm_fallback: bool = True
@@ -47,6 +50,8 @@ class WorkspaceEvidence(BaseModel):
 
 
 class BuildEvidenceResult(BaseModel):
+    """What the build_evidence stage did."""
+
     extractor: str
     workspaces: list[WorkspaceEvidence]
     facts_written: int
@@ -104,6 +109,8 @@ def _extractor(ctx: StageContext, choice: str, fallback: bool = True) -> object:
 
 
 def run(ctx: StageContext, params: BuildEvidenceParams) -> BuildEvidenceResult:
+    """Extract each workspace's facts from its spans and link them (interpret, compare, reconcile,
+    derive); stale facts are pruned when asked."""
     extractor = _extractor(ctx, params.extractor, params.llm_fallback)
     name = str(getattr(extractor, "name", "rule-based"))
     ids = [

@@ -46,13 +46,16 @@ class DemandBackend(StrEnum):
 
 
 class BuildSeedsParams(BaseModel):
+    """Options of the build_seeds stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
     backend: DemandBackend = DemandBackend.AUTO
-    vocab: Path | None = None  # None: the bundled vocabulary
+    vocab: Path | None = Field(None, description="None: the bundled vocabulary.")
     # Share of a demand's content words that must occur in its evidence for it to count as supported.
     min_support: float = Field(0.6, gt=0, le=1)
     max_demands_per_task: int = Field(3, ge=1)
-    replace: bool = True  # delete seeds this build no longer produces (unless a workspace uses them)
+    replace: bool = Field(True,
+        description="Delete seeds this build no longer produces (unless a workspace uses them).")
     # With the chat model: a task whose answer gives no valid, supported demand gets the rule-based
     # demands instead (demand_source "rule-based", counted and explained in the result), as file roles
     # fall back to the path rules. False: such a task gets no seed.
@@ -60,6 +63,8 @@ class BuildSeedsParams(BaseModel):
 
 
 class BuildSeedsResult(BaseModel):
+    """What the build_seeds stage did."""
+
     backend: str
     vocab_version: str
     tasks_seen: int

@@ -46,12 +46,14 @@ class JudgeSpec(BaseModel):
 
 
 class EvalCompareParams(BaseModel):
+    """Options of the eval_compare stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     benchmark: str
-    out: Path  # the comparisons file (.jsonl or .csv)
-    judge: JudgeSpec | None = None  # None: the configured chat model (GRAPHFORGE_LLM_*)
-    players: list[str] | None = None  # None: every player with completed attempts
+    out: Path = Field(description="The comparisons file (.jsonl or .csv).")
+    judge: JudgeSpec | None = Field(None, description="None: the configured chat model (GRAPHFORGE_LLM_*).")
+    players: list[str] | None = Field(None, description="None: every player with completed attempts.")
     concurrency: int = Field(4, ge=1, le=256)
     min_consistency: float = Field(0.6, ge=0, le=1)
 
@@ -103,6 +105,8 @@ class StoredJudgment(BaseModel):
 
 
 class EvalCompareResult(BaseModel):
+    """What the eval_compare stage did."""
+
     benchmark: str
     judge: str
     judge_model: str
@@ -140,6 +144,8 @@ class PositionBiasError(JudgeError):
 
 
 def run(ctx: StageContext, params: EvalCompareParams) -> EvalCompareResult:
+    """Judge every pair of players' attempts at each task in both orders (missing deliverables decided by
+    rule), store the judgments and write the comparisons file."""
     llm, judge_name = _judge_model(ctx, params.judge)
     rows = ctx.graph.read(
         GET_ATTEMPTS_TO_COMPARE, AttemptView, benchmark=params.benchmark, players=params.players

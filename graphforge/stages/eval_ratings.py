@@ -17,6 +17,8 @@ MERGE_RATINGS = cypher.load("eval/merge_ratings")
 
 
 class StoreRatingsParams(BaseModel):
+    """Options of the eval_ratings stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     elo: elo.EloParams
@@ -53,6 +55,8 @@ class RatingRow(Row):
 
 
 class StoreRatingsResult(BaseModel):
+    """What the eval_ratings stage did."""
+
     run_id: str
     ratings_written: int
     elo: elo.EloResult
@@ -72,6 +76,8 @@ def run_id_of(source_sha256: str, params: elo.EloParams) -> str:
 
 
 def run(ctx: StageContext, params: StoreRatingsParams) -> StoreRatingsResult:
+    """Fit Bradley-Terry Elo ratings (anchored, bootstrapped) on a comparisons file and store the run and
+    its ratings."""
     result = elo.run(params.elo)
     sha = hashlib.sha256(params.elo.comparisons.read_bytes()).hexdigest()
     run_id = run_id_of(sha, params.elo)

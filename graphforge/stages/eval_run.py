@@ -34,19 +34,23 @@ MERGE_ATTEMPTS = cypher.load("eval/merge_attempts")
 
 
 class EvalRunParams(BaseModel):
+    """Options of the eval_run stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     benchmark: str
     players: list[PlayerSpec] = Field(min_length=1)
-    task_ids: list[str] | None = None  # None: every task of the benchmark
-    concurrency: int = Field(4, ge=1, le=256)  # attempts at once (HTTP calls are capped by llm_concurrency)
+    task_ids: list[str] | None = Field(None, description="None: every task of the benchmark.")
+    concurrency: int = Field(4, ge=1, le=256,
+        description="Attempts at once (HTTP calls are capped by llm_concurrency).")
     max_steps: int = Field(12, ge=1)
     temperature: float | None = None
     max_tokens: int | None = None
     tool_timeout_s: float = Field(60.0, gt=0)
     memory_mb: int = Field(1024, ge=64)
-    benchmark_dir: Path | None = None  # None: the folder recorded when the benchmark was loaded
-    force: bool = False  # run completed attempts again
+    benchmark_dir: Path | None = Field(None,
+        description="None: the folder recorded when the benchmark was loaded.")
+    force: bool = Field(False, description="Run completed attempts again.")
 
 
 class BenchmarkTaskView(BaseModel):
@@ -71,6 +75,8 @@ class AttemptSummary(BaseModel):
 
 
 class EvalRunResult(BaseModel):
+    """What the eval_run stage did."""
+
     benchmark: str
     tasks: int
     players: list[str]
@@ -87,6 +93,8 @@ class EvalRunResult(BaseModel):
 
 
 def run(ctx: StageContext, params: EvalRunParams) -> EvalRunResult:
+    """Run each player on each benchmark task (chat players with the agent loop, the oracle, imported
+    runs) and store every result as an Attempt; completed attempts are kept on re-runs."""
     tasks = ctx.graph.read(
         GET_BENCHMARK_TASKS, BenchmarkTaskView, benchmark=params.benchmark, task_ids=params.task_ids
     )

@@ -22,13 +22,15 @@ CoverageLevel = Literal["occupation", "sector", "dwa"]
 
 
 class GraphWinRateParams(BaseModel):
+    """Options of the eval_winrate stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     comparisons: Path
     a: str
     b: str
     level: CoverageLevel = "occupation"
-    benchmark: str | None = None  # for files without a benchmark column
+    benchmark: str | None = Field(None, description="For files without a benchmark column.")
     bootstrap: int = Field(10_000, ge=0)
     seed: int = 0
     confidence: float = Field(0.95, gt=0, lt=1)
@@ -45,6 +47,8 @@ class TaskCoverage(BaseModel):
 
 
 class GraphWinRateResult(BaseModel):
+    """What the eval_winrate stage did."""
+
     level: CoverageLevel
     tasks: int
     covered_tasks: list[str]
@@ -54,6 +58,8 @@ class GraphWinRateResult(BaseModel):
 
 
 def run(ctx: StageContext, params: GraphWinRateParams) -> GraphWinRateResult:
+    """Win rates of the players split by whether the graph covers each task's occupation, sector or work
+    activity."""
     cmp = read_comparisons(params.comparisons)
     keys = _task_keys(cmp, params.benchmark)
     found = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher
 from graphforge.context import StageContext
@@ -21,10 +21,12 @@ class SpecId(BaseModel):
 
 
 class ExportRubricsParams(BaseModel):
+    """Options of the export_rubrics stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     out_dir: Path
-    only_admitted: bool = False  # only specs with at least one admitted trajectory
+    only_admitted: bool = Field(False, description="Only specs with at least one admitted trajectory.")
 
 
 class RubricsManifest(BaseModel):
@@ -44,6 +46,8 @@ class RubricsManifest(BaseModel):
 
 
 class ExportRubricsResult(BaseModel):
+    """What the export_rubrics stage did."""
+
     export_id: str
     out_dir: str
     specs: int

@@ -40,6 +40,8 @@ class ImportTrajectoriesParams(BaseModel):
 
 
 class ImportTrajectoriesResult(BaseModel):
+    """What the import_trajectories stage did."""
+
     files: list[FileOutcome]
     imported_files: int
     skipped_files: int
@@ -56,6 +58,8 @@ class ImportTrajectoriesResult(BaseModel):
 def run(ctx: StageContext, params: ImportTrajectoriesParams) -> ImportTrajectoriesResult:
     # Each log file is written as soon as it is read: memory holds one file's trajectories, not a folder's
     # (a folder of the paper's 162k-token logs is gigabytes). A re-run MERGEs the same ids again.
+    """Read the logs at ``params.path`` (one format, or each file's own) and MERGE their trajectories by
+    id, a file at a time."""
     totals: Counter[str] = Counter()
     by_scaffold: Counter[str] = Counter()
 

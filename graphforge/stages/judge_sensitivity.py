@@ -27,6 +27,8 @@ GET_TRAJECTORIES_TO_JUDGE = cypher.load("judge/get_trajectories_to_judge")
 
 
 class JudgeSensitivityParams(BaseModel):
+    """Options of the judge_sensitivity stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     arms: list[JudgeArm] = Field(default_factory=lambda: [JudgeArm.ANCHORED, JudgeArm.UNANCHORED])
@@ -37,11 +39,14 @@ class JudgeSensitivityParams(BaseModel):
     use_llm: bool = True
     # At most this many trajectories (the first by spec and id): a sample keeps a slow judge's study short.
     max_trajectories: int | None = Field(default=None, ge=1)
-    max_cases_per_kind: int | None = Field(default=None, ge=1)  # per trajectory and arm, in criterion order
-    report: str = "sensitivity"  # the folder under the output directory
+    max_cases_per_kind: int | None = Field(default=None, ge=1,
+        description="Per trajectory and arm, in criterion order.")
+    report: str = Field("sensitivity", description="The folder under the output directory.")
 
 
 class JudgeSensitivityResult(BaseModel):
+    """What the judge_sensitivity stage did."""
+
     trajectories: int
     cases: int
     rows: list[SensitivityRow]
@@ -53,6 +58,8 @@ class JudgeSensitivityResult(BaseModel):
 
 
 def run(ctx: StageContext, params: JudgeSensitivityParams) -> JudgeSensitivityResult:
+    """Judge perturbed copies of admitted trajectories' deliverables and report how often the judge
+    catches each perturbation."""
     rows = ctx.graph.read_dicts(GET_TRAJECTORIES_TO_JUDGE, statuses=params.statuses, spec_ids=params.spec_ids,
                                 trajectory_ids=params.trajectory_ids)
     llm = None

@@ -23,15 +23,18 @@ GET_TRAJECTORIES_TO_JUDGE = cypher.load("judge/get_trajectories_to_judge")
 
 
 class JudgeTrajectoriesParams(BaseModel):
+    """Options of the judge_trajectories stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     arm: JudgeArm = JudgeArm.ANCHORED
     spec_ids: list[str] | None = None
     trajectory_ids: list[str] | None = None
     statuses: list[str] = Field(default_factory=lambda: ["materialised", "judged"])
-    seed: int = 0  # the random arm's seed
-    use_llm: bool = True  # every criterion goes to the chat model when one is configured
-    k: int = Field(4, ge=1)  # candidates of one spec graded jointly per chat-model call (1: one at a time)
+    seed: int = Field(0, description="The random arm's seed.")
+    use_llm: bool = Field(True, description="Every criterion goes to the chat model when one is configured.")
+    k: int = Field(4, ge=1,
+        description="Candidates of one spec graded jointly per chat-model call (1: one at a time).")
     # Only the trajectories whose spec id hashes into this shard: a spec's K candidates stay in one process,
     # because they are graded jointly.
     shard: Shard | None = None
@@ -46,6 +49,8 @@ class JudgedRow(BaseModel):
 
 
 class JudgeTrajectoriesResult(BaseModel):
+    """What the judge_trajectories stage did."""
+
     arm: JudgeArm
     judge: str
     judged: int
@@ -60,6 +65,8 @@ class JudgeTrajectoriesResult(BaseModel):
 
 
 def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectoriesResult:
+    """Judge each selected trajectory against its spec's criteria (deterministic checks, anchored
+    verifiers, the chat-model judge) and store the judgments with their Q."""
     rows = ctx.graph.read_dicts(GET_TRAJECTORIES_TO_JUDGE, statuses=params.statuses, spec_ids=params.spec_ids,
                                 trajectory_ids=params.trajectory_ids)
     if params.shard is not None:

@@ -20,13 +20,18 @@ LINK_BENCHMARK_GOLD = cypher.load("benchmark/link_benchmark_gold")
 
 
 class LoadBenchmarkParams(BaseModel):
+    """Options of the load_benchmark stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    root: Path  # task records (*.jsonl / *.json) at the top, reference files below (see loaders.benchmark)
-    name: str = Field(min_length=1)  # the audit and the export refer to the benchmark by it
+    root: Path = Field(description="Task records (*.jsonl / *.json) at the top, reference files below "
+                                   "(see loaders.benchmark).")
+    name: str = Field(min_length=1, description="The audit and the export refer to the benchmark by it.")
 
 
 class LoadBenchmarkResult(BaseModel):
+    """What the load_benchmark stage did."""
+
     benchmark: str
     tasks: int
     files: int
@@ -42,6 +47,7 @@ class LoadBenchmarkResult(BaseModel):
 
 
 def run(ctx: StageContext, params: LoadBenchmarkParams) -> LoadBenchmarkResult:
+    """Load a benchmark folder's tasks, reference files (parsed) and occupation links into the graph."""
     src = read_benchmark(params.root, params.name)
     graph = ctx.graph
     graph.write(MERGE_BENCHMARKS, [src.benchmark])

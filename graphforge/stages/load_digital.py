@@ -37,14 +37,18 @@ class DigitalMode(StrEnum):
 
 
 class LoadDigitalParams(BaseModel):
+    """Options of the load_digital stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
     mode: DigitalMode
-    labels: Path | None = None  # the labels file (CSV/TSV), for mode 'labels'
+    labels: Path | None = Field(None, description="The labels file (CSV/TSV), for mode 'labels'.")
     # Tasks the labels file does not mention: leave unlabelled (None) or mark them not digital.
     unlabelled_as_not_digital: bool = False
 
 
 class LoadDigitalResult(BaseModel):
+    """What the load_digital stage did."""
+
     mode: DigitalMode
     source: str
     model: str = ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher
 from graphforge.context import StageContext
@@ -43,15 +43,20 @@ DELETE_ORPHAN_SECTORS = cypher.load("onet/delete_orphan_sectors")
 
 
 class LoadOnetParams(BaseModel):
+    """Options of the load_onet stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
-    path: Path  # the unpacked release folder (.txt and/or .xlsx tables)
-    release_id: str | None = None  # default: from the folder name or Read Me.txt
-    sectors: Path | None = None  # a sector mapping file replacing the SOC 2018 major groups
+    path: Path = Field(description="The unpacked release folder (.txt and/or .xlsx tables).")
+    release_id: str | None = Field(None, description="Default: from the folder name or Read Me.txt.")
+    sectors: Path | None = Field(None,
+        description="A sector mapping file replacing the SOC 2018 major groups.")
     # Remove Sector nodes no occupation uses any more (after switching sector schemes).
     prune_sectors: bool = True
 
 
 class LoadOnetResult(BaseModel):
+    """What the load_onet stage did."""
+
     release_id: str
     source_format: str
     sector_scheme: str

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge.context import StageContext
 from graphforge.vocab import load_vocabulary, write_vocabulary
 
 
 class LoadVocabParams(BaseModel):
+    """Options of the load_vocab stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
-    path: Path | None = None  # None: the bundled graphforge/vocab/execution_patterns.yaml
+    path: Path | None = Field(None, description="None: the bundled graphforge/vocab/execution_patterns.yaml.")
 
 
 class LoadVocabResult(BaseModel):
+    """What the load_vocab stage did."""
+
     version: str
     source: str
     execution_patterns: int

@@ -52,17 +52,23 @@ class WorkspaceFileRow(FileIngestRow):
 
 
 class LoadWorkspaceParams(BaseModel):
+    """Options of the load_workspace stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     root: Path
-    manifest: Path | None = None  # None: a manifest.* / graphforge-manifest.* found at the root, if any
-    workspace_id: str | None = None  # None: the manifest's, else derived from the folder path
+    manifest: Path | None = Field(None,
+        description="None: a manifest.* / graphforge-manifest.* found at the root, if any.")
+    workspace_id: str | None = Field(None,
+        description="None: the manifest's, else derived from the folder path.")
     seed_id: str | None = None
-    jobs: int | None = Field(None, ge=1)  # parser processes; None: CPU count
-    timeout_s: float = Field(60.0, gt=0)  # per file
-    max_file_bytes: int | None = Field(None, ge=1)  # None: ParseLimits' default
-    retry_invalid: bool = False  # re-parse files recorded invalid by an earlier run (e.g. after a timeout)
-    use_llm_roles: bool = True  # roles the manifest leaves open come from the chat model, when one is set
+    jobs: int | None = Field(None, ge=1, description="Parser processes; None: CPU count.")
+    timeout_s: float = Field(60.0, gt=0, description="Per file.")
+    max_file_bytes: int | None = Field(None, ge=1, description="None: ParseLimits' default.")
+    retry_invalid: bool = Field(False,
+        description="Re-parse files recorded invalid by an earlier run (e.g. after a timeout).")
+    use_llm_roles: bool = Field(True,
+        description="Roles the manifest leaves open come from the chat model, when one is set.")
     # Without a seed (none given, none in the manifest, none the user chose on an earlier load), assign the
     # seed that fits the folder best (graphforge.seed_fit), when seeds exist and one shares words with it.
     fit_seed: bool = True
@@ -76,6 +82,8 @@ class InvalidFile(BaseModel):
 
 
 class LoadWorkspaceResult(BaseModel):
+    """What the load_workspace stage did."""
+
     workspace_id: str
     seed_linked: bool
     seed_id: str | None = None

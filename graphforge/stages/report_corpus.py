@@ -25,12 +25,14 @@ UNLINKED = "(unlinked)"  # a trajectory whose spec -> workspace -> seed path is 
 
 
 class ReportCorpusParams(BaseModel):
+    """Options of the report_corpus stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    out_dir: Path | None = None  # None: <ctx.out_dir>/reports
-    statuses: list[str] | None = ["admitted"]  # the corpus; None: every trajectory
+    out_dir: Path | None = Field(None, description="None: <ctx.out_dir>/reports.")
+    statuses: list[str] | None = Field(["admitted"], description="The corpus; None: every trajectory.")
     admit_q: float = 0.90
-    token_ceiling: int = Field(262_144, ge=1)  # the paper's packed-sequence training ceiling
+    token_ceiling: int = Field(262_144, ge=1, description="The paper's packed-sequence training ceiling.")
 
 
 class SectorRef(BaseModel):
@@ -105,6 +107,8 @@ class QSummary(BaseModel):
 
 
 class ReportCorpusResult(BaseModel):
+    """What the report_corpus stage did."""
+
     statuses: list[str] | None
     trajectories: int
     unlinked: int

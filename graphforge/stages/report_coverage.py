@@ -19,6 +19,8 @@ COUNT_UNIVERSE = cypher.load("coverage/count_universe")
 
 
 class ReportCoverageParams(BaseModel):
+    """Options of the report_coverage stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
     out_dir: Path
 
@@ -35,6 +37,8 @@ class CoverageCounts(BaseModel):
 
 
 class ReportCoverageResult(BaseModel):
+    """What the report_coverage stage did."""
+
     html: str
     heatmap_png: str
     pool_heatmap_png: str

@@ -60,15 +60,17 @@ DEFAULT_VERIFICATION = {
 
 
 class ReviseSpecsParams(BaseModel):
+    """Options of the revise_specs stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    spec_ids: list[str] | None = None  # None: the newest version of every spec
+    spec_ids: list[str] | None = Field(None, description="None: the newest version of every spec.")
     # How to re-run the rollouts when the statement changed: the teacher model (the configured chat model in
     # the built-in agent loop), the rule-based oracle, or not at all; auto: teacher when a chat model is
     # configured, else oracle.
     rerun: Literal["auto", "teacher", "oracle", "none"] = "auto"
     use_llm: bool = True
-    max_steps: int = Field(30, ge=1)  # teacher re-runs
+    max_steps: int = Field(30, ge=1, description="Teacher re-runs.")
     # Only the specs whose base id hashes into this shard: every version of a spec stays in one process, so
     # a shard re-run after a crash checks the versions it wrote itself.
     shard: Shard | None = None
@@ -89,6 +91,8 @@ class SpecRevision(BaseModel):
 
 
 class ReviseSpecsResult(BaseModel):
+    """What the revise_specs stage did."""
+
     shard: str | None = None  # "i/n" when one shard ran
     checked: int
     failing_checks: int
@@ -347,6 +351,8 @@ def llm_patch(llm: OpenAICompatibleChatModel, view: JudgeView, problems: list[st
 
 
 def run(ctx: StageContext, params: ReviseSpecsParams) -> ReviseSpecsResult:
+    """Check each spec, revise those with problems (rule-based or by the chat model) and re-use or re-run
+    their rollouts."""
     from graphforge.llm import chat_model
 
     llm = chat_model(ctx.settings) if params.use_llm or params.rerun in ("auto", "teacher") else None
@@ -469,9 +475,9 @@ def _oracle_rerun(ctx: StageContext, spec: TaskSpec) -> str:
 
     view = load_view(ctx.graph, spec.spec_id)
     confusers = ctx.graph.read(GET_CONFUSER_FACTS, Anchor, spec_id=spec.spec_id)
-    from graphforge.stages.rollout_oracle import spec_workspace
+    from graphforge.specs_store import spec_workspace
 
-    agent, workspace_dir = spec_workspace(ctx, spec.spec_id)
+    agent, workspace_dir = spec_workspace(ctx.graph, spec.spec_id)
     done = run_oracle(view, view.paths, ctx.out_dir / "rollouts", confusers=confusers,
                       workspace_dir=workspace_dir, agent=agent)
     store.save_trajectories(ctx.graph, [done.trajectory])

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher, store
 from graphforge.context import StageContext
 from graphforge.errors import StageError
 from graphforge.judge import Anchor, load_view
-from graphforge.models.spec import AgentView
 from graphforge.oracle import ORACLE_MODEL, InjectKind, run_oracle
 from graphforge.sharding import Shard
-from graphforge.specs_store import agent_view_from_graph
+from graphforge.specs_store import spec_workspace
 
 GET_CONFUSER_FACTS = cypher.load("oracle/get_confuser_facts")
 GET_CURRENT_SPECS = cypher.load("oracle/get_current_specs")
@@ -29,8 +26,10 @@ class RolloutOracleParams(BaseModel):
     spec_ids: list[str] = Field(default_factory=list)
     inject: list[InjectKind] = Field(default_factory=list)
     seed: int = 0
-    read_chars: int = Field(20_000, gt=0)  # read_file page size (the agent loop's max_read_chars)
-    shard: Shard | None = None  # only the specs whose id hashes into this shard (see graphforge.sharding)
+    read_chars: int = Field(20_000, gt=0,
+        description="Read_file page size (the agent loop's max_read_chars).")
+    shard: Shard | None = Field(None,
+        description="Only the specs whose id hashes into this shard (see graphforge.sharding).")
 
     @property
     def named(self) -> list[str]:
@@ -48,6 +47,8 @@ class OracleRollout(BaseModel):
 
 
 class RolloutOracleResult(BaseModel):
+    """What the rollout_oracle stage did."""
+
     model: str = ORACLE_MODEL
     shard: str | None = None
     rollouts: list[OracleRollout]
@@ -58,16 +59,6 @@ class RolloutOracleResult(BaseModel):
         if len(self.rollouts) != 1:
             raise StageError("rollout_oracle", f"{len(self.rollouts)} rollouts, not one: read .rollouts")
         return self.rollouts[0].trajectory_id
-
-
-def spec_workspace(ctx: StageContext, spec_id: str) -> tuple[AgentView, Path | None]:
-    """The agent's view of a spec and its workspace folder on this machine (None when not found here)."""
-    from graphforge.stages.run_rollouts import _view
-
-    try:
-        return _view(ctx, spec_id, None)
-    except StageError:
-        return agent_view_from_graph(ctx.graph, spec_id), None
 
 
 def run(ctx: StageContext, params: RolloutOracleParams) -> RolloutOracleResult:
@@ -81,7 +72,7 @@ def run(ctx: StageContext, params: RolloutOracleParams) -> RolloutOracleResult:
     for spec_id in ids:
         view = load_view(ctx.graph, spec_id)
         confusers = ctx.graph.read(GET_CONFUSER_FACTS, Anchor, spec_id=spec_id)
-        agent, workspace_dir = spec_workspace(ctx, spec_id)
+        agent, workspace_dir = spec_workspace(ctx.graph, spec_id)
         result = run_oracle(view, view.paths, out, inject=list(params.inject), confusers=confusers,
                             seed=params.seed, workspace_dir=workspace_dir, agent=agent,
                             read_chars=params.read_chars)

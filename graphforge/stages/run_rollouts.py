@@ -39,13 +39,15 @@ _DONE = frozenset(s.value for s in TrajectoryStatus) - {TrajectoryStatus.FAILED.
 
 
 class RunRolloutsParams(BaseModel):
+    """Options of the run_rollouts stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     # The specs to roll out (spec_id and spec_ids together, one concurrent batch); none named: every current
     # spec (no newer version of its base).
     spec_id: str | None = None
     spec_ids: list[str] = Field(default_factory=list)
-    n: int = Field(1, ge=1, le=256)  # samples (K) per spec
+    n: int = Field(1, ge=1, le=256, description="Samples (K) per spec.")
     # Rollouts at once, over all specs (None: GRAPHFORGE_LLM_CONCURRENCY); HTTP calls are capped by that too.
     concurrency: int | None = Field(None, ge=1, le=256)
     max_steps: int = Field(30, ge=1)
@@ -53,9 +55,10 @@ class RunRolloutsParams(BaseModel):
     max_tokens: int | None = None
     tool_timeout_s: float = Field(60.0, gt=0)
     memory_mb: int = Field(1024, ge=64)
-    workspace_dir: Path | None = None  # None: the workspace root recorded in the graph
-    force: bool = False  # re-run samples that are already materialised
-    shard: Shard | None = None  # only the specs whose id hashes into this shard, each with all its K samples
+    workspace_dir: Path | None = Field(None, description="None: the workspace root recorded in the graph.")
+    force: bool = Field(False, description="Re-run samples that are already materialised.")
+    shard: Shard | None = Field(None,
+        description="Only the specs whose id hashes into this shard, each with all its K samples.")
 
     @property
     def all_spec_ids(self) -> list[str]:
@@ -76,6 +79,8 @@ class RolloutSummary(BaseModel):
 
 
 class RunRolloutsResult(BaseModel):
+    """What the run_rollouts stage did."""
+
     spec_id: str | None  # the first spec (all of them in spec_ids); None when there was none to roll out
     spec_ids: list[str]
     shard: str | None = None  # "i/n" when one shard ran
@@ -119,6 +124,8 @@ def pending_samples(
 
 
 def run(ctx: StageContext, params: RunRolloutsParams) -> RunRolloutsResult:
+    """Roll out the agent loop K times on each selected spec, concurrently and resumably, and store the
+    trajectories."""
     llm = chat_model(ctx.settings)
     if llm is None:
         raise ConfigError(

@@ -26,15 +26,18 @@ class GreedyMethod(StrEnum):
 
 
 class SelectSeedsParams(BaseModel):
+    """Options of the select_seeds stage."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
     n: int = Field(ge=1)
     method: GreedyMethod = GreedyMethod.LAZY
-    lazy: bool = True  # older flag, kept for callers: False means method="naive"
+    lazy: bool = Field(True, description='Older flag, kept for callers: False means method="naive".')
     rebalance: bool = True
     # The greedy ranks n * pool_factor candidates; rebalancing picks n of them.
     pool_factor: int = Field(3, ge=1)
-    demand_cap: int = Field(1, ge=1)  # at most this many selected seeds per normalised demand
-    extend: bool = False  # keep the current selection and add n more (counts start from the graph)
+    demand_cap: int = Field(1, ge=1, description="At most this many selected seeds per normalised demand.")
+    extend: bool = Field(False,
+        description="Keep the current selection and add n more (counts start from the graph).")
 
     @model_validator(mode="before")
     @classmethod
@@ -48,6 +51,8 @@ class SelectSeedsParams(BaseModel):
 
 
 class SelectSeedsResult(BaseModel):
+    """What the select_seeds stage did."""
+
     candidates: int
     already_selected: int
     selected: int
