@@ -22,6 +22,8 @@ def demo_cmd(out: Annotated[Path, typer.Option("--out", help="Where sample data,
     from graphforge.settings import project_settings
 
     settings = project_settings(project, create=True)
+    # Commands the summary suggests run in the user's current project unless told otherwise.
+    in_project = "" if settings.project_name == _current_project() else f"GRAPHFORGE_PROJECT={project} "
     say(f"demo project: {settings.project_name} (switch to it with `graphforge project use "
         f"{settings.project_name}`, or prefix a command with GRAPHFORGE_PROJECT={settings.project_name})",
         console)
@@ -31,6 +33,9 @@ def demo_cmd(out: Annotated[Path, typer.Option("--out", help="Where sample data,
         stdout.print(f"\n[bold green]GraphForge demo finished[/] in project [bold]{r.project}[/] — "
                      f"Neo4j {r.neo4j_version}")
         say(f"  Bolt: {r.bolt_uri}")
+        if in_project:
+            say(f"  your current project is unchanged; `graphforge project use {r.project}` switches to the "
+                f"demo's, or prefix one command with {in_project.strip()}")
         stdout.print(
             f"graph: {r.nodes} nodes, {r.relationships} relationships; specs: {', '.join(r.spec_ids)}"
         )
@@ -47,7 +52,7 @@ def demo_cmd(out: Annotated[Path, typer.Option("--out", help="Where sample data,
         # Each URL and path whole on its line (the console never wraps them; copying gives them whole).
         if r.browser_url:
             say(f"  Neo4j Browser: {r.browser_url}  (user neo4j; password: "
-                "`graphforge db status --show-password`)")
+                f"`{in_project}graphforge db status --show-password`)")
         say("  saved Browser queries to paste: " + ", ".join(r.browser_queries))
         for name, path in r.reports.items():
             say(f"  report {name}: {path}")
@@ -55,3 +60,14 @@ def demo_cmd(out: Annotated[Path, typer.Option("--out", help="Where sample data,
             say(f"  export {name}: {path}")
 
     emit(result, as_json, summary=summary)
+
+
+def _current_project() -> str | None:
+    """The user's current project, or None when the settings cannot say (the demo runs all the same)."""
+    from graphforge.errors import ConfigError
+    from graphforge.settings import GraphforgeSettings
+
+    try:
+        return GraphforgeSettings().project_name
+    except ConfigError:
+        return None
