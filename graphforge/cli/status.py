@@ -65,9 +65,10 @@ def status_cmd(as_json: JsonOption = False) -> None:
 
     with open_context() as ctx:
         status = read_status(ctx.graph)
+        project = ctx.settings.project_name
 
     def summary(st: GraphStatus) -> None:
-        print_fields("GraphForge graph", status_lines(st))
+        print_fields(f"GraphForge graph of project {project}", status_lines(st))
         first, *rest = st.next
         say("")
         say(f"next: {first.command}", stdout, style="bold")
