@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -21,6 +22,7 @@ GET_TASK_SPEC = cypher.load("specs/get_task_spec")
 GET_WORKSPACE_FILES = cypher.load("specs/get_workspace_files")
 GET_CRITERION_ANCHORS = cypher.load("specs/get_criterion_anchors")
 GET_SPEC_VERSIONS = cypher.load("specs/get_spec_versions")
+GET_SPEC_WORKSPACE = cypher.load("rollouts/get_spec_workspace")
 LINK_PREVIOUS_VERSIONS = cypher.load("specs/link_previous_versions")
 
 
@@ -262,6 +264,21 @@ def agent_view_from_graph(graph: Graph, spec_id: str) -> AgentView:
     """The agent's view of a saved spec, with the file list read from its workspace in the graph."""
     spec = load_spec(graph, spec_id)
     return agent_view(spec, workspace_files(graph, spec.workspace_id))
+
+
+def spec_workspace(graph: Graph, spec_id: str) -> tuple[AgentView, Path | None]:
+    """The agent's view of a saved spec and its workspace folder on this machine (None when not here).
+
+    A workspace not loaded into this graph (no file list) gives the agent every file of its folder."""
+    view = agent_view_from_graph(graph, spec_id)
+    found = graph.read_dicts(GET_SPEC_WORKSPACE, spec_id=spec_id)
+    root = Path(str(found[0]["root"])) if found and found[0].get("root") else None
+    if root is None or not root.is_dir():
+        return view, None
+    if not view.files:
+        files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+        view = view.model_copy(update={"files": files})
+    return view, root
 
 
 def criterion_anchors(graph: Graph, spec_id: str) -> list[AnchorEvidence]:

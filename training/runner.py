@@ -267,7 +267,13 @@ def check_token_budget(config: dict[str, Any], args: Any, available: dict[str, i
 
 
 def for_template(dataset: Any, tokenizer: Any, args: Any, config: dict[str, Any], model_ref: str) -> Any:
-    """Exported rows in the form the model's chat template can render (see the two checks)."""
+    """Exported rows in the form the model's chat template can render (see the two checks).
+
+    Rows that are already text (a ``text`` column, no ``messages``: conversations rendered in the exact
+    prompt format a server will use, as bench/closed_loop does for llama.cpp) are trained on as they are.
+    """
+    if "messages" not in dataset.column_names and "text" in dataset.column_names:
+        return dataset
     if not renders_tool_calls(tokenizer):
         if not config.get("tool_calls_as_text", False):
             raise SystemExit(

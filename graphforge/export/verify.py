@@ -20,10 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphforge import cypher
 from graphforge.graph import Graph
-
-GET_SPEC_WORKSPACE = cypher.load("rollouts/get_spec_workspace")
+from graphforge.specs_store import spec_workspace
 
 PLACEHOLDER = re.compile(r"<\d+ bytes")
 _PAGE = re.compile(r"^\[page: .*, characters (\d+)-(\d+) of (\d+)\]")
@@ -84,18 +82,6 @@ def _parsed(path: Path) -> str:
         return f"unreadable: {exc}"
 
 
-def _workspace(graph: Graph, spec_id: str) -> tuple[Any, Path | None]:
-    from graphforge.specs_store import agent_view_from_graph
-
-    view = agent_view_from_graph(graph, spec_id)
-    found = graph.read_dicts(GET_SPEC_WORKSPACE, spec_id=spec_id)
-    root = Path(str(found[0]["root"])) if found and found[0].get("root") else None
-    if root is not None and not view.files and root.is_dir():
-        files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
-        view = view.model_copy(update={"files": files})
-    return view, root
-
-
 def check_row(graph: Graph, row: dict[str, Any], *, judge: bool = True) -> RowCheck:
     """Replay one exported row (``messages``, ``trajectory_id``, ``spec_id``) and say what differs."""
     from graphforge import store
@@ -110,7 +96,7 @@ def check_row(graph: Graph, row: dict[str, Any], *, judge: bool = True) -> RowCh
         check.fail("the row names no spec, so its workspace is unknown")
         return check
     try:
-        agent, root = _workspace(graph, check.spec_id)
+        agent, root = spec_workspace(graph, check.spec_id)
     except Exception as exc:  # noqa: BLE001 - a spec the graph no longer holds is a failed row, not a crash
         check.fail(f"spec {check.spec_id} cannot be loaded: {exc}")
         return check

@@ -405,7 +405,7 @@ def test_revision_sees_the_execution_and_the_teacher_reruns_a_changed_statement(
     content = "\n".join(str(m["content"]) for m in revise_prompt.messages)
     execution = content.split("How the rollouts went")[1]
     assert f"rollout {failing}" in execution and f"rollout {missing}" in execution
-    assert "call: read_file(" in execution and "tool error: ERROR: no such file: missing_0.xlsx" in execution
+    assert "call: read_file(" in execution and "tool error: ERROR: no file 'missing_0.xlsx'" in execution
     absent = sorted(d.name for d in spec.deliverables if d.name not in
                     {x.name for x in store.get_trajectories(ctx.graph, [missing])[0].deliverables})
     assert f"missing deliverables: {', '.join(absent)}" in execution

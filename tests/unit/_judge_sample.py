@@ -126,3 +126,26 @@ def sample_view(spec: TaskSpec | None = None) -> JudgeView:
     files = [WorkspaceFile(path=p) for p in ("finance/q3_ledger.xlsx", "bank/statement_q3.pdf",
                                              "old/draft_totals.pdf", "misc/readme.txt")]
     return JudgeView(spec=spec, anchors=anchors, files=files)
+
+
+def write_sample_workspace(root: Path) -> Path:
+    """The sample view's files on disk (readable by the agent's read_file), so the oracle can demonstrate."""
+    import openpyxl
+
+    from graphforge.demo.sample.broken_files import _simple_pdf
+
+    for rel in ("finance/q3_ledger.xlsx", "bank/statement_q3.pdf", "old/draft_totals.pdf", "misc/readme.txt"):
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if rel.endswith(".xlsx"):
+            book = openpyxl.Workbook()
+            sheet = book.active
+            assert sheet is not None
+            sheet.append(["Customer", "Quarter", "Invoiced"])
+            sheet.append(["ACME Corp", "Q3", 12450.0])
+            book.save(path)
+        elif rel.endswith(".pdf"):
+            path.write_bytes(_simple_pdf())
+        else:
+            path.write_text("Shared drive index; nothing about invoices.\n", encoding="utf-8")
+    return root

@@ -16,12 +16,13 @@ from graphforge.stages.admit_trajectories import (
     degenerate_reasons,
     degenerate_use,
 )
-from tests.unit._judge_sample import sample_view
+from tests.unit._judge_sample import sample_view, write_sample_workspace
 
 
 def _trajectory(tmp_path: Path, *inject: InjectKind):  # type: ignore[no-untyped-def]
     view = sample_view()
-    return run_oracle(view, view.paths, tmp_path, inject=list(inject)).trajectory
+    workspace = write_sample_workspace(tmp_path / "workspace")
+    return run_oracle(view, view.paths, tmp_path / "runs", inject=list(inject), workspace_dir=workspace).trajectory
 
 
 def _rules(**settings: object) -> CleaningRules:
@@ -38,7 +39,7 @@ def test_repeated_calls_failures_excess_and_truncation_are_detected_as_data(tmp_
     assert repeated[0].detail.startswith("read_file(") and repeated[0].observed > repeated[0].limit == 3
     failing = degenerate_use(_trajectory(tmp_path, InjectKind.TOOL_FAILURES), _rules())
     assert CleaningRule.TOOL_FAILURE_RATE in {d.rule for d in failing}
-    strict = _rules(admit_max_tool_calls=2, admit_max_truncations=0, admit_truncation_markers=["Note"])
+    strict = _rules(admit_max_tool_calls=2, admit_max_truncations=0, admit_truncation_markers=["[page:"])
     rules = {d.rule: d for d in degenerate_use(_trajectory(tmp_path), strict)}
     assert {CleaningRule.EXCESSIVE_TOOL_CALLS, CleaningRule.REPEATED_TRUNCATION} <= set(rules)
     assert rules[CleaningRule.EXCESSIVE_TOOL_CALLS].limit == 2

