@@ -270,7 +270,7 @@ def serve(model_file: Path, alias: str, threads: int, log: Path) -> tuple[subpro
 # ---- 6: evaluation ----------------------------------------------------------------------------------
 
 def interleaved(ctx: Any, specs: list[str]) -> list[str]:
-    """Held-out specs taking each workspace in turn, so a capped evaluation covers every held-out workspace."""
+    """Held-out specs taking each workspace in turn (a capped evaluation covers every held-out workspace)."""
     from graphforge import specs_store
 
     by_ws: dict[str, list[str]] = {}

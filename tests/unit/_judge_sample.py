@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from graphforge.judge.view import Anchor, JudgeView, WorkspaceFile
 from graphforge.models.spec import (
     CriterionKind,

@@ -22,7 +22,8 @@ from tests.unit._judge_sample import sample_view, write_sample_workspace
 def _trajectory(tmp_path: Path, *inject: InjectKind):  # type: ignore[no-untyped-def]
     view = sample_view()
     workspace = write_sample_workspace(tmp_path / "workspace")
-    return run_oracle(view, view.paths, tmp_path / "runs", inject=list(inject), workspace_dir=workspace).trajectory
+    return run_oracle(view, view.paths, tmp_path / "runs", inject=list(inject),
+                      workspace_dir=workspace).trajectory
 
 
 def _rules(**settings: object) -> CleaningRules:
