@@ -198,10 +198,10 @@ def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> 
     for key, paths in titled.items():
         # Same title is not enough (a solicitation's parts share the project's name): the names must share
         # a word too ("DraftPWS" and "PWS").
-        for a, b in zip(sorted(paths), sorted(paths)[1:], strict=False):
-            wa, wb = set(version_stem(a).split()), set(version_stem(b).split())
+        for first, second in zip(sorted(paths), sorted(paths)[1:], strict=False):
+            wa, wb = set(version_stem(first).split()), set(version_stem(second).split())
             if any(x == y or (len(y) >= 3 and y in x) or (len(x) >= 3 and x in y) for x in wa for y in wb):
-                families[("title", key)] += [a, b]
+                families[("title", key)] += [first, second]
     newer_of: dict[str, str] = {}
     lines_of = _LinesOf(spans)
     for (_, stem), paths in families.items():
@@ -262,9 +262,10 @@ def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> 
                 if f.kind in (FactKind.RECORD, FactKind.ATTRIBUTE) and f.entity and f.span_id in path_of}
     rows_per_key = Counter(row_keys.values())
     for f in facts:
-        path = path_of.get(f.span_id)
-        if path is None:
+        at = path_of.get(f.span_id)
+        if at is None:
             continue
+        path = at
         if f.kind in (FactKind.REQUIREMENT, FactKind.LIST_ITEM):
             words = (f.normalized or "").split()
             if len(words) >= 4:
@@ -276,8 +277,8 @@ def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> 
                 keyed[row_keys[f.fact_id][1:]].setdefault(path, f)
         elif f.kind is FactKind.DATE and f.span_id in by_span:
             line = next((ln for ln in by_span[f.span_id].text.splitlines() if f.value in ln), "")
-            for d in find_dates(line):  # every date on the line, so "moved from X to Y" keeps one key
-                line = line.replace(d.text, " ")
+            for found in find_dates(line):  # every date on the line, so "moved from X to Y" keeps one key
+                line = line.replace(found.text, " ")
             words = sorted(
                 {w for w in normalise_text(line).split() if not w.isdigit() and w not in _AMEND_WORDS}
             )
@@ -287,15 +288,16 @@ def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> 
     for (kind, _key), per_file in keyed.items():
         if len(per_file) < 2:
             continue
-        ordered = sorted(per_file.items())
-        for (path_a, a), (path_b, b) in zip(ordered, ordered[1:], strict=False):
-            same = (a.normalized or a.value) == (b.normalized or b.value)
+        by_path = sorted(per_file.items())
+        for (path_a, fa), (path_b, fb) in zip(by_path, by_path[1:], strict=False):
+            same = (fa.normalized or fa.value) == (fb.normalized or fb.value)
             dep = DependencyKind.COMPARE if same else DependencyKind.RECONCILE
             verb = "states the same" if same else "states differently the same"
-            src, dst = (b, a) if newer_of.get(path_a) == path_b or path_b > path_a else (a, b)
+            later, earlier = (fb, fa) if newer_of.get(path_a) == path_b or path_b > path_a else (fa, fb)
             put(
                 _edge(
-                    src, dst, dep, f"{path_b} {verb} {kind} as {path_a}: {b.value[:80]!r} vs {a.value[:80]!r}"
+                    later, earlier, dep,
+                    f"{path_b} {verb} {kind} as {path_a}: {fb.value[:80]!r} vs {fa.value[:80]!r}",
                 )
             )
 

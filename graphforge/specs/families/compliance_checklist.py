@@ -14,9 +14,18 @@ from graphforge.specs.families._common import (
     spread,
     trusted,
 )
+from graphforge.specs.templates import GraphFact
 
 MAX_ITEMS = 6
 MAX_POOL = 150  # source requirements a checklist entry may match (the extractor keeps 150 per file)
+
+
+def _where(r: GraphFact) -> str:
+    """Where a requirement is stated, as a reader finds it: a PDF's page (the heading guessed from a page's
+    text is mostly a running header or a figure's caption), else the section path."""
+    if r.locator.startswith("page="):
+        return f"page {r.locator.removeprefix('page=')}"
+    return r.section
 
 
 def build(inp: FamilyInput) -> TaskSpec | None:
@@ -40,14 +49,14 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             b.item(
                 r,
                 book,
-                f"{book.name} lists the requirement of {short(r.section or source, 60)} "
+                f"{book.name} lists the requirement of {short(_where(r) or source, 60)} "
                 f"({short(r.value, 50)})",
                 weight=1.5,
             )
         b.cites(chosen, book)
         # Every requirement the sources state may be listed; one they do not state may not.
         b.invented(stated[:MAX_POOL], book, "Checklist", "a requirement")
-        sections = sorted({short(r.section, 70) for r in chosen if r.section})
+        sections = sorted({short(_where(r), 70) for r in chosen if _where(r)})
         statement = request(
             occupation=inp.seed.occupation,
             context=(

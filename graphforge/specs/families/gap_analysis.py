@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
@@ -54,7 +55,7 @@ def requiring_share(items: list[str], heading: str) -> float:
 
 def build(inp: FamilyInput) -> TaskSpec | None:
     facts = {f.fact_id: f for f in inp.graph.facts}
-    candidates = []
+    candidates: list[tuple[Any, ...]] = []
     for row in inp.rows:
         items = [facts[i] for i in row["items"] if i in facts and trusted(facts[i])]
         # A list of file names is an index, not required items (and a cited file name is no content).
