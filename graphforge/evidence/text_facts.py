@@ -314,6 +314,11 @@ def _continued_title(lines: Sequence[str], i: int, line: str) -> str:
 _DESCRIBED = re.compile(r"\b(?:what|which|whatever|how much|how)\s+(?:\w+\s+)?$", re.I)
 
 
+# A finite verb of a running sentence: a long first line that has one is the document's prose, not its title.
+_PROSE_LINE = re.compile(r"\b(?:is|are|was|were|has|have|had|will|can|promotes?|provides?|describes?)\b\s+\w",
+                         re.I)
+
+
 def _title(out: _Collector, span: WorkspaceSpan, text: str, section: str) -> bool:
     """Record the document's title; False when ``text`` is no title (a template placeholder, a greeting,
     an id, a bare date) so the caller keeps looking."""
@@ -406,7 +411,10 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                     mark = v.group("v")
                     _version(out, span, mark, f"Document version: {mark}", _place(span, trail))
                 continue
-            if not title_done and n == 0 and i < 3 and 3 <= len(line) <= 120 and not line.endswith("."):
+            if (not title_done and n == 0 and i < 3 and 3 <= len(line) <= 120 and not line.endswith(".")
+                    and not (_PROSE_LINE.search(line) and len(line.split()) >= 8)):
+                # An unmarked first line is the title unless it runs as a sentence ("The Initiative, or
+                # EITI, is a global standard that ..."): a marked heading is a title whatever its words.
                 title_done = _title(out, span, _continued_title(lines, i, line), _place(span, trail))
             section = _place(span, trail)
             if (

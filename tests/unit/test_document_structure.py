@@ -59,3 +59,13 @@ def test_a_document_s_first_date_is_the_one_a_reader_meets_first_near_its_title(
     footnote = _fact("0", "date", "1 May 2019", 6, "7 See the review of 1 May 2019.")
     dates = first_dates(title, [footnote, later_on_page, first_on_page])
     assert [d.value for d in dates] == ["3 March 2024", "12 January 2024"]
+
+
+def test_a_first_line_that_is_a_sentence_is_no_title() -> None:
+    text = ("The Transparency Initiative, or TI, is a global standard that promotes open\n"
+            "and accountable management of public revenues.\n\nMore text follows here.")
+    titles = [f.value for f in prose_facts([_span(text)]) if f.entity == "title"]
+    assert titles == []
+    titled = [f.value for f in prose_facts([_span("Annual Report on Public Revenues\n\nThe report is long.")])
+              if f.entity == "title"]
+    assert titled == ["Annual Report on Public Revenues"]
