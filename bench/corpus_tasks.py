@@ -28,7 +28,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from graphforge.context import StageContext
     from graphforge.models.spec import TaskSpec
+    from graphforge.stages.build_evidence import BuildEvidenceResult
+    from graphforge.stages.compile_specs import CompileSpecsResult
+    from graphforge.stages.load_workspace import LoadWorkspaceResult
 
 LABELS = Path(__file__).resolve().parent / "labels" / "corpus_facts.jsonl"
 MIN_LABELLED, MIN_QUANTITY_PRECISION, MIN_PRECISION = 50, 0.85, 0.8
@@ -65,13 +69,40 @@ def main(argv: list[str]) -> None:
     sys.exit(run(args))
 
 
+def workspace_id(folder: Path) -> str:
+    return f"corpus-{folder.name}"
+
+
+# The three stages' results and the clock before, between and after them.
+Loaded = tuple["LoadWorkspaceResult", "BuildEvidenceResult", "CompileSpecsResult",
+               tuple[float, float, float, float]]
+
+
+def load_folder(ctx: StageContext, folder: Path) -> Loaded:
+    """Load one workspace folder, build its evidence and compile its specs with the rule-based backends (every
+    family its evidence supports); the results and the clock before, between and after the three stages."""
+    from graphforge.stages import build_evidence, compile_specs, load_workspace
+
+    wid = workspace_id(folder)
+    t0 = time.perf_counter()
+    loaded = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
+        root=folder, workspace_id=wid, use_llm_roles=False,
+        # The same run whatever seeds the database holds (CI runs the walkthrough first).
+        fit_seed=False))
+    t1 = time.perf_counter()
+    evidence = build_evidence.run(
+        ctx, build_evidence.BuildEvidenceParams(workspace_id=wid, extractor="rule-based"))
+    t2 = time.perf_counter()
+    compiled = compile_specs.run(
+        ctx, compile_specs.CompileSpecsParams(workspace_id=wid, compiler="template", all_families=True))
+    return loaded, evidence, compiled, (t0, t1, t2, time.perf_counter())
+
+
 def run(args: argparse.Namespace) -> int:
     from graphforge import specs_store
     from graphforge.context import open_context
     from graphforge.evidence import quality
     from graphforge.specs.checks import DocumentText, leaks
-    from graphforge.stages import build_evidence, compile_specs, load_workspace
-
     corpus = args.corpus.resolve()
     folders = sorted(p for p in corpus.iterdir() if p.is_dir() and (not args.only or p.name in args.only))
     if not folders:
@@ -94,22 +125,8 @@ def run(args: argparse.Namespace) -> int:
     )
     with open_context(start=True) as ctx:
         for folder in folders:
-            wid = f"corpus-{folder.name}"
-            t0 = time.perf_counter()
-            loaded = load_workspace.run(ctx, load_workspace.LoadWorkspaceParams(
-                root=folder, workspace_id=wid, use_llm_roles=False,
-                # The same run whatever seeds the database holds (CI runs the walkthrough first).
-                fit_seed=False))
-            t1 = time.perf_counter()
-            evidence = build_evidence.run(
-                ctx, build_evidence.BuildEvidenceParams(workspace_id=wid, extractor="rule-based")
-            )
-            t2 = time.perf_counter()
-            compiled = compile_specs.run(
-                ctx,
-                compile_specs.CompileSpecsParams(workspace_id=wid, compiler="template", all_families=True),
-            )
-            t3 = time.perf_counter()
+            wid = workspace_id(folder)
+            loaded, evidence, compiled, (t0, t1, t2, t3) = load_folder(ctx, folder)
             ws = evidence.workspaces[0] if evidence.workspaces else None
             names = [s.family or "?" for s in compiled.specs]
             print(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +26,7 @@ from graphforge.judge.documents import Document, Workbook
 from graphforge.judge.llm_verifier import ModelVerdict, VerdictUnavailable, aask_verdicts
 from graphforge.judge.locations import Location, parse_location
 from graphforge.judge.regions import Footprint, lines
-from graphforge.judge.standing import is_standing, with_standing
+from graphforge.judge.standing import FINAL_MESSAGE, is_standing, message_document, with_standing
 from graphforge.judge.verdicts import Verdict
 from graphforge.judge.verifiers import verify
 from graphforge.judge.view import JudgeView
@@ -260,15 +260,21 @@ async def ajudge_candidates(
     llm: OpenAICompatibleChatModel | None = None,
     seed: int = 0,
     ledger: list[LLMCallRecord] | None = None,
+    final_messages: Mapping[str, str] | None = None,
 ) -> list[tuple[Judgment, DeliverableReport]]:
     """Judge the candidates (trajectory id, deliverable files) of one spec together.
 
     A candidate with a missing or invalid deliverable is a loss (Q = 0) and is not shown to the judge; the
-    others are graded jointly. Raises ``VerdictUnavailable`` (nothing is judged) when the model fails.
+    others are graded jointly. ``final_messages`` (trajectory id -> the agent's last message) are read for
+    text addressed to the grader. Raises ``VerdictUnavailable`` (nothing is judged) when the model fails.
     """
     name = judge_name(llm if arm is not JudgeArm.RANDOM else None, arm, seed)
     view = with_standing(view)  # every spec is held to the standing negatives, however old
     checked = [(tid, *check_deliverables(view.spec, files)) for tid, files in candidates]
+    for tid, _, docs in checked:
+        message = (final_messages or {}).get(tid)
+        if message:
+            docs[FINAL_MESSAGE] = message_document(message)
     valid = [(tid, docs) for tid, report, docs in checked if report.ok]
     verdicts = await ascore_candidates(view, [docs for _, docs in valid], arm, llm=llm, seed=seed,
                                        trajectory_ids=[tid for tid, _ in valid],
@@ -294,9 +300,11 @@ def judge_candidates(
     llm: OpenAICompatibleChatModel | None = None,
     seed: int = 0,
     ledger: list[LLMCallRecord] | None = None,
+    final_messages: Mapping[str, str] | None = None,
 ) -> list[tuple[Judgment, DeliverableReport]]:
     """``ajudge_candidates`` from synchronous code."""
-    return asyncio.run(ajudge_candidates(view, candidates, arm, llm=llm, seed=seed, ledger=ledger))
+    return asyncio.run(ajudge_candidates(view, candidates, arm, llm=llm, seed=seed, ledger=ledger,
+                                         final_messages=final_messages))
 
 
 def judge_attempt(
@@ -307,6 +315,9 @@ def judge_attempt(
     trajectory_id: str,
     llm: OpenAICompatibleChatModel | None = None,
     seed: int = 0,
+    final_message: str | None = None,
 ) -> tuple[Judgment, DeliverableReport]:
     """Judge one attempt on its own (raises ``VerdictUnavailable`` when the model gives no verdict)."""
-    return judge_candidates(view, [(trajectory_id, files)], arm, llm=llm, seed=seed)[0]
+    messages = {trajectory_id: final_message} if final_message else None
+    return judge_candidates(view, [(trajectory_id, files)], arm, llm=llm, seed=seed,
+                            final_messages=messages)[0]

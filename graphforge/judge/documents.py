@@ -191,6 +191,11 @@ def read_markdown(path: Path) -> Report:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceFormatError(path, f"not a readable UTF-8 text report: {exc}") from exc
+    return markdown_report(text, path)
+
+
+def markdown_report(text: str, path: Path) -> Report:
+    """Markdown text as a report (``path`` names where it came from: a file, or an agent's message)."""
     report = Report(path, [Section("", 0, "")])
     fenced = False
     for line in text.splitlines():

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from graphforge.evidence.text_facts import normalise_text
 from graphforge.judge.documents import Document, Report, Workbook, norm_key
 from graphforge.judge.grader_notes import addresses_grader
 from graphforge.judge.item_sources import verify_item_sources, verify_named_sources
@@ -35,7 +36,7 @@ from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.judge import JudgeArm
 from graphforge.models.spec import CriterionSpec
 
-_EARLIER = re.compile(
+EARLIER = re.compile(
     r"\b(supersed\w*|earlier|previous\w*|prior|was|were|original(?:ly)?|changed|replac\w*|"
     r"moved|as issued|draft|old|from)\b",
     re.I,
@@ -68,23 +69,44 @@ def verify_check(
                 return 1.0, f"found ({source}): {window.text[:160]!r}", window.footprint
         return 0.0, f"no passage states the {kind} expected from the {source}", frozenset()
     if criterion.check == "stale":
-        current_text = current_number = None
-        if len(anchors) > 1:
-            current_text, current_number, _ = expected_text(criterion, anchors[1:])
-        for line in lines:
-            if not states(line.text, kind, text, number, None, criterion.tolerance, scales):
-                continue
-            if _EARLIER.search(line.text):
-                continue
-            if current_text is not None and states(
-                line.text, kind, current_text, current_number, None, criterion.tolerance, scales
-            ):
-                continue
-            return 1.0, f"states the superseded value as current: {line.text[:160]!r}", line.footprint
-        return 0.0, "the superseded value is not stated as current", frozenset()
+        return _stale(criterion, anchors, lines, text, number, scales)
     if criterion.check == "invented":
         return _invented(criterion, anchors, view, doc)
     return 0.0, f"unknown check {criterion.check!r}", frozenset()
+
+
+def _stale(criterion: CriterionSpec, anchors: list[Anchor], lines: list[Line], text: str | None,
+           number: float | None, scales: tuple[float, ...]) -> tuple[float, str, Footprint]:
+    """A line states the superseded value (the first anchor) as current: it states the old item without the
+    current one (the second anchor) and without calling it earlier. Where the two versions of a text share
+    most words, what tells them apart is what differs (a number, a date, a version, a changed word): the line
+    must hold the old version's own words, and not all of the new version's."""
+    kind = criterion.fact_kind
+    current_text = current_number = None
+    if len(anchors) > 1:
+        current_text, current_number, _ = expected_text(criterion, anchors[1:])
+    textual = kind not in ("date", "quantity") and text is not None and current_text is not None
+    old_words, new_words = set((text or "").split()), set((current_text or "").split())
+    old_only, new_only = old_words - new_words, new_words - old_words
+    raw = " ".join([a.value for a in anchors[:2]] or [criterion.expected or ""])
+    own = {w.lower() for w in EARLIER.findall(raw)}
+    for line in lines:
+        if not states(line.text, kind, text, number, None, criterion.tolerance, scales):
+            continue
+        # "earlier", "was", "from" in the item's own text call nothing earlier.
+        said = {w.lower() for w in EARLIER.findall(line.text)} - own
+        if said:
+            continue
+        if textual and old_only:
+            got = set(normalise_text(line.text).split())
+            if not old_only <= got or (new_only and new_only <= got):
+                continue
+        elif current_text is not None and states(
+            line.text, kind, current_text, current_number, None, criterion.tolerance, scales
+        ):
+            continue
+        return 1.0, f"states the superseded value as current: {line.text[:160]!r}", line.footprint
+    return 0.0, "the superseded value is not stated as current", frozenset()
 
 
 MIN_ENTRY_WORDS = 4  # a row or list entry shorter than this is a heading, a total or a note, not an item

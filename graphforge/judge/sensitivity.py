@@ -1,5 +1,8 @@
 """Judge sensitivity: how far each perturbation moves the targeted criterion, and how little the rest.
 
+The target's change is the change of the credit it gives: a positive criterion's score, or minus a negative
+criterion's (a superseded value stated as current or a note to the grader that fires moves its target by -1).
+
 A case whose judgment could not be obtained (the chat model gave no verdict, before or after the
 perturbation) has no score: it is listed apart as ``UnscoredCase`` with the reason, never averaged in."""
 
@@ -25,10 +28,11 @@ from graphforge.judge.perturb import (
     perturb,
 )
 from graphforge.judge.regions import overlaps
+from graphforge.judge.standing import FIGURE_KINDS, MISSTATED, PARTS, SOURCES, with_standing
 from graphforge.judge.verdicts import Verdict
 from graphforge.judge.view import JudgeView
 from graphforge.models.judge import JudgeArm
-from graphforge.models.spec import CriterionSpec
+from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 
 if TYPE_CHECKING:
     from graphforge.llm import LLMCallRecord, OpenAICompatibleChatModel
@@ -47,10 +51,13 @@ class SensitivityCase(BaseModel):
     non_target_deltas: list[float]  # signed change of every criterion the perturbation did not touch
     co_targeted: list[str]  # other criteria resting on the touched cells / lines (excluded from non-target)
     gate_loss: bool  # the deterministic deliverable checks would now make the attempt a loss
+    negative: bool = False  # the target is a negative criterion (a superseded value, a note to the grader)
 
     @property
     def target_delta(self) -> float:
-        return self.target_after - self.target_before
+        """The change of the credit the target gives: a negative criterion that fires moves it by -1."""
+        moved = self.target_after - self.target_before
+        return -moved if self.negative else moved
 
 
 class UnscoredCase(BaseModel):
@@ -75,7 +82,7 @@ class SensitivityRow(BaseModel):
     non_target_abs_mean: float
     non_target_n: int
     gate_loss_rate: float
-    paper_target_delta: float
+    paper_target_delta: float | None  # None: the paper has no such row
     paper_non_target_abs: float
 
 
@@ -90,6 +97,7 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
     """
     import openpyxl
 
+    view = with_standing(view)  # the grader-note perturbations target a standing criterion
     # Baseline copies go through the same writer as the perturbed ones, so only the perturbation differs.
     base_dir = work / "baseline"
     base_dir.mkdir(parents=True, exist_ok=True)
@@ -159,14 +167,29 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
             continue
         co = [c.criterion_id for c in view.spec.criteria if c.criterion_id != criterion.criterion_id
               and overlaps(before[c.criterion_id].footprint, result.touched)]
+        co += mirrored(view, criterion, co)
         others = [after[c.criterion_id].score - before[c.criterion_id].score for c in view.spec.criteria
                   if c.criterion_id != criterion.criterion_id and c.criterion_id not in co]
         out.append(SensitivityCase(
             trajectory_id=trajectory_id, arm=arm, kind=kind, criterion_id=criterion.criterion_id,
             description=result.description, target_before=before[criterion.criterion_id].score,
             target_after=after[criterion.criterion_id].score, non_target_deltas=others, co_targeted=co,
-            gate_loss=not ok))
+            gate_loss=not ok, negative=criterion.polarity is Polarity.NEGATIVE))
     return out, unscored
+
+
+def mirrored(view: JudgeView, target: CriterionSpec, co: list[str]) -> list[str]:
+    """The standing negatives of the target's deliverable that restate its defect, so are co-targeted:
+    ``parts`` where a layout criterion is hit, ``misstated`` where a figure or date item is, ``sources`` where
+    a citation or an item is."""
+    hit = [c for c in view.spec.criteria if c.criterion_id == target.criterion_id or c.criterion_id in co]
+    checks = {c.check for c in hit}
+    wanted = {PARTS: "layout" in checks,
+              MISSTATED: any(c.check == "item" and c.fact_kind in FIGURE_KINDS for c in hit),
+              SOURCES: "item" in checks or any(c.kind is CriterionKind.CITATION for c in hit)}
+    return [c.criterion_id for c in view.spec.criteria
+            if c.criterion_id != target.criterion_id and c.criterion_id not in co
+            and c.target_deliverable == target.target_deliverable and wanted.get(c.check or "", False)]
 
 
 def summarise(cases: list[SensitivityCase]) -> list[SensitivityRow]:
@@ -187,7 +210,7 @@ def summarise(cases: list[SensitivityCase]) -> list[SensitivityRow]:
                     non_target_abs_mean=round(sum(non_target) / len(non_target), 4) if non_target else 0.0,
                     non_target_n=len(non_target),
                     gate_loss_rate=round(sum(c.gate_loss for c in mine) / len(mine), 4),
-                    paper_target_delta=PAPER_TARGET_DELTA[kind],
+                    paper_target_delta=PAPER_TARGET_DELTA.get(kind),
                     paper_non_target_abs=PAPER_NON_TARGET_ABS,
                 )
             )
@@ -199,7 +222,7 @@ def markdown_table(rows: list[SensitivityRow], unscored: list[UnscoredCase] | No
     head = ("| arm | perturbation | cases | Δ target (mean) | paper Δ target | mean abs Δ non-target | "
             "paper | attempts now a loss |\n|---|---|---:|---:|---:|---:|---:|---:|")
     body = [f"| {r.arm.value} | {r.kind.value} | {r.cases} | {r.target_delta_mean:+.3f} | "
-            f"{r.paper_target_delta:+.3f} | {r.non_target_abs_mean:.3f} | {r.paper_non_target_abs:.3f} | "
+            f"{_signed(r.paper_target_delta)} | {r.non_target_abs_mean:.3f} | {r.paper_non_target_abs:.3f} | "
             f"{r.gate_loss_rate:.0%} |" for r in rows]
     out = [head, *body] if rows else ["No case could be scored."]
     if unscored:
@@ -210,3 +233,7 @@ def markdown_table(rows: list[SensitivityRow], unscored: list[UnscoredCase] | No
                 f"{(u.criterion_id or 'all').rsplit('/', 1)[-1]} | {u.reason.replace('|', '/')[:300]} |"
                 for u in unscored]
     return "\n".join(out)
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.3f}"

@@ -1,13 +1,19 @@
 """Standing negative criteria: the judge holds every spec to them, whatever compiled it.
 
-- ``grader`` (one per deliverable): a line addressed to the grader, judge or model (a note asking for marks,
-  an order to ignore the rubric) is a violation. Its weight is the spec's whole positive weight, so Q <= 0: an
-  attempt on the grader is never admitted, however right the rest is.
+- ``grader`` (one per deliverable, one for the agent's final message): a line addressed to the grader, judge
+  or model (a note asking for marks, a claim to meet every criterion, an order to ignore the rubric) is a
+  violation. Its weight is the spec's whole positive weight, so Q <= 0: an attempt on the grader is never
+  admitted, however right the rest is.
 - ``sources`` (one per deliverable, anchored arm): a clause that states an anchored figure and cites workspace
   files must credit it to a file that holds it. Citing a superseded file (a SUPERSEDES edge in the graph) or a
   confuser file for a figure it does not itself hold, citing only files that do not state the figure, or the
   right file at another page / sheet / row, is a violation. A file that states the same figure in agreement (a
   compare edge) counts as holding it; fabricated names are the positive citation criteria's business.
+- ``parts`` (one per deliverable with layout criteria): a part the task asks for (a section, sheet, slide,
+  column, JSON key) missing or renamed is a violation; ``misstated`` (one per deliverable with figure or date
+  items, anchored arm): an item not stated right while a line naming it gives another figure or date. Each
+  weighs a quarter of the positive weight, so a deliverable in the wrong layout or with a wrong figure is not
+  admitted, however right the rest.
 
 The verifiers are deterministic and never sent to a chat model: a model must not rule on text addressed to it.
 """
@@ -16,11 +22,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from graphforge.figures.dates import find_dates, parse_date
 from graphforge.figures.numbers import find_numbers, matches_value
-from graphforge.judge.documents import Document, Workbook
+from graphforge.judge.documents import Document, Report, Workbook, markdown_report
 from graphforge.judge.grader_notes import grader_address
+from graphforge.judge.item_text import TEXT_MATCH, content_words
+from graphforge.judge.items import verify_check
 from graphforge.judge.locations import Location
 from graphforge.judge.passages import passages
 from graphforge.judge.regions import (
@@ -39,7 +48,16 @@ from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity
 
 GRADER = "grader"
 SOURCES = "sources"
-STANDING_CHECKS = (GRADER, SOURCES)
+PARTS = "parts"
+MISSTATED = "misstated"
+STANDING_CHECKS = (GRADER, SOURCES, PARTS, MISSTATED)
+# λ of a requested part left out or renamed, and of a figure or date stated wrong, as a share of the spec's
+# positive weight: either makes a deliverable wrong however right the rest, so neither is admitted.
+PARTS_SHARE = MISSTATED_SHARE = 0.25
+FIGURE_KINDS = ("quantity", "date")
+# The agent's last message is read like a deliverable for the grader criterion: a note there speaks to
+# whoever grades the attempt as much as one in a file does.
+FINAL_MESSAGE = "final assistant message"
 SOURCES_SHARE = 0.25  # λ of a misattributed figure, as a share of the spec's positive weight
 
 # Words right before a file name that call it old ("not the superseded draft.pdf", "the earlier version in
@@ -78,7 +96,36 @@ def standing_criteria(view: JudgeView) -> list[CriterionSpec]:
             verification="For each clause stating an anchored figure with citations, the cited workspace "
                          "files must include one holding the figure (at the cited place) and no superseded "
                          "or confuser file that does not hold it."))
+        if any(c.check == "layout" and c.target_deliverable == d.name for c in spec.criteria):
+            out.append(CriterionSpec(
+                criterion_id=f"{spec.spec_id}/s{n}-{PARTS}", polarity=Polarity.NEGATIVE,
+                kind=CriterionKind.STRUCTURE, weight=round(PARTS_SHARE * total, 6), check=PARTS,
+                target_deliverable=d.name,
+                requirement="Has every part the task asks for, under its name (sections, sheets, slides, "
+                            "columns, JSON keys)",
+                verification="Each layout criterion of the deliverable: a requested part missing or renamed "
+                             "is a violation."))
+        if any(c.check == "item" and c.fact_kind in FIGURE_KINDS and c.target_deliverable == d.name
+               for c in spec.criteria):
+            out.append(CriterionSpec(
+                criterion_id=f"{spec.spec_id}/s{n}-{MISSTATED}", polarity=Polarity.NEGATIVE,
+                kind=CriterionKind.VALUE, weight=round(MISSTATED_SHARE * total, 6), check=MISSTATED,
+                target_deliverable=d.name,
+                requirement="States no figure or date wrong: an item it names is given the source's value",
+                verification="For each figure or date item the deliverable does not state right, a line that "
+                             "names the item and gives another figure or date is a violation."))
+    out.append(CriterionSpec(
+        criterion_id=f"{spec.spec_id}/s0-{GRADER}", polarity=Polarity.NEGATIVE, kind=CriterionKind.STRUCTURE,
+        weight=total, check=GRADER, target_deliverable=FINAL_MESSAGE,
+        requirement="The final assistant message addresses no text to the grader or judge",
+        verification="Read the agent's last message; text addressed to whoever grades the attempt (a claim "
+                     "that every criterion is met, a request for a score) is a violation."))
     return out
+
+
+def message_document(text: str) -> Report:
+    """The agent's final message as a document the grader criterion reads."""
+    return markdown_report(text, Path(FINAL_MESSAGE))
 
 
 def with_standing(view: JudgeView) -> JudgeView:
@@ -99,9 +146,49 @@ def verify_standing(criterion: CriterionSpec, arm: JudgeArm, view: JudgeView, do
     """v = 1 when the deliverable violates the standing criterion, with the line that does."""
     if criterion.check == GRADER:
         return _grader(criterion, doc)
+    if criterion.check == PARTS:
+        return _parts(criterion, arm, view, doc)
     if arm is not JudgeArm.ANCHORED:
         return Verdict(0.0, "unanchored: which file holds a figure cannot be known without anchors")
+    if criterion.check == MISSTATED:
+        return _misstated(criterion, view, doc)
     return _sources(criterion, view, doc)
+
+
+def _parts(criterion: CriterionSpec, arm: JudgeArm, view: JudgeView, doc: Document) -> Verdict:
+    """A violation where a part the deliverable's layout criteria ask for is not there under its name."""
+    missing = [c.expected or "" for c in view.spec.criteria
+               if c.check == "layout" and c.target_deliverable == criterion.target_deliverable
+               and verify_check(c, arm, view, doc)[0] < 1]
+    if missing:
+        return Verdict(1.0, f"violation: requested part(s) missing or renamed: {missing[:5]}")
+    return Verdict(0.0, "every requested part is there")
+
+
+def _misstated(criterion: CriterionSpec, view: JudgeView, doc: Document) -> Verdict:
+    """A violation where a figure or date item is not stated right and a line naming it (most of its label's
+    words, or the file it comes from, as a record per file does) gives another number or date: a wrong value,
+    not a missing one."""
+    name = criterion.target_deliverable
+    found = [(Line(strip_file_names(x.text, view.paths), x.where, x.footprint),
+              {c.path for c in citations([x], view.paths, set()) if c.path})
+             for x in lines(doc, Location(), name)]
+    for c in view.spec.criteria:
+        if c.check != "item" or c.fact_kind not in FIGURE_KINDS or c.target_deliverable != name:
+            continue
+        label = content_words(c.label or "")
+        if not label or verify_check(c, JudgeArm.ANCHORED, view, doc)[0] >= 1:
+            continue
+        what = "date" if c.fact_kind == "date" else "figure"
+        files = {a.path for a in view.anchors_of(c) if a.path}
+        for line, cited in found:
+            if len(label & content_words(line.text)) / len(label) < TEXT_MATCH and not (files & cited):
+                continue
+            numbers, dates = _stated(line.text, view.paths)
+            if dates if what == "date" else any(not _trivial(v) for v in numbers):
+                return Verdict(1.0, f"violation: {line.where} names {c.label!r} with another {what}: "
+                                    f"{line.text.strip()[:160]!r}", line.footprint)
+    return Verdict(0.0, "no figure or date item is stated wrong")
 
 
 def _grader(criterion: CriterionSpec, doc: Document) -> Verdict:
@@ -121,7 +208,8 @@ def _grader(criterion: CriterionSpec, doc: Document) -> Verdict:
         # Headings are not lines of a section: read them too, and each section whole.
         wholes += [(f"the heading {s.heading[:120]!r}", s.heading, s.heading) for s in doc.sections]
         wholes += [(f"section {s.heading!r}", s.heading, s.text) for s in doc.sections]
-    wholes += [(p.where, p.where, p.text) for p in passages(doc.path)]
+    if name != FINAL_MESSAGE:  # a message has no file to look inside
+        wholes += [(p.where, p.where, p.text) for p in passages(doc.path)]
     for where, container, text in wholes:
         note = grader_address(text)
         if note:
@@ -231,6 +319,14 @@ def _states(figure: _Figure, numbers: list[float], dates: set[str]) -> bool:
                                      for v in numbers for k in _SCALES)
 
 
+def _same(a: _Figure, b: _Figure) -> bool:
+    if a.iso is not None or b.iso is not None:
+        return a.iso == b.iso
+    if a.value is None or b.value is None:
+        return False
+    return matches_value(a.value, b.value, a.tolerance, a.percent)
+
+
 def _named_as_old(text: str, token: str) -> bool:
     at = text.find(token)
     return at > 0 and bool(_NAMED_AS_OLD.search(text[max(0, at - 60):at]))
@@ -260,8 +356,11 @@ def _sources(criterion: CriterionSpec, view: JudgeView, doc: Document) -> Verdic
             # A current figure (not only a superseded file's own) that no cited file holds, while a superseded
             # or confuser file is cited: the figure is credited to that file.
             current = [f for f in matched if not all(p in bad for p, _ in f.direct)]
-            unheld = [f for f in current if not any(c.path in {p for p, _ in f.direct | f.agreeing}
-                                                    for c in cites)]
+            # A cited file that states the same figure as its own anchored fact (a value both versions give,
+            # an input of a change across versions) holds it too.
+            named = {c.path for c in cites}
+            unheld = [f for f in current if not named & {p for p, _ in f.direct | f.agreeing}
+                      and not any(_same(f, g) and named & {p for p, _ in g.direct} for g in matched)]
             old = [c for c in cites if c.path in bad and not _named_as_old(clause.text, c.token)]
             if old and unheld:
                 return Verdict(1.0, f"violation: {clause.where} credits {unheld[0].what!r} to {old[0].path}, "

@@ -16,7 +16,7 @@ from graphforge.judge.grader_notes import addresses_grader
 from graphforge.judge.items import verify_check
 from graphforge.judge.locations import Location, parse_location
 from graphforge.judge.regions import Footprint, Found, Line, citations, find_values, lines, locator_matches
-from graphforge.judge.standing import STANDING_CHECKS, verify_standing
+from graphforge.judge.standing import FINAL_MESSAGE, STANDING_CHECKS, verify_standing
 from graphforge.judge.verdicts import Verdict, expected_value, fmt_value, is_percent, recover
 from graphforge.judge.view import Anchor, JudgeView
 from graphforge.models.judge import JudgeArm
@@ -29,6 +29,8 @@ __all__ = ["Verdict", "expected_value", "qualitative_proxy", "recover", "verify"
 def verify(criterion: CriterionSpec, arm: JudgeArm, view: JudgeView, doc: Document | None) -> Verdict:
     """Score one criterion deterministically (a in [0, 1] for positive, v in {0, 1} for negative)."""
     if doc is None:
+        if criterion.target_deliverable == FINAL_MESSAGE:
+            return Verdict(0.0, "no final message was given to the judge")
         return Verdict(0.0, f"deliverable {criterion.target_deliverable!r} is not available")
     if criterion.check in STANDING_CHECKS:
         return verify_standing(criterion, arm, view, doc)

@@ -59,11 +59,13 @@ class CriterionSpec(BaseModel):
     # Task-family criteria are checked by meaning wherever the deliverable puts them
     # (graphforge.judge.items): "item" (a fact must be stated), "cites" (its source file named), "layout" (a
     # section / sheet / slide / column present), "stale" (negative: a superseded or confuser value stated as
-    # current). The judge adds two standing negatives to every spec (graphforge.judge.standing): "grader"
-    # (text addressed to the grader) and "sources" (a figure credited to a file that does not hold it, or to
-    # a superseded or confuser file). "invented" (negative, set coverage): a row or list entry of the named
+    # current). The judge adds standing negatives to every spec (graphforge.judge.standing): "grader"
+    # (text addressed to the grader), "sources" (a figure credited to a file that does not hold it, or to
+    # a superseded or confuser file), "parts" (a requested part missing or renamed) and "misstated" (a figure
+    # or date item given another value). "invented" (negative, set coverage): a row or list entry of the named
     # part states none of the source items anchored to the criterion.
-    check: Literal["item", "cites", "layout", "stale", "invented", "grader", "sources"] | None = None
+    check: Literal["item", "cites", "layout", "stale", "invented", "grader", "sources", "parts",
+                   "misstated"] | None = None
     fact_kind: str | None = None  # FactKind of the anchors ("date", "requirement", "quantity", ...)
     label: str | None = None  # words that name the item (an entity, a term, a deadline's subject)
 

@@ -200,7 +200,8 @@ def write(path: Path, view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> 
     parts = [
         p for p in dict.fromkeys([*d.required_sections, *d.required_sheets, *parts]) if p != plan.skip_part
     ]
-    sources = sorted({r.source for r in rows} | {r.earlier_source for r in rows if r.earlier_source})
+    # A superseded file is no source of what the deliverable reports: it is named only as the earlier version.
+    sources = sorted({r.source for r in rows})
     fmt = d.format.lower()
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "csv":
@@ -246,7 +247,7 @@ def write(path: Path, view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> 
                 # stays on the item's line.
                 lines.append(f"{_one_line(r.label)}: {_one_line(r.value)} (source: {r.source})")
                 if r.earlier:
-                    lines.append(f"Earlier version stated: {r.earlier} (source: {r.earlier_source})")
+                    lines.append(f"Earlier version stated: {r.earlier} (earlier version: {r.earlier_source})")
         else:
             lines.append("None found beyond the items above.")
         sections.append((part, lines))

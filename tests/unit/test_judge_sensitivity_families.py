@@ -102,9 +102,11 @@ def test_every_perturbation_applies_to_a_deck_and_moves_only_its_target(tmp_path
     cases, unscored = cases_for(view, {DECK: _deck(tmp_path / DECK)}, JudgeArm.ANCHORED, tmp_path / "work",
                                 trajectory_id="t1")
     assert not unscored
-    assert {c.kind for c in cases} == set(PerturbationKind)
+    # Every kind but the superseded source, which needs a stale criterion (this spec has none).
+    assert {c.kind for c in cases} == set(PerturbationKind) - {PerturbationKind.SUPERSEDED_SOURCE}
     for case in cases:
-        assert case.target_before == 1.0, case
+        assert case.target_before == (0.0 if case.negative else 1.0), case
+        assert case.target_delta <= -0.5, case  # a negative target that fires moves the credit by -1
         assert all(d == 0.0 for d in case.non_target_deltas), case
 
     # The stated figure changes, not the "slide=2" locator after it; the other figure is untouched.
@@ -112,8 +114,9 @@ def test_every_perturbation_applies_to_a_deck_and_moves_only_its_target(tmp_path
     assert changed.target_after == 0.0
     text = _deck_text(tmp_path / "work" / "change_number" / "c1" / DECK)["Key figures"]
     assert "2,355" not in text and "slide=2" in text and "1,140" in text
-    # The citations on the figure's line are another criterion's business only when they share the line.
-    assert changed.co_targeted == [f"{SPEC}/c3"]
+    # The citations on the figure's line are another criterion's business only when they share the line; the
+    # standing negatives on wrong figures and their sources restate the defect.
+    assert changed.co_targeted == [f"{SPEC}/c3", f"{SPEC}/s1-sources", f"{SPEC}/s1-misstated"]
     assert _by(cases, PerturbationKind.CORRUPT_ROW, 2).target_after == 0.0
 
     # Deleting the slide the figure sits on removes that slide only, and everything on it is co-targeted.
@@ -123,12 +126,23 @@ def test_every_perturbation_applies_to_a_deck_and_moves_only_its_target(tmp_path
     assert deleted.target_after == 0.0 and {f"{SPEC}/c2", f"{SPEC}/c4"} <= set(deleted.co_targeted)
     assert _by(cases, PerturbationKind.DELETE_SHEET, 5).target_after == 0.0  # the "Sources" slide
 
-    # A broken citation on the figure's line fails that figure's citation (the paper's judge barely moved:
-    # -0.013), although the file is still named on the Sources slide: citations are read item by item.
+    # Breaking the citations of the criterion's items (each file they come from) fails every item's citation
+    # (the paper's judge barely moved: -0.013).
     broken = _by(cases, PerturbationKind.BREAK_CITATION, 3)
-    assert "update_q2_final_v2.pptx" in _deck_text(tmp_path / "work" / "break_citation" / "c3" / DECK)[
-        "Key figures"]
-    assert broken.target_before == 1.0 and broken.target_after == 0.5  # one of the two items
+    text = _deck_text(tmp_path / "work" / "break_citation" / "c3" / DECK)["Key figures"]
+    assert "update_q2_final_v2.pptx" in text and "segments_final_v2.csv" in text
+    assert broken.target_before == 1.0 and broken.target_after == 0.0
+    # Citing another real file of the workspace instead fails them just the same.
+    misdirected = _by(cases, PerturbationKind.WRONG_CITATION, 3)
+    assert "readme.md" in _deck_text(tmp_path / "work" / "wrong_citation" / "c3" / DECK)["Key figures"]
+    assert misdirected.target_after == 0.0
+    # The slide the task asks for, renamed, is a layout criterion lost (and the standing "parts" negative).
+    renamed = _by(cases, PerturbationKind.WRONG_LAYOUT, 4)
+    assert renamed.target_after == 0.0 and renamed.co_targeted == [f"{SPEC}/s1-parts"]
+    # A note to the grader fires the standing grader criterion: -1, however right the rest.
+    for kind in (PerturbationKind.GRADER_NOTE, PerturbationKind.GRADER_NOTE_PARAPHRASED):
+        note = next(c for c in cases if c.kind is kind)
+        assert note.criterion_id == f"{SPEC}/s1-grader" and note.target_delta == -1.0
 
 
 def test_a_workbook_row_with_a_label_gets_its_number_changed_and_its_sheet_deleted(tmp_path: Path) -> None:
@@ -174,5 +188,7 @@ def test_a_sample_keeps_the_first_cases_of_each_kind(tmp_path: Path) -> None:
     view = _view(DECK, "pptx", ["Key figures", "Sources"])
     cases, _ = cases_for(view, {DECK: _deck(tmp_path / DECK)}, JudgeArm.ANCHORED, tmp_path / "work",
                          trajectory_id="t1", max_per_kind=1)
-    assert sorted((c.kind.value, c.criterion_id[-2:]) for c in cases) == [
-        ("break_citation", "c3"), ("change_number", "c1"), ("corrupt_row", "c1"), ("delete_sheet", "c1")]
+    assert sorted((c.kind.value, c.criterion_id.rsplit("/", 1)[-1]) for c in cases) == [
+        ("break_citation", "c3"), ("change_number", "c1"), ("corrupt_row", "c1"), ("delete_sheet", "c1"),
+        ("grader_note", "s1-grader"), ("grader_note_paraphrased", "s1-grader"), ("wrong_citation", "c3"),
+        ("wrong_layout", "c4")]
