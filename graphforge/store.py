@@ -35,6 +35,7 @@ class TrajectoryRow(Row):
     messages_json: str
     tools_json: str
     deliverables_json: str
+    final_message: str = ""  # the last assistant message's text: the judge reads it, not the transcript
 
     @classmethod
     def of(cls, t: Trajectory) -> TrajectoryRow:
@@ -43,7 +44,8 @@ class TrajectoryRow(Row):
                    tokens=t.tokens, cost_usd=t.cost_usd, status=t.status.value, source=t.source,
                    messages_json=_dumps([m.model_dump(mode="json", exclude_none=True) for m in t.messages]),
                    tools_json=_dumps(t.tools),
-                   deliverables_json=_dumps([d.model_dump(mode="json") for d in t.deliverables]))
+                   deliverables_json=_dumps([d.model_dump(mode="json") for d in t.deliverables]),
+                   final_message=final_message(t.messages))
 
     def to_model(self) -> Trajectory:
         return Trajectory(trajectory_id=self.trajectory_id, spec_id=self.spec_id, scaffold=self.scaffold,
@@ -56,12 +58,26 @@ class TrajectoryRow(Row):
                                         for d in json.loads(self.deliverables_json)])
 
 
+def final_message(messages: Sequence[Message]) -> str:
+    """The text of the last assistant message that has some ("" when none has)."""
+    return next((m.content for m in reversed(messages) if m.role == "assistant" and m.content), "")
+
+
 class DeliverablesRow(Row):
-    """A trajectory as judging reads it: its spec and deliverables, without the transcript."""
+    """A trajectory as judging reads it: its spec, deliverables and final message, without the transcript."""
 
     trajectory_id: str
     spec_id: str | None
     deliverables_json: str
+    final_message: str | None = None
+    messages_json: str | None = None  # only for a trajectory stored before its final message was
+
+    @property
+    def last_message(self) -> str:
+        if self.final_message is not None:
+            return self.final_message
+        raw = json.loads(self.messages_json or "[]")
+        return final_message([Message.model_validate(m) for m in raw])
 
     @property
     def deliverables(self) -> list[DeliverableFile]:

@@ -80,7 +80,7 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
     judgments: list[Judgment] = []
     retry_reasons: dict[str, str] = {}
     ledger: list[LLMCallRecord] = []
-    # Deliverables only: the judge scores files, so transcripts never come into memory.
+    # Deliverables and final messages only: the judge scores those, so transcripts never come into memory.
     trajectories = store.get_deliverables(ctx.graph, [r["trajectory_id"] for r in rows])
     by_spec: dict[str, list[store.DeliverablesRow]] = {}
     for t in trajectories:
@@ -98,9 +98,11 @@ def run(ctx: StageContext, params: JudgeTrajectoriesParams) -> JudgeTrajectories
         async def one(view: JudgeView,
                       chunk: list[store.DeliverablesRow]) -> list[Judgment] | VerdictUnavailable:
             candidates = [(t.trajectory_id, {d.name: Path(d.path) for d in t.deliverables}) for t in chunk]
+            # The final message is read for notes to the grader, as every deliverable is.
+            messages = {t.trajectory_id: t.last_message for t in chunk}
             try:
                 judged = await ajudge_candidates(view, candidates, params.arm, llm=llm, seed=params.seed,
-                                                 ledger=ledger)
+                                                 ledger=ledger, final_messages=messages)
             except VerdictUnavailable as exc:
                 return exc
             return [j for j, _ in judged]
