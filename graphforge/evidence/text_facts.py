@@ -482,7 +482,7 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
                         sentence,
                         f"Requirement ({section}): {whole}",
                         entity=who,
-                        normalized=normalise_text(sentence),  # what links and checks compare: the value
+                        normalized=normalise_text(whole),  # two versions differ where their items do
                         section=section,
                     )
                 for found in find_dates(sentence):
