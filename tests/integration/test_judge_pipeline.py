@@ -130,11 +130,19 @@ def test_judge_sensitivity_on_the_sample_meets_the_targets(ctx: StageContext, tm
     result = judge_sensitivity.run(ctx, judge_sensitivity.JudgeSensitivityParams(use_llm=False))
     rows = {(r.arm, r.kind): r for r in result.rows}
     print(result.table)
-    for kind in PerturbationKind:
+    # Every perturbation the sample's spec offers (it has no stale or layout criterion: no superseded source,
+    # no renamed part).
+    offered = set(PerturbationKind) - {PerturbationKind.SUPERSEDED_SOURCE, PerturbationKind.WRONG_LAYOUT}
+    assert {k for a, k in rows if a is JudgeArm.ANCHORED} == offered
+    for kind in offered:
         row = rows[(JudgeArm.ANCHORED, kind)]
         assert row.cases >= 1
         assert row.target_delta_mean <= -0.5, (kind, row)
         assert row.non_target_abs_mean <= 0.02, (kind, row)
+    # Breaking the citations of the target's items (every file they come from) fails them all.
+    for kind in (PerturbationKind.BREAK_CITATION, PerturbationKind.WRONG_CITATION,
+                 PerturbationKind.GRADER_NOTE, PerturbationKind.GRADER_NOTE_PARAPHRASED):
+        assert rows[(JudgeArm.ANCHORED, kind)].target_delta_mean <= -0.8, kind
     assert Path(result.report_dir, "table.md").is_file()
     assert good in Path(result.report_dir, "cases.json").read_text()
 
