@@ -189,10 +189,8 @@ async def ascore_candidates(view: JudgeView, documents: Sequence[dict[str, Docum
         other = next((f for f in failures if not isinstance(f, VerdictUnavailable)), None)
         if other is not None:
             raise other
-        missing = [c for f in failures if isinstance(f, VerdictUnavailable) for c in f.criterion_ids]
-        first = failures[0]
-        assert isinstance(first, VerdictUnavailable)
-        raise VerdictUnavailable(missing, first.reason)
+        unavailable = [f for f in failures if isinstance(f, VerdictUnavailable)]
+        raise VerdictUnavailable([c for f in unavailable for c in f.criterion_ids], unavailable[0].reason)
     return out
 
 

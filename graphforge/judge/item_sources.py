@@ -144,8 +144,7 @@ def _stating(recs: list[Record], wanted: Wanted, paths: list[str]) -> list[Recor
 def _places(view: JudgeView, anchor: Anchor, exact: bool) -> dict[str, set[str]]:
     """The files that hold the item and where: its own span, an identical copy of its file and, unless only
     its own file will do, the current files that state it in agreement."""
-    assert anchor.path is not None
-    places: dict[str, set[str]] = {anchor.path: {anchor.locator}}
+    places: dict[str, set[str]] = {anchor.path or "": {anchor.locator}}
     sha = next((f.sha256 for f in view.files if f.path == anchor.path), "")
     for f in view.files:
         if sha and f.sha256 == sha:

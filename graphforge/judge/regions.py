@@ -139,7 +139,6 @@ def lines(doc: Document, loc: Location, name: str) -> list[Line]:
         sheets = [ev.sheet_name(loc.sheet)] if loc.sheet is not None else list(doc.order)
         return [line for sheet in sheets if sheet is not None
                 for line in sheet_lines(doc, sheet, name, loc.cells)]
-    assert isinstance(doc, Report)
     if loc.section is not None:
         section = doc.section(loc.section)
         sections = [section] if section is not None else []

@@ -11,7 +11,7 @@ import re
 
 from graphforge.figures.numbers import matches_value
 from graphforge.judge.checks import structure_problems
-from graphforge.judge.documents import Document, Report, Workbook, norm_key
+from graphforge.judge.documents import Document, Workbook, norm_key
 from graphforge.judge.grader_notes import addresses_grader
 from graphforge.judge.items import verify_check
 from graphforge.judge.locations import Location, parse_location
@@ -231,7 +231,6 @@ def _structure(
             return Verdict((0.0 if filled else 1.0) if negative else (1.0 if filled else 0.0),
                            f"sheet {sheet!r} has {filled} filled cells", frozenset({(name, sheet, "*")}))
         return _whole_structure(criterion, view, doc, negative)
-    assert isinstance(doc, Report)
     if loc.section is not None:
         section = doc.section(loc.section)
         if section is None:

@@ -11,6 +11,7 @@ import pytest
 
 from graphforge.judge.core import judge_attempt, judge_candidates, judge_name
 from graphforge.judge.llm_verifier import MAX_EXCERPT, REDACTED, VerdictUnavailable, build_messages, fence
+from graphforge.judge.perturb import PerturbationKind
 from graphforge.judge.sensitivity import cases_for, markdown_table, summarise
 from graphforge.llm import LLMCallRecord, OpenAICompatibleChatModel
 from graphforge.models.judge import JudgeArm
@@ -288,8 +289,12 @@ def test_sensitivity_cases_without_a_verdict_are_listed_apart_never_scored(
         return error(400, "quota exhausted")
 
     scripted_llm.responder = answer  # type: ignore[assignment]
+    # A note to the grader changes no excerpt the model reads (the standing criterion stays deterministic), so
+    # its copies would be answered from the cache: every other perturbation asks the model again.
+    notes = (PerturbationKind.GRADER_NOTE, PerturbationKind.GRADER_NOTE_PARAPHRASED)
+    kinds = [k for k in PerturbationKind if k not in notes]
     cases, unscored = cases_for(view, files, JudgeArm.ANCHORED, tmp_path / "sens", trajectory_id=tid,
-                                llm=scripted_chat_model)
+                                llm=scripted_chat_model, kinds=kinds)
     assert cases == [] and unscored and all(u.kind is not None and "quota exhausted" in u.reason
                                             for u in unscored)
     assert summarise(cases) == []
