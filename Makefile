@@ -4,7 +4,7 @@ PYTHON ?= python3.11
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test docs install install-full install-local-llm bench clean-state
+.PHONY: demo test docs install install-full install-local-llm install-review bench clean-state
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,11 +30,22 @@ install: $(VENV)/.base
 install-full: $(VENV)/.full
 install-local-llm: $(VENV)/.local-llm
 
+# Label Studio (human review of specs, `graphforge review`) in its own venv: its pins (numpy, pyarrow, openai,
+# python-dateutil, pytz) conflict with ours. The review round-trip test starts it from here.
+REVIEW_VENV ?= .venv-review
+LABEL_STUDIO ?= label-studio==1.23.2
+$(REVIEW_VENV)/.done:
+	$(PYTHON) -m venv $(REVIEW_VENV)
+	$(REVIEW_VENV)/bin/python -m pip install -q --upgrade pip
+	$(REVIEW_VENV)/bin/python -m pip install -q "$(LABEL_STUDIO)"
+	touch $@
+install-review: $(REVIEW_VENV)/.done
+
 demo: install
 	$(VENV)/bin/graphforge demo
 
 # Runs every test against a real Neo4j and the real local chat model; stops the Neo4j it started.
-test: install-local-llm
+test: install-local-llm install-review
 	@export GRAPHFORGE_HOME="$${GRAPHFORGE_HOME:-$(CURDIR)/.graphforge/test}" GRAPHFORGE_BOLT_PORT="$${GRAPHFORGE_BOLT_PORT:-17687}" GRAPHFORGE_HTTP_PORT="$${GRAPHFORGE_HTTP_PORT:-17474}"; \
 	was_running=$$($(VENV)/bin/graphforge db status --json 2>/dev/null | $(PY) -c 'import json,sys; print(int(json.load(sys.stdin).get("running", False)))' 2>/dev/null || echo 0); \
 	$(PY) -m pytest; rc=$$?; \

@@ -65,6 +65,14 @@ SplitOption = Annotated[
         "audit that is not clean fails the export.",
     ),
 ]
+ReviewedOnlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--reviewed-only",
+        help="Only specs a person accepted in human review (`graphforge review`); without it unreviewed "
+        "specs are exported too. A spec rejected in review is never exported.",
+    ),
+]
 SplitSeedOption = Annotated[int, typer.Option("--split-seed", help="Seed of the split (committed default).")]
 HeldoutOption = Annotated[
     float, typer.Option("--heldout-share", help="Share of workspaces held out.", min=0.01, max=0.99)
@@ -108,6 +116,7 @@ def sft_cmd(
     split: SplitOption = False,
     split_seed: SplitSeedOption = SPLIT_SEED,
     heldout_share: HeldoutOption = HELDOUT_SHARE,
+    reviewed_only: ReviewedOnlyOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Export admitted trajectories as an SFT set in trl's conversational format."""
@@ -127,6 +136,7 @@ def sft_cmd(
         split=split,
         split_seed=split_seed,
         heldout_share=heldout_share,
+        reviewed_only=reviewed_only,
     )
     with open_context() as ctx, working("SFT export"):
         result = export_sft.run(ctx, params)
@@ -161,6 +171,7 @@ def rft_cmd(
     split: SplitOption = False,
     split_seed: SplitSeedOption = SPLIT_SEED,
     heldout_share: HeldoutOption = HELDOUT_SHARE,
+    reviewed_only: ReviewedOnlyOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Export one rejection fine-tuning arm; all arms share one query set and candidate pool."""
@@ -190,6 +201,7 @@ def rft_cmd(
         split=split,
         split_seed=split_seed,
         heldout_share=heldout_share,
+        reviewed_only=reviewed_only,
     )
     with open_context() as ctx, working(f"RFT export ({chosen.value})"):
         if model and not trajectories(ctx.graph, model=model):
@@ -207,6 +219,7 @@ def rubrics_cmd(
     only_admitted: Annotated[
         bool, typer.Option("--only-admitted", help="Only specs with an admitted trajectory.")
     ] = False,
+    reviewed_only: ReviewedOnlyOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Export rubrics for graphforge.export.reward.load_rubric_reward (GRPO) and the matching prompts."""
@@ -217,7 +230,8 @@ def rubrics_cmd(
     ensure_out_dir(out)
     with open_context() as ctx, working("rubrics export"):
         result = export_rubrics.run(
-            ctx, export_rubrics.ExportRubricsParams(out_dir=out, only_admitted=only_admitted))
+            ctx, export_rubrics.ExportRubricsParams(out_dir=out, only_admitted=only_admitted,
+                                                    reviewed_only=reviewed_only))
         note_if_idle(ctx.graph, "export rubrics")
     emit(result, as_json, "Rubrics export")
 

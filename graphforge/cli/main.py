@@ -32,6 +32,7 @@ from graphforge.cli import (
     load,
     load_many,
     project,
+    review,
     rollouts,
     seeds,
     status,
@@ -73,6 +74,9 @@ def build_app() -> typer.Typer:
             ("oracle", judging.rollout_oracle_cmd), ("run", rollouts.rollout_run_cmd)], None),
         ("audit", "Audit training data against evaluation benchmarks.", [
             ("contamination", audit.contamination_cmd)], None),
+        ("review", "Human review of specs in Label Studio: export a review project, import the verdicts.", [
+            ("export", review.export_cmd), ("import", review.import_cmd), ("status", review.status_cmd)],
+         None),
         ("export", "Export admitted trajectories for the trainer.", [
             ("sft", export.sft_cmd), ("rft", export.rft_cmd), ("rubrics", export.rubrics_cmd),
             ("verify", export.verify_cmd), ("list", export.list_cmd)], None),

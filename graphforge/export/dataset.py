@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from graphforge.export.split import HELDOUT_SHARE, SPLIT_SEED, Split, make_split
 from graphforge.export.writer import FileEntry, RowWriter, TokenStats, git_commit, token_stats, write_json
 from graphforge.graph import Graph
 from graphforge.models.base import stable_hash
+from graphforge.review.verdicts import ReviewPolicy
 
 
 class DatasetExportParams(BaseModel):
@@ -42,6 +43,13 @@ class DatasetExportParams(BaseModel):
     split: bool = False  # only the training side of a workspace split (graphforge.export.split)
     split_seed: int = SPLIT_SEED
     heldout_share: float = Field(HELDOUT_SHARE, gt=0, lt=1)
+    # Human review (graphforge review): a rejected spec is never exported; an unreviewed one unless this
+    # is set.
+    reviewed_only: bool = False
+
+    def review_excluded(self, graph: Graph) -> dict[str, str]:
+        """spec_id -> why its trajectories are not exported (rejected in review, or not reviewed yet)."""
+        return ReviewPolicy(reviewed_only=self.reviewed_only).excluded(graph)
 
     def make_split(self, graph: Graph) -> Split | None:
         return make_split(graph, share=self.heldout_share, seed=self.split_seed) if self.split else None
@@ -213,6 +221,19 @@ class ExportSummary(BaseModel):
     tokens: TokenStats
     selection: dict[str, Any] | None = None  # RFT: query and pick counts (the full lists are in the manifest)
     split: dict[str, Any] | None = None  # with --split: the split and its contamination audit
+    # Trajectories left out because human review rejected their spec (or, with reviewed_only, has not
+    # reviewed it yet).
+    excluded_by_review: int = 0
+
+
+def review_gate(rows: Iterable[TrajectoryText], excluded: dict[str, str], dropped: list[str]
+                ) -> Iterator[TrajectoryText]:
+    """The rows whose spec human review lets through; the ids of the others are appended to dropped."""
+    for row in rows:
+        if row.spec_id is not None and row.spec_id in excluded:
+            dropped.append(row.trajectory_id)
+        else:
+            yield row
 
 
 def empty_reason(summary: ExportSummary) -> str | None:
@@ -227,6 +248,9 @@ def empty_reason(summary: ExportSummary) -> str | None:
         why.append(f"{summary.excluded_over_length} over --max-tokens")
     if summary.excluded_no_assistant_turn:
         why.append(f"{summary.excluded_no_assistant_turn} without an assistant turn")
+    if summary.excluded_by_review:
+        why.append(f"{summary.excluded_by_review} of a spec rejected in human review (or not reviewed, "
+                   "with --reviewed-only)")
     if summary.refused_replay:
         why.append(f"{summary.refused_replay} refused: their replay failed (`graphforge export verify`)")
     sel = summary.selection or {}

@@ -10,8 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge import cypher, store
 from graphforge.context import StageContext
-from graphforge.models.judge import JudgeArm
+from graphforge.models.judge import CriterionRating, JudgeArm
 from graphforge.models.trajectory import Trajectory, TrajectoryStatus
+from graphforge.review.verdicts import SpecReview, review_states, reviewed_q
 from graphforge.settings import GraphforgeSettings
 
 GET_ADMISSION_CANDIDATES = cypher.load("judge/get_admission_candidates")
@@ -79,6 +80,7 @@ class AdmissionReason(StrEnum):
     LOSS = "loss"  # a deliverable was missing or invalid (Q = 0, the judge was not asked)
     BELOW_THRESHOLD = "below_threshold"
     DEGENERATE = "degenerate"  # Q passed, discarded by cleaning
+    HUMAN_REVIEW = "human_review"  # its spec was rejected in human review (graphforge review import)
 
 
 class AdmitTrajectoriesParams(BaseModel):
@@ -217,14 +219,21 @@ def run(ctx: StageContext, params: AdmitTrajectoriesParams) -> AdmitTrajectories
     degenerate_of = {t.trajectory_id: degenerate_use(t, rules, workspace_files=int(
         by_id[t.trajectory_id]["workspace_files"] or 0)) for t in store.iter_trajectories(
         ctx.graph, [r["trajectory_id"] for r in rows if r["q"] is not None])}
+    reviews = review_states(ctx.graph, sorted({str(r["spec_id"]) for r in rows}))
     decisions: list[Decision] = []
     for row in rows:
         degenerate = degenerate_of.get(row["trajectory_id"], [])
-        decided = decide(row["q"], row["deliverables_ok"], row["judgment_reason"], degenerate, threshold)
+        review = reviews.get(str(row["spec_id"]))
+        q, note = reviewed_row_q(row, review)
+        decided = decide(q, row["deliverables_ok"], row["judgment_reason"], degenerate, threshold)
         if decided is None:
             continue
         status, code, reason = decided
-        decisions.append(Decision(trajectory_id=row["trajectory_id"], status=status, q=row["q"], code=code,
+        if review is not None and review.rejected:
+            status, code, reason = TrajectoryStatus.REJECTED, AdmissionReason.HUMAN_REVIEW, review.reason()
+        elif note:
+            reason += f" ({note})"
+        decisions.append(Decision(trajectory_id=row["trajectory_id"], status=status, q=q, code=code,
                                   degenerate=degenerate if code is AdmissionReason.DEGENERATE else [],
                                   reason=reason))
     store.set_status(ctx.graph, [(d.trajectory_id, d.status, d.reason) for d in decisions])
@@ -234,3 +243,19 @@ def run(ctx: StageContext, params: AdmitTrajectoriesParams) -> AdmitTrajectories
                     cleaned=sum(d.code is AdmissionReason.ADMITTED for d in decisions))
     return AdmitTrajectoriesResult(q_threshold=threshold, funnel=funnel, decisions=decisions,
                                    discard_reasons=dict(discards))
+
+
+def reviewed_row_q(row: dict[str, object], review: SpecReview | None) -> tuple[float | None, str]:
+    """A candidate's Q over the criteria reviewers kept, and a note when that differs from the judge's Q
+    (pure). A loss keeps Q = 0; a judgment without stored ratings keeps its Q."""
+    q = row["q"]
+    rejected = review.rejected_criteria if review is not None else set()
+    if q is None or not rejected or not row["deliverables_ok"] or not row.get("ratings_json"):
+        return (None if q is None else float(q)), ""  # type: ignore[arg-type]
+    ratings = [CriterionRating.model_validate(r) for r in json.loads(str(row["ratings_json"]))]
+    dropped = sum(r.criterion_id in rejected for r in ratings)
+    if not dropped:
+        return float(q), ""  # type: ignore[arg-type]
+    kept = reviewed_q(ratings, rejected)
+    return kept, (f"Q over the criteria reviewers kept: {dropped} rejected in human review, judge's Q was "
+                  f"{float(q):.3f}")  # type: ignore[arg-type]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import pyarrow as pa  # type: ignore[import-untyped]
 from pydantic import Field
 
@@ -59,6 +61,17 @@ def run(ctx: StageContext, params: ExportRftParams) -> ExportRftResult:
     present = {r["arm"] for r in ctx.graph.read_dicts(GET_RFT_JUDGED_ARMS, rollout_model=params.model)}
     compared = [a.value for a in JUDGED_ARMS if a.value in present]
     candidates = ctx.graph.stream(STREAM_RFT_CANDIDATES, Candidate, rollout_model=params.model)
+    excluded = params.review_excluded(ctx.graph)  # a spec rejected in human review is no query
+    dropped: list[str] = []
+
+    def reviewed(pool: Iterable[Candidate]) -> Iterator[Candidate]:
+        for c in pool:
+            if c.spec_id in excluded:
+                dropped.append(c.trajectory_id)
+            else:
+                yield c
+
+    candidates = reviewed(candidates)
     selection = select(group_by_query(candidates), params.arm, options, compared)
     by_id = {p.trajectory_id: p for p in selection.picks}
     counter, counter_name = counter_for(params.tokenizer)
@@ -98,6 +111,7 @@ def run(ctx: StageContext, params: ExportRftParams) -> ExportRftResult:
         "max_tokens": params.max_tokens,
         "token_counter": counter_name,
         "verify": params.verify,
+        "reviewed_only": params.reviewed_only,
         **({"split_seed": params.split_seed, "heldout_share": params.heldout_share} if split else {}),
     }
     split_summary = finish_split(ctx.graph, split, params.out_dir, name) if split else None
@@ -115,4 +129,4 @@ def run(ctx: StageContext, params: ExportRftParams) -> ExportRftResult:
         selection=manifest_selection,
         selection_summary={**selection.summary(), "query_set_sha256": manifest_selection["query_set_sha256"]},
     )
-    return summary.model_copy(update={"split": split_summary})
+    return summary.model_copy(update={"split": split_summary, "excluded_by_review": len(dropped)})

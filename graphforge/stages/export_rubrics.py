@@ -12,6 +12,7 @@ from graphforge.context import StageContext
 from graphforge.errors import ExportError
 from graphforge.export.writer import FileEntry, git_commit, sha256_file, write_json
 from graphforge.models.base import stable_hash
+from graphforge.review.verdicts import review_states, reviewed_spec
 
 STREAM_CURRENT_SPECS = cypher.load("export/stream_current_specs")
 
@@ -27,6 +28,8 @@ class ExportRubricsParams(BaseModel):
 
     out_dir: Path
     only_admitted: bool = Field(False, description="Only specs with at least one admitted trajectory.")
+    reviewed_only: bool = Field(False, description="Only specs a person accepted in human review (a "
+                                                   "rejected spec is never exported).")
 
 
 class RubricsManifest(BaseModel):
@@ -37,6 +40,10 @@ class RubricsManifest(BaseModel):
     specs: int
     criteria: int
     spec_ids: list[str]
+    reviewed_only: bool = False
+    excluded_by_review: dict[str, str] = {}  # spec_id -> why human review keeps it out
+    criteria_rejected: int = 0  # criteria dropped because a reviewer rejected them
+    criteria_edited: int = 0  # criteria whose requirement is a reviewer's edited text
     git_commit: str
     usage: str = (
         "from graphforge.export.reward import load_rubric_reward; "
@@ -52,6 +59,9 @@ class ExportRubricsResult(BaseModel):
     out_dir: str
     specs: int
     criteria: int
+    excluded_by_review: int = 0  # specs left out: rejected in review (or unreviewed, with reviewed_only)
+    criteria_rejected: int = 0
+    criteria_edited: int = 0
     files: list[FileEntry]
     manifest: FileEntry
 
@@ -71,6 +81,11 @@ def run(ctx: StageContext, params: ExportRubricsParams) -> ExportRubricsResult:
     ids = [
         r.spec_id for r in ctx.graph.stream(STREAM_CURRENT_SPECS, SpecId, only_admitted=params.only_admitted)
     ]
+    reviews = review_states(ctx.graph, ids)
+    excluded = {sid: reviews[sid].reason() for sid in ids if sid in reviews and (
+        reviews[sid].rejected or (params.reviewed_only and not reviews[sid].reviewed))}
+    ids = [sid for sid in ids if sid not in excluded]
+    rejected = edited = 0
     rubrics_path, prompts_path = out / "rubrics.jsonl", out / "grpo_prompts.jsonl"
     criteria = 0
     try:
@@ -79,7 +94,11 @@ def run(ctx: StageContext, params: ExportRubricsParams) -> ExportRubricsResult:
             prompts_path.open("w", encoding="utf-8", newline="\n") as pro,
         ):
             for spec_id in ids:  # one spec in memory at a time
-                spec = specs_store.load_spec(ctx.graph, spec_id)
+                review = reviews.get(spec_id)
+                spec = reviewed_spec(specs_store.load_spec(ctx.graph, spec_id), review)
+                if review is not None:
+                    rejected += len(review.rejected_criteria)
+                    edited += len(review.edited_criteria)
                 view = specs_store.agent_view_from_graph(ctx.graph, spec_id)
                 criteria += len(spec.criteria)
                 rub.write(
@@ -111,9 +130,15 @@ def run(ctx: StageContext, params: ExportRubricsParams) -> ExportRubricsResult:
         specs=len(ids),
         criteria=criteria,
         spec_ids=ids,
+        reviewed_only=params.reviewed_only,
+        excluded_by_review=excluded,
+        criteria_rejected=rejected,
+        criteria_edited=edited,
         git_commit=git_commit(),
     )
     entry = write_json(out / "rubrics.manifest.json", manifest)
     return ExportRubricsResult(
-        export_id=export_id, out_dir=str(out), specs=len(ids), criteria=criteria, files=files, manifest=entry
+        export_id=export_id, out_dir=str(out), specs=len(ids), criteria=criteria,
+        excluded_by_review=len(excluded), criteria_rejected=rejected, criteria_edited=edited, files=files,
+        manifest=entry,
     )

@@ -9,6 +9,7 @@ from graphforge.export.dataset import (
     ExportSummary,
     finish_export,
     replay_check,
+    review_gate,
     write_dataset,
 )
 from graphforge.export.record import TrajectoryText
@@ -37,6 +38,8 @@ def run(ctx: StageContext, params: ExportSftParams) -> ExportSftResult:
     if split is not None:
         train = set(split.train_specs)
         rows = (t for t in rows if t.spec_id in train)
+    dropped: list[str] = []
+    rows = review_gate(rows, params.review_excluded(ctx.graph), dropped)
     outcome = write_dataset(rows, params.out_dir, params.name, counter, params.max_tokens,
                             check=replay_check(ctx.graph) if params.verify else None)
     recorded = {
@@ -44,6 +47,7 @@ def run(ctx: StageContext, params: ExportSftParams) -> ExportSftResult:
         "max_tokens": params.max_tokens,
         "token_counter": counter_name,
         "verify": params.verify,
+        "reviewed_only": params.reviewed_only,
         **({"split_seed": params.split_seed, "heldout_share": params.heldout_share} if split else {}),
     }
     split_summary = finish_split(ctx.graph, split, params.out_dir, params.name) if split else None
@@ -59,4 +63,4 @@ def run(ctx: StageContext, params: ExportSftParams) -> ExportSftResult:
         params.max_tokens,
         recorded,
     )
-    return summary.model_copy(update={"split": split_summary})
+    return summary.model_copy(update={"split": split_summary, "excluded_by_review": len(dropped)})
