@@ -36,6 +36,10 @@ def test_demo_runs_end_to_end_and_rerun_changes_no_counts(graph: Graph, settings
     for kind in ("delete_sheet", "corrupt_row", "change_number"):
         row = next(line for line in table if line.startswith(f"| anchored | {kind} |"))
         assert int(row.split("|")[3]) >= 1, row
+    # Every citation of the target's items broken or misdirected, a note to the grader: the target loses all.
+    for kind in ("break_citation", "wrong_citation", "grader_note", "grader_note_paraphrased"):
+        row = next(line for line in table if line.startswith(f"| anchored | {kind} |"))
+        assert float(row.split("|")[4]) <= -0.8, row
     for key in ("sft", "sft_parquet", "rft_anchored", "rubrics"):
         assert Path(first.exports[key]).is_file(), key
     for key in ("coverage", "corpus", "elo", "audit"):
