@@ -26,6 +26,10 @@ def _import_everything() -> None:
         for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg_name}."):
             if not info.name.endswith("__main__"):
                 importlib.import_module(info.name)
+    # Task families are registered on first use, and each loads its pattern query then.
+    from graphforge.specs.families import load_families
+
+    load_families()
 
 
 def _python_files() -> list[Path]:

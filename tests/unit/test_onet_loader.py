@@ -331,8 +331,8 @@ def test_hostile_labels_and_mapping_files_are_refused_with_a_reason(tmp_path: Pa
         read_sector_mapping(tmp_path)
 
 
-def test_readme_lists_every_required_file_and_column() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+def test_the_loaders_guide_lists_every_required_file_and_column() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "loaders.md").read_text(encoding="utf-8")
     row = next(line for line in readme.splitlines() if line.startswith("| `load onet DIR` |"))
     for stem, columns in onet.required_columns().items():
         assert f"`{stem}` (" in row and all(f"`{c}`" in row for c in columns), stem
