@@ -109,7 +109,7 @@ def joint_verdict_model(n: int) -> type[BaseModel]:
         schema["required"] = keys
 
     fields: dict[str, Any] = {k: (LLMVerdict | None, None) for k in keys}
-    return create_model(  # type: ignore[call-overload,no-any-return]
+    return create_model(
         f"JointVerdict{n}", __config__=ConfigDict(extra="ignore", json_schema_extra=every_candidate_required),
         **fields)
 

@@ -102,8 +102,8 @@ def _package(path: Path) -> list[Passage]:
 
 def _xml_text(data: bytes) -> str:
     """The text of one XML part, a line per paragraph-like element, then its text-bearing attributes."""
-    from defusedxml import ElementTree
-    from defusedxml.common import DefusedXmlException
+    from defusedxml import ElementTree  # type: ignore[import-untyped]
+    from defusedxml.common import DefusedXmlException  # type: ignore[import-untyped]
 
     try:
         root = ElementTree.fromstring(data)
