@@ -99,6 +99,7 @@ _MARKED = re.compile(
 # named alike (only their dates differ) are a series, not versions. The corpus's dated page snapshots
 # restate 0.35-1.0 of their lines; monthly newsletters and separate meetings' records 0.05-0.28.
 MIN_RESTATED = 0.3
+_TEMPLATE = re.compile(r"templ", re.I)
 
 
 class _LinesOf:
@@ -123,10 +124,13 @@ def _revision_evidence(older: str, newer: str, marks: dict[str, str], lines_of: 
     """Why two files named alike are versions of one document, or None when they are not: files at
     different folder depths are different documents (a folder's README and a release's README); version
     marks (v2, draft, final, amended) or a data table of one name are enough; prose documents whose names
-    differ only by a date must restate a good share of each other's lines (a newsletter series does not)."""
+    differ only by a date must restate a good share of each other's lines (a newsletter series does not); a
+    template is never a version of a document made from it."""
     a, b = PurePosixPath(older), PurePosixPath(newer)
     if len(a.parts) != len(b.parts):
         return None
+    if (_TEMPLATE.search(a.name) is None) != (_TEMPLATE.search(b.name) is None):
+        return None  # a template and a document made from it are two documents, neither replaces the other
     if _MARKED.search(older) or _MARKED.search(newer) or marks.get(older, "").strip() or marks.get(
             newer, "").strip():
         return "version marks"

@@ -86,3 +86,12 @@ def test_marked_versions_link_even_when_restructured(tmp_path: Path) -> None:
 def test_release_numbers_order_as_numbers() -> None:
     assert version_rank("spec/v10/guide.md") > version_rank("spec/v9/guide.md")
     assert version_rank("v4.4-provisional-2025/rates.xlsx") > version_rank("v4.3-2024/rates.xlsx")
+
+
+def test_a_charter_made_from_a_template_does_not_supersede_it(tmp_path: Path) -> None:
+    body = "\n".join(f"- Section {n}: the project states its {n}th commitment here." for n in range(1, 9))
+    pairs = _supersedes(tmp_path, {
+        "charter_template_v1.md": "# Project charter of the Data Commons\n\n" + body + "\n",
+        "charter_v2.md": "# Project charter of the Data Commons\n\n" + body.replace("commitment", "promise", 2) + "\n",
+    })
+    assert pairs == set()
