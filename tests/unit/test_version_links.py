@@ -90,8 +90,9 @@ def test_release_numbers_order_as_numbers() -> None:
 
 def test_a_charter_made_from_a_template_does_not_supersede_it(tmp_path: Path) -> None:
     body = "\n".join(f"- Section {n}: the project states its {n}th commitment here." for n in range(1, 9))
+    filled = body.replace("commitment", "promise", 2)
     pairs = _supersedes(tmp_path, {
         "charter_template_v1.md": f"# Project charter of the Data Commons\n\n{body}\n",
-        "charter_v2.md": f"# Project charter of the Data Commons\n\n{body.replace('commitment', 'promise', 2)}\n",
+        "charter_v2.md": f"# Project charter of the Data Commons\n\n{filled}\n",
     })
     assert pairs == set()
