@@ -479,7 +479,7 @@ def _make_fact(
     scale: float,
 ) -> FactRow:
     unit = figure.unit or figure.measure or unit
-    if unit == "%":
+    if unit == "%" or _full_amount(figure):
         scale = 1.0
     elif figure.scaled or figure.range_scale != 1.0:
         scale = figure.range_scale  # "1.2 million" or "$5" of "$5–7 million" carries its own scale
@@ -972,6 +972,51 @@ _MONEY = frozenset({"USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "CNY", "INR
 _LEADING_FUNCTION_WORD = re.compile(r"^(?:by|of|to|in|on|at|for|from|with|and|or|the|a|an|as|than)\b", re.I)
 
 
+_NOT_A_MEASURE = re.compile(r"(?:doc(?:ument)?\s+)?(?:version|revision|rev|release|schema version|edition)",
+                            re.I)
+_LONE_FIGURE = re.compile(r"^\s*[$€£¥]?\s*-?\d[\d,.]*\s*(?:%|[kKmMbB]n?)?\s*$")
+
+
+def axis_ticks(text: str) -> set[str]:
+    """Figures that are a chart axis's ticks: three or more lines in a row, each a lone figure, stepping by
+    one equal amount ("$2,200,000,000" / "$2,000,000,000" / "$1,800,000,000"). They scale a picture; no
+    one states them."""
+    lines = text.splitlines()
+    ticks: set[str] = set()
+    run: list[tuple[str, float]] = []
+
+    def close() -> None:
+        if len(run) >= 3:
+            steps = {round(b[1] - a[1], 6) for a, b in zip(run, run[1:], strict=False)}
+            if len(steps) == 1 and 0 not in steps:
+                ticks.update(t for t, _ in run)
+
+    for line in lines:
+        figures = find_figures(line) if _LONE_FIGURE.match(line) else []
+        if len(figures) == 1:
+            run.append((figures[0].text, figures[0].value))
+            continue
+        close()
+        run = []
+    close()
+    return ticks
+
+
+def _not_ticks(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
+    """The facts whose value is no chart tick of its span."""
+    by_id = {s.span_id: s for s in spans}
+    ticks: dict[str, set[str]] = {}
+    out = []
+    for f in facts:
+        if f.kind == FactKind.QUANTITY and f.span_id in by_id:
+            if f.span_id not in ticks:
+                ticks[f.span_id] = axis_ticks(by_id[f.span_id].text)
+            if f.value in ticks[f.span_id]:
+                continue
+        out.append(f)
+    return out
+
+
 def _plausible(facts: Sequence[FactRow]) -> list[FactRow]:
     """Quantities a reader could check, whatever the file: a metric made of words (not "65 000", not "by the
     total pay bill") and a count (employees, headcount) that is no money amount."""
@@ -981,6 +1026,8 @@ def _plausible(facts: Sequence[FactRow]) -> list[FactRow]:
             metric = f.metric or ""
             if not re.search(r"[^\W\d_]", metric) or _LEADING_FUNCTION_WORD.match(metric):
                 continue
+            if _NOT_A_MEASURE.fullmatch(metric):
+                continue  # "version: 1.1" names a release, it measures nothing
             if metric in _COUNT_MEASURES and f.unit in _MONEY:
                 continue  # "Employees ... is £17,364": a pay point, not a headcount
         out.append(f)
@@ -1058,7 +1105,7 @@ class RuleBasedExtractor:
             if unread:
                 capped[file_spans[0].path] = unread
         facts.extend(_one_value_each(guessed))
-        extraction = verify(_plausible(facts), spans)
+        extraction = verify(_not_ticks(_plausible(facts), spans), spans)
         extraction.capped = capped
         kept = {f.fact_id for f in extraction.facts}
         return extraction, [e for e in edges if e.src_fact_id in kept and e.dst_fact_id in kept]

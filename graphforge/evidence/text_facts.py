@@ -333,6 +333,32 @@ def _title(out: _Collector, span: WorkspaceSpan, text: str, section: str) -> boo
     return True
 
 
+# An XML document states its own title and version in a metadata element ("title: ...", "version: 1.1");
+# its root element's name and ids ("system-security-plan [uuid=...]") are no title.
+_XML_FIELD = re.compile(r"^\s*(?P<k>(?:dc:)?title|version|doc-version|revision)\s*:\s*(?P<v>\S.*?)\s*$", re.I)
+
+
+def _xml_metadata(out: _Collector, spans: Sequence[WorkspaceSpan]) -> bool:
+    """The title (and version) an XML file states in its first elements' metadata; True when it has a title,
+    and for any XML file (its root element is never taken for the title)."""
+    xml = [s for s in spans[:4] if s.locator.startswith("element=")]
+    if not xml:
+        return False
+    titled = versioned = False
+    for span in xml:
+        for line in span.text.splitlines():
+            m = _XML_FIELD.match(line)
+            if m is None:
+                continue
+            key, value = m.group("k").lower(), m.group("v")
+            if key.endswith("title") and not titled:
+                titled = _title(out, span, value, span.locator)
+            elif not key.endswith("title") and not versioned:
+                _version(out, span, value, f"Document version: {value}", span.locator)
+                versioned = True
+    return True
+
+
 def _version(out: _Collector, span: WorkspaceSpan, mark: str, statement: str, section: str) -> None:
     out.add(span, FactKind.METADATA, mark, statement, entity="version", normalized=mark.lower(),
             section=section)
@@ -370,6 +396,7 @@ def prose_facts(spans: Sequence[WorkspaceSpan]) -> list[FactRow]:
     title_done = False
     lead_in: str | None = None
     furniture = running_lines(spans)
+    title_done = _xml_metadata(out, spans)
     for n, span in enumerate(spans):
         lines = span.text.splitlines()
         for i, raw in enumerate(lines):

@@ -3,9 +3,14 @@ list that requires things told apart from a list that announces them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from graphforge.evidence.base import WorkspaceSpan
+from graphforge.evidence.rule_based import RuleBasedExtractor, axis_ticks
 from graphforge.evidence.text_facts import heading_of, prose_facts
 from graphforge.models.evidence import FactKind
+from graphforge.parsers import parse_file
+from graphforge.parsers.base import ParseLimits
 from graphforge.specs.families.data_entry_form import first_dates
 from graphforge.specs.families.gap_analysis import MIN_REQUIRING, requiring_share
 from graphforge.specs.templates import GraphFact
@@ -69,3 +74,28 @@ def test_a_first_line_that_is_a_sentence_is_no_title() -> None:
     titled = [f.value for f in prose_facts([_span("Annual Report on Public Revenues\n\nThe report is long.")])
               if f.entity == "title"]
     assert titled == ["Annual Report on Public Revenues"]
+
+
+def test_an_xml_document_is_titled_by_its_metadata_not_its_root_element(tmp_path: Path) -> None:
+    path = tmp_path / "plan.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<security-plan uuid="66c2a1c8-5830-48bd-8fdd-55a1c3a52888">\n'
+        "  <metadata><title>Logging System Security Plan</title><version>1.1</version></metadata>\n"
+        "  <characteristics><system-name>Logging System</system-name></characteristics>\n"
+        "</security-plan>\n", encoding="utf-8")
+    parsed = parse_file(path, ParseLimits())
+    spans = [WorkspaceSpan(span_id=f"p:{s.locator}", file_sha256="p", locator=s.locator, kind="x", ordinal=i,
+                           text=s.text, path="plan.xml") for i, s in enumerate(parsed.spans)]
+    facts = RuleBasedExtractor().extract(spans).facts
+    assert [f.value for f in facts if f.entity == "title"] == ["Logging System Security Plan"]
+    assert [f.value for f in facts if f.entity == "version"] == ["1.1"]
+    # A version names a release; it measures nothing.
+    assert not [f for f in facts if f.kind is FactKind.QUANTITY and f.value == "1.1"]
+
+
+def test_a_chart_s_axis_ticks_are_no_facts() -> None:
+    page = ("Revenue from extraction on federal lands\n$2,200,000,000\n$2,000,000,000\n$1,800,000,000\n"
+            "$1,600,000,000\nIn 2013 revenue of DOI was $1,640,000,000 in total.")
+    assert axis_ticks(page) == {"$2,200,000,000", "$2,000,000,000", "$1,800,000,000", "$1,600,000,000"}
+    assert axis_ticks("Budget\n$1,200\nStaff\n$300\n$1,000") == set()
