@@ -90,8 +90,10 @@ class WorkspaceGraph(BaseModel):
 
 
 def _label(f: GraphFact) -> str:
-    who = f.entity or "group total"
-    return f"{(f.metric or 'value').capitalize()}, {who}, {_period_words(f.period)}"
+    """What a figure is, in the words a colleague would use: its measure, whose, and when (each part only
+    when the file gives it: no "group total" or "no period" filler)."""
+    parts = [(f.metric or "value").capitalize(), f.entity or "", _period_words(f.period) if f.period else ""]
+    return ", ".join(p for p in parts if p)
 
 
 def _period_words(period: str | None) -> str:
@@ -493,8 +495,8 @@ def _memo_criteria(d: _Draft, mirrors: Sequence[_Mirror]) -> None:
         kind=CriterionKind.STRUCTURE,
         weight=1.0,
         requirement=(
-            f"{book.name} has the sheets {', '.join(d.sheets)} "
-            f"and formulas in {', '.join(d.formulas) or 'no cell'}"
+            f"{book.name} has the sheets {', '.join(d.sheets)}"
+            + (f" and formulas in {', '.join(d.formulas)}" if d.formulas else "")
         ),
         target_deliverable=book.name,
         target_location=None,
@@ -557,12 +559,15 @@ def _statement(graph: WorkspaceGraph, book: DeliverableSpec, memo: DeliverableSp
     files = "\n".join(f"- {p}" for p in graph.files)
     sheet_lines = "\n".join(f"   - {line}" for line in lines)
     units = f" Enter amounts in {unit_words}, as plain numbers." if unit_words else ""
+    formulas = "   Every total, difference and change must be a spreadsheet formula, not a typed number."
+    # Only a workbook with computed cells is told to compute them.
+    rules = f"{formulas}{units}\n" if book.required_formulas else (f"  {units}\n" if units else "")
     return (
         f'You are reviewing the figures of "{graph.name}". The workspace holds these files:\n{files}\n\n'
         f"Produce two deliverables in the output folder:\n"
         f"1. The workbook {book.name} with the sheets {', '.join(book.required_sheets)}:\n{sheet_lines}\n"
-        f"   Every total, difference and change must be a spreadsheet formula, not a typed number.{units}\n"
-        f"2. The memo {memo.name} (Markdown) with the sections Summary, Discrepancies and Sources. "
+        + rules
+        + f"2. The memo {memo.name} (Markdown) with the sections Summary, Discrepancies and Sources. "
         f"Summary states the key figures; Discrepancies explains any figures that differ between "
         f"documents and which version you relied on; Sources lists the file names you took figures from.\n\n"
         f"Where documents disagree, rely on the final, most recent version of a document, not on drafts."

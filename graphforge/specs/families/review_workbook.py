@@ -17,11 +17,13 @@ def build(inp: FamilyInput) -> TaskSpec | None:
     # Only the figures the pattern matched (and the edges between them): the template's ranking is
     # quadratic in what it is given, and a 20k-figure workspace made it run for half an hour.
     matched = {r["src"] for r in inp.rows} | {r["dst"] for r in inp.rows}
-    # A total and its parts are recomputed from the current version of a file, never one a later version
-    # supersedes (a figure two versions state differently stays: its reconcile row names the current one).
+    # Figures come from the current version of a file, never one a later version supersedes (a figure two
+    # versions state differently stays: its reconcile row names the current one).
     old = {r["src"] for r in inp.rows if r.get("src_superseded")} | {
         r["dst"] for r in inp.rows if r.get("dst_superseded")}
-    across = {i for r in inp.rows if r["kind"] != "derive" for i in (r["src"], r["dst"])}
+    # Only where the superseded file states the figure differently (reconcile): that is the trap the memo
+    # and the negatives name. Two versions agreeing is no second source: the current file alone confirms.
+    across = {i for r in inp.rows if r["kind"] == "reconcile" for i in (r["src"], r["dst"])}
     facts = [f for f in inp.graph.facts if f.kind == "quantity" and f.fact_id in matched
              and (f.fact_id not in old or f.fact_id in across)]
     ids = {f.fact_id for f in facts}
