@@ -72,7 +72,13 @@ def label_of(fact: GraphFact) -> str:
         return f"{fact.entity}"
     if fact.kind == "metadata":
         return f"the document's {fact.entity or 'metadata'}"
-    return short(fact.section or fact.entity or fact.kind, 60)
+    # A requirement or list item: its nearest heading and its opening words, which a reader finds it by
+    # (the whole section path, cut at 60 characters, named only the document's title).
+    where = fact.section.split(" > ")[-1].strip() if fact.section else ""
+    words = fact.value.lstrip("-*•▪◦· ").split()
+    opening = " ".join(words[:6]) + ("…" if len(words) > 6 else "")
+    what = {"requirement": "the requirement", "list_item": "the item"}.get(fact.kind, "the text")
+    return f"{what} under {short(where, 50)!r} that begins {opening!r}" if where else f"{what} {opening!r}"
 
 
 def _identity(fact: GraphFact) -> str:

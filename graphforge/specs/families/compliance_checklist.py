@@ -33,6 +33,10 @@ def build(inp: FamilyInput) -> TaskSpec | None:
     for row in inp.rows:
         stated = [facts[i] for i in row["requirements"] if i in facts and trusted(facts[i])]
         reqs = [r for r in stated if 6 <= len((r.normalized or "").split()) <= 45]
+        # A lead-in ("The Contractor shall provide the following services:") is listed only when the file
+        # has too few whole requirements without it.
+        whole = [r for r in reqs if not r.value.rstrip().endswith(":")]
+        reqs = whole if len(whole) >= 4 else reqs
         chosen = spread(reqs, MAX_ITEMS, per_file=MAX_ITEMS)
         if len(chosen) < 4:
             continue
