@@ -308,9 +308,21 @@ def _continued_title(lines: Sequence[str], i: int, line: str) -> str:
     joined = f"{line}\n{nxt}"
     if _DANGLING.search(line) and nxt and len(joined) <= 160 and joined in "\n".join(lines):
         return joined
+    # A cover's title set in capitals over several lines ("SPRING 2019 SECTION 508" / "PROGRAM MATURITY" /
+    # "REPORT: EXECUTIVE" / "SUMMARY"), up to the first line that is not in capitals (its date, a name).
+    if _CAPITALS.fullmatch(line):
+        block = [line]
+        for more in lines[i + 1 : i + 6]:
+            more = more.strip()
+            if not more or not _CAPITALS.fullmatch(more) or len(" ".join([*block, more])) > 160:
+                break
+            block.append(more)
+        if len(block) > 1 and "\n".join(block) in "\n".join(lines):
+            return "\n".join(block)
     return line
 
 
+_CAPITALS = re.compile(r"(?=.*[A-Z]{3})[A-Z0-9 ,:;&/()'’.-]+")
 _DESCRIBED = re.compile(r"\b(?:what|which|whatever|how much|how)\s+(?:\w+\s+)?$", re.I)
 
 

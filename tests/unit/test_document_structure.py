@@ -99,3 +99,12 @@ def test_a_chart_s_axis_ticks_are_no_facts() -> None:
             "$1,600,000,000\nIn 2013 revenue of DOI was $1,640,000,000 in total.")
     assert axis_ticks(page) == {"$2,200,000,000", "$2,000,000,000", "$1,800,000,000", "$1,600,000,000"}
     assert axis_ticks("Budget\n$1,200\nStaff\n$300\n$1,000") == set()
+
+
+def test_a_cover_title_set_in_capitals_over_several_lines_is_read_whole() -> None:
+    cover = ("SPRING 2019 SECTION 508\nPROGRAM MATURITY\nREPORT: EXECUTIVE\nSUMMARY\nAugust 2019\n"
+             "The report follows.")
+    span = WorkspaceSpan(span_id="r:page=1", file_sha256="r", locator="page=1", kind="page", ordinal=0,
+                         text=cover, path="report.pdf")
+    titles = [f.value for f in prose_facts([span]) if f.entity == "title"]
+    assert titles == ["SPRING 2019 SECTION 508\nPROGRAM MATURITY\nREPORT: EXECUTIVE\nSUMMARY"]
