@@ -285,8 +285,8 @@ def short_row(line: str, value: str) -> str:
 _YAML_KEY = re.compile(r"^\s*title\s*:\s*[\"']?(?P<t>.+?)[\"']?\s*$", re.I)
 _TRAILING_PAGE = re.compile(r"^(?P<t>.*\D)\s+\d{1,3}$")
 _NOT_A_TITLE = re.compile(
-    r"\{\{|\{%|^(?:dear|hi|hello)\b|^[A-Z]{2,}[A-Z0-9]*-\d+\b|^[a-z_]+\s*:\s|[?:]$", re.I
-)  # placeholders, greetings, ids ("TCRW-01 Login"), front-matter keys, questions and lead-ins
+    r"\{\{|\{%|^(?:dear|hi|hello)\b|^[A-Z]{2,}[A-Z0-9]*-\d+\b|^[$@]?[a-z_]+\s*:\s|[?:]$|https?://|www\.", re.I
+)  # placeholders, greetings, ids ("TCRW-01 Login"), keys ("$schema: ..."), questions, lead-ins and links
 _DANGLING = re.compile(r"(?:,|\b(?:for|of|and|the|to|in|on|&))$", re.I)
 
 

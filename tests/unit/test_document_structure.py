@@ -108,3 +108,11 @@ def test_a_cover_title_set_in_capitals_over_several_lines_is_read_whole() -> Non
                          text=cover, path="report.pdf")
     titles = [f.value for f in prose_facts([span]) if f.entity == "title"]
     assert titles == ["SPRING 2019 SECTION 508\nPROGRAM MATURITY\nREPORT: EXECUTIVE\nSUMMARY"]
+
+
+def test_a_schema_key_or_a_link_is_no_title() -> None:
+    for first in ('$schema: "http://json-schema.org/draft-07/schema#"',
+                  'Accessibility Report For "https://localhost:3333/#!/section/employer"'):
+        span = WorkspaceSpan(span_id="s:section=1", file_sha256="s", locator="section=1", kind="section",
+                             ordinal=0, text=f"{first}\nMore lines follow.", path="schema.json")
+        assert [f.value for f in prose_facts([span]) if f.entity == "title"] == []
