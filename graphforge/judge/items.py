@@ -121,11 +121,15 @@ def _invented(criterion: CriterionSpec, anchors: list[Anchor], view: JudgeView,
     entries = [Line(kept, line.where, line.footprint) for line in _entries(doc, part, name)
                if not addresses_grader(line.text)
                and len(content_words(kept := strip_file_names(line.text, view.paths))) >= MIN_ENTRY_WORDS]
-    pool = [(expected_text(criterion, [a]), scales_of([a])) for a in anchors]
-    kind = criterion.fact_kind
+    # What an entry may state: a source item of this criterion, or another item the deliverable is asked for
+    # (a deadline, a figure beside the requirements), each as its own kind.
+    pool = [(criterion.fact_kind, expected_text(criterion, [a]), scales_of([a])) for a in anchors]
+    pool += [(c.fact_kind, expected_text(c, view.anchors_of(c)[:1]), scales_of(view.anchors_of(c)[:1]))
+             for c in view.spec.criteria
+             if c.check == "item" and c.target_deliverable == name and view.anchors_of(c)]
     invented = [e for e in entries
                 if not any(states(e.text, kind, text, number, None, criterion.tolerance, scales)
-                           for (text, number, _), scales in pool)]
+                           for kind, (text, number, _), scales in pool)]
     if not invented:
         return 0.0, f"each of the {len(entries)} entries of {part!r} states a source item", frozenset()
     shown = "; ".join(repr(e.text[:80]) for e in invented[:3])

@@ -188,3 +188,18 @@ def _text(path: Path) -> str:
         return "\n".join(str(c.value) for s in book.worksheets for row in s.iter_rows() for c in row
                          if c.value is not None)
     return path.read_text(encoding="utf-8")
+
+
+def test_an_entry_stating_another_item_the_deliverable_asks_for_is_not_invented(tmp_path: Path) -> None:
+    view = _view()
+    invented = _criterion(7, polarity=Polarity.NEGATIVE, kind=CriterionKind.VALUE, check="invented",
+                          anchors=["f-new"], fact_kind="requirement", expected="Findings")
+    spec = view.spec.model_copy(update={"criteria": [*view.spec.criteria, invented]})
+    view = view.model_copy(update={"spec": spec, "anchors": {**view.anchors, invented.criterion_id: [NEW]}})
+    memo = _memo(tmp_path / MEMO)  # its Findings hold the requirement and the budget figure (items both)
+    judged = judge_attempt(view, {MEMO: memo}, JudgeArm.ANCHORED, trajectory_id="t")[0]
+    assert _rating(judged, "/c7") == 0.0, judged.reason
+    extra = "- Every contractor shall complete quarterly ethics training before renewal.\n\n## Sources"
+    memo.write_text(memo.read_text(encoding="utf-8").replace("## Sources", extra), encoding="utf-8")
+    judged = judge_attempt(view, {MEMO: memo}, JudgeArm.ANCHORED, trajectory_id="t2")[0]
+    assert _rating(judged, "/c7") == 1.0, judged.reason
