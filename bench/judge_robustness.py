@@ -158,7 +158,7 @@ def _targets(kind: str, view: JudgeView) -> list[CriterionSpec]:
     return [c for c in criteria if c.check == GRADER and c.target_deliverable != FINAL_MESSAGE]
 
 
-SKIPPED = {"superseded source used": "no stale criterion: no item has a superseded version",
+SKIPPED = {"superseded source used": "no stale criterion, or its two versions read alike",
            "wrong figure": "no figure or date item"}
 LABELS = {
     "change_number": "wrong figure",

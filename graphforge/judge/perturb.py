@@ -13,6 +13,7 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from graphforge.evidence.text_facts import normalise_text
 from graphforge.figures.dates import parse_date
 from graphforge.figures.numbers import find_numbers, matches_value
 from graphforge.judge import rewrite
@@ -478,6 +479,9 @@ def _superseded_source(criterion: CriterionSpec, view: JudgeView, source: Path, 
     old_forms, new_forms = _value_forms(old, criterion.fact_kind), _value_forms(new, criterion.fact_kind)
     if " ".join(old.value.split()) == " ".join(new.value.split()):
         return None
+    if criterion.fact_kind not in ("date", "quantity") and not (
+            set(normalise_text(old.value).split()) - set(normalise_text(new.value).split())):
+        return None  # the old text reads as the new one (a link or a space apart): nothing to get wrong
     pairs = list(zip(new_forms, old_forms, strict=False))
     if len(old_forms) != len(new_forms):
         pairs = [(new_forms[0], old_forms[0])]
@@ -552,17 +556,19 @@ def _wrong_figure(criterion: CriterionSpec, view: JudgeView, source: Path, out: 
     forms = _value_forms(a, criterion.fact_kind)
     number = recover(a)
     iso = parse_date(a.value) if criterion.fact_kind == "date" else None
-    if iso and len(iso) == 10:
-        year, month, day = iso.split("-")
-        wrong = f"{int(year) + 1}-{month}-{day}"
+    if iso:
+        # A year later, in every form the date is written (2025-07-14, 14 July 2025, July 2025).
+        later = {f: re.sub(r"\b(?:19|20)\d\d\b", lambda m: str(int(m.group(0)) + 1), f) for f in forms}
+        wrong = later[iso]
     elif number is not None:
         wrong = f"{changed(number / (a.scale or 1.0)):,.2f}"
+        later = {f: wrong for f in forms}
     else:
         return None
 
     def edit(text: str) -> str:
         for form in forms:
-            text = rewrite.replace_words(text, form, wrong)
+            text = rewrite.replace_words(text, form, later[form])
         return text
 
     if not rewrite.rewrite(source, out, edit):

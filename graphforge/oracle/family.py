@@ -247,7 +247,9 @@ def write(path: Path, view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> 
                 # stays on the item's line.
                 lines.append(f"{_one_line(r.label)}: {_one_line(r.value)} (source: {r.source})")
                 if r.earlier:
-                    lines.append(f"Earlier version stated: {r.earlier} (earlier version: {r.earlier_source})")
+                    # Named like the item, so the earlier value's own citation is read as its record.
+                    lines.append(f"{_one_line(r.label)}, earlier version: {_one_line(r.earlier)} "
+                                 f"(earlier version: {r.earlier_source})")
         else:
             lines.append("None found beyond the items above.")
         sections.append((part, lines))
