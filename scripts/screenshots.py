@@ -60,12 +60,21 @@ def run_in_browser(page: Any, command: str, wait_ms: int = 2500) -> None:
     page.wait_for_timeout(wait_ms)
 
 
-def shoot_guide(page: Any, out: Path, errors: list[str]) -> list[tuple[Path, str]]:
-    """Log in to Neo4j Browser, apply the style, play the guide and draw a criterion's anchor chain."""
+def drawn_captions(frame: Any) -> list[str]:
+    """The caption Browser drew in each node of a graph frame (its text lines joined)."""
+    nodes = frame.locator("svg g.node")
+    return [" ".join(t.strip() for t in nodes.nth(i).locator("text").all_text_contents() if t.strip())
+            for i in range(nodes.count())]
+
+
+def shoot_guide(page: Any, out: Path, errors: list[str], criterion_id: str | None = None,
+                name: str = "browser_anchor_chain") -> list[tuple[Path, str]]:
+    """Log in to Neo4j Browser, play the guide, apply the style from its button (the guide stays) and draw
+    a criterion's anchor chain (the guide's example, or ``criterion_id``)."""
     from graphforge import server
+    from graphforge.captions import set_captions
     from graphforge.cli.browser import (
         GUIDE_FILE,
-        STYLE_FILE,
         browser_query,
         guide_examples,
         param_command,
@@ -80,7 +89,10 @@ def shoot_guide(page: Any, out: Path, errors: list[str]) -> list[tuple[Path, str
     if not info.browser_url:
         raise SystemExit("error: the guide screenshot needs the project-managed Neo4j (it serves Browser)")
     with open_context(settings) as ctx:
+        set_captions(ctx.graph)
         examples = guide_examples(ctx.graph)
+    if criterion_id:
+        examples["criterion_id"] = criterion_id
     if not examples.get("criterion_id"):
         raise SystemExit("error: the graph has no anchored criterion yet; run `graphforge demo` first")
     folder = Path(tempfile.mkdtemp(prefix="graphforge-guide-"))
@@ -94,26 +106,37 @@ def shoot_guide(page: Any, out: Path, errors: list[str]) -> list[tuple[Path, str
         page.locator('[data-testid="connect"]').click()
         page.locator('[data-testid="activeEditor"]').wait_for(timeout=30_000)
         page.wait_for_timeout(2000)
-        run_in_browser(page, f":style {base}/{STYLE_FILE}")
         run_in_browser(page, f":play {base}/{GUIDE_FILE}", wait_ms=3000)
         guide = page.locator('[data-testid="frame"]').first
         text = guide.inner_text()
         if "GraphForge" not in text:
             errors.append(f"the guide did not load in Browser: {text[:300]!r}")
+        # The button's play icon runs the style in a frame of its own, above the guide.
+        guide.locator('[data-populate^=":style"] i.fa-play-circle-o').first.click()
+        page.wait_for_timeout(2000)
+        frames = page.locator('[data-testid="frame"]')
+        if not any("Apply the GraphForge style" in frames.nth(i).inner_text() for i in range(frames.count())):
+            errors.append("applying the style replaced the guide")
         path = out / "browser_guide.png"
-        guide.screenshot(path=str(path))
-        shots.append((path, "Neo4j Browser playing the GraphForge guide (first slide, :style block)"))
+        page.screenshot(path=str(path))
+        shots.append((path, "Neo4j Browser: the :style frame on top, the GraphForge guide still below it"))
         run_in_browser(page, param_command("criterion_id", examples["criterion_id"]))
         run_in_browser(page, browser_query("criterion_anchors"), wait_ms=6000)
         frame = page.locator('[data-testid="frame"]').first
         nodes = frame.locator("svg g.node").count()
         if nodes == 0:
             errors.append("the anchor-chain query drew no graph: " + frame.inner_text()[:300])
-        path = out / "browser_anchor_chain.png"
-        frame.screenshot(path=str(path))
+        captions = drawn_captions(frame)
+        # Fullscreen, so the graph has room; Browser lays it out again, then the screenshot.
+        frame.locator('button[title="Fullscreen"]').first.click()
+        page.wait_for_timeout(3000)
+        page.locator('[aria-label="zoom-to-fit"]').first.click()
+        page.wait_for_timeout(1500)
+        path = out / f"{name}.png"
+        page.screenshot(path=str(path))
         shots.append((path, f"criterion {examples['criterion_id']}: its anchor chain spec -> criterion -> "
                             f"facts -> spans -> files <- workspace drawn as a graph ({nodes} nodes), "
-                            "GraphForge style applied"))
+                            f"GraphForge style applied; captions: {' | '.join(captions)}"))
     finally:
         httpd.shutdown()
         httpd.server_close()
@@ -127,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("out/screenshots"))
     parser.add_argument("--chromium", default=None, help="Chromium binary (default: the one on PATH)")
     parser.add_argument("--no-guide", action="store_true", help="Only the reports (no Neo4j needed)")
+    parser.add_argument("--criterion", default=None, help="Draw this criterion's anchor chain (default: the "
+                                                          "guide's example)")
+    parser.add_argument("--name", default="browser_anchor_chain", help="File name of the chain screenshot")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -135,14 +161,14 @@ def main(argv: list[str] | None = None) -> int:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=find_chromium(args.chromium), headless=True,
                                      args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page = browser.new_page(viewport={"width": 1600, "height": 1100})
         page.on("console",
                 lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
         shots = shoot_reports(page, args.reports, args.out, errors)
         report_errors = list(errors)
         if not args.no_guide:
-            shots += shoot_guide(page, args.out, errors)
+            shots += shoot_guide(page, args.out, errors, args.criterion, args.name)
         browser.close()
     for path, what in shots:
         print(f"{path}\t{what}")

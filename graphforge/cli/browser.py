@@ -23,6 +23,7 @@ from typing import Annotated, Any
 import typer
 
 from graphforge import cypher
+from graphforge.captions import set_captions
 from graphforge.cli.common import JsonOption, console, emit, print_fields, say
 from graphforge.graph import Graph
 
@@ -53,9 +54,13 @@ SLIDES = [
           "types) each belongs to, and the seeds built from them.", "occupation_tasks_dwas_seeds",
           "soc_code", "a graph: blue occupation and tasks, light-blue DWAs, orange seeds"),
     Slide("A criterion's anchor chain", "How a rubric criterion is anchored: spec -> criterion -> fact -> "
-          "span -> file, and the workspace that holds the file (the edge shows its path). Hover a node "
-          "to read the fact's statement or the span's locator.", "criterion_anchors", "criterion_id",
-          "a graph drawn left to right from the red spec to the green files"),
+          "span -> file, and the workspace that holds the file (the edge shows its path). Click a node "
+          "to read all its properties (a fact's statement, a span's text) in the panel on the right.",
+          "criterion_anchors", "criterion_id",
+          "a force-directed graph (Browser places the nodes by their links, in no fixed order): the dark "
+          "red spec joined to its pink criterion, which points to its yellow facts; each fact to its "
+          "light-green span, each span to the green file that holds it, and the file to the dark-green "
+          "workspace, plus the deliverable the criterion targets"),
     Slide("A spec's lineage", "Where a spec comes from: its workspace and seed, every file, span and fact "
           "its criteria are anchored to, and the specs it revises.", "lineage", "spec_id",
           "a graph around one red TaskSpec"),
@@ -105,27 +110,37 @@ def style_command(style_url: str | None = None) -> str:
 def render_guide(examples: dict[str, Any], style_url: str | None) -> str:
     """The guide as HTML in Neo4j Browser's slide format (runnable <pre> blocks).
 
-    The first slide's "Apply the GraphForge style" button runs `:style <GraSS>` on one click (Browser runs
-    a guide element's ``data-exec`` command when it is clicked, and reads an inline style without fetching
-    anything); Browser runs nothing from a guide without a click. The last slide holds the same command as
-    a block to read or copy; with a served style, the first slide also offers `:style URL`.
+    The first slide's "Apply the GraphForge style" button carries `:style <GraSS>` (an inline style: Browser
+    fetches nothing). Browser puts a play icon on it that runs the command in a new frame above the guide
+    on one click; a click on its words puts the command in the editor. (A ``data-exec`` button would run it
+    in the guide's own frame, replacing the guide.) Browser runs nothing from a guide without a click. The
+    last slide holds the same command as a block to read or copy; with a served style, the first slide also
+    offers `:style URL`.
     """
 
     def runnable(text: str) -> str:
         return f'<pre class="pre-scrollable code runnable">{html.escape(text.strip())}</pre>'
 
     slides = []
-    apply_style = (f'<p><a class="btn btn-cta" data-exec="{html.escape(style_command()[1:], quote=True)}">'
-                   "Apply the GraphForge style</a> &larr; click once per browser: a colour per label and "
-                   "captions that say what a node is (a task's statement, a criterion's requirement, a "
-                   "fact's statement, a file's name, a span's locator).</p>")
+    # data-populate, not data-exec: Browser runs a clicked data-exec command in the guide's own frame, so the
+    # style's output replaced the guide. Browser puts a play icon before the button that runs the command in
+    # a new frame above; a click on the words puts it in the editor, to run from there (a new frame too).
+    apply_style = (f'<p><a class="btn btn-cta" data-populate="{html.escape(style_command(), quote=True)}">'
+                   "Apply the GraphForge style</a> &larr; click the &#9654; icon on the button once per "
+                   "browser (the style opens in its own frame above; this guide stays), or click its words "
+                   "and run it from the editor. A colour per label, and on each node a short caption: a "
+                   "file's name shortened from the middle, a spec's family and version, a criterion's "
+                   "number, kind and first words, a span's locator, a fact's metric and value.</p>")
     intro = ["<h3>GraphForge</h3>",
              '<p class="lead">The pipeline in one graph: O*NET taxonomy, seeds, workspaces, evidence, '
              "specs, trajectories, judgments.</p>", apply_style,
              "<p>Click a grey block to put it in the editor, then run it (Ctrl/Cmd + Enter). On slides with "
              "a parameter, run the <code>:param</code> block first: it holds a real id from this graph, "
              "chosen when <code>graphforge browser</code> wrote this guide. Other ids: "
-             "<code>graphforge list specs|seeds|trajectories</code>.</p>"]
+             "<code>graphforge list specs|seeds|trajectories</code>.</p>",
+             "<p>Graph results are drawn force-directed: Browser places the nodes by their links, not in a "
+             "fixed order, so a chain may run in any direction; drag a node to move it, double-click it "
+             "to show its neighbours.</p>"]
     if style_url:
         intro += ["<p>The same style, loaded from the guide server:</p>", runnable(style_command(style_url))]
     slides.append("".join(intro))
@@ -238,6 +253,7 @@ def browser_cmd(
 
     settings = GraphforgeSettings()
     with open_context(settings) as ctx:
+        set_captions(ctx.graph)  # the style shows each node's caption: refresh them for what was added
         examples = guide_examples(ctx.graph)
     httpd = None if no_serve else serve_guide(out, settings.listen_address, port or 0)
     base_url = None if httpd is None else f"http://localhost:{httpd.server_address[1]}"
@@ -250,8 +266,8 @@ def browser_cmd(
         "open": browser_link(browser_url, info.uri, play) if base_url else browser_url,
         "play": f":play {play}" if base_url else None,
         "style": f":style {base_url}/{STYLE_FILE}" if base_url else None,
-        "apply_style": "click 'Apply the GraphForge style' on the guide's first slide (once per browser; "
-                       "it runs :style with the GraSS inline, nothing to fetch)",
+        "apply_style": "click the play icon of 'Apply the GraphForge style' on the guide's first slide "
+                       "(once per browser; it runs :style with the GraSS inline in a frame of its own)",
         "guide_file": str(files["guide"]), "style_file": str(files["style"]), "examples": examples,
     }
     if httpd is None:
@@ -259,16 +275,16 @@ def browser_cmd(
         if not as_json:
             console.print("Host graphforge.html on a host in Browser's "
                           "browser.remote_content_hostname_allowlist and run `:play <its URL>`; then "
-                          "click 'Apply the GraphForge style' on the first "
+                          "click the play icon of 'Apply the GraphForge style' on the first "
                           "slide (or run the :style block on the last slide).")
         return
     try:
         emit(result, as_json, summary=lambda r: _browser_summary(r, "Neo4j Browser guide"))
         if not as_json:
             console.print("Log in as neo4j (password: `graphforge db status --show-password`); Browser then "
-                          "plays the guide by itself. Click 'Apply the GraphForge style' on its first slide "
-                          "once (Browser runs no command from a guide without a click). Ctrl-C stops the "
-                          "guide server.")
+                          "plays the guide by itself. Click the play icon of 'Apply the GraphForge style' on "
+                          "its first slide once (Browser runs no command from a guide without a click). "
+                          "Ctrl-C stops the guide server.")
         if not no_open:
             webbrowser.open(str(result["open"]))
         threading.Event().wait()

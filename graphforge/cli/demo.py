@@ -50,6 +50,8 @@ def demo_cmd(out: Annotated[Path, typer.Option("--out", help="Where sample data,
         stdout.print("\n[bold]Elo (top 5)[/]\n  " + "\n  ".join(r.elo_top))
         stdout.print("\n[bold]Where to look[/]")
         # Each URL and path whole on its line (the console never wraps them; copying gives them whole).
+        say(f"  the graph in Neo4j Browser, with the GraphForge guide (anchor chain, lineage, Elo "
+            f"ratings) and style: `{in_project}graphforge browser`")
         if r.browser_url:
             say(f"  Neo4j Browser: {r.browser_url}  (user neo4j; password: "
                 f"`{in_project}graphforge db status --show-password`)")

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from rich.console import Console
 
 from graphforge import cypher, db, server
+from graphforge.captions import set_captions
 from graphforge.context import StageContext, open_context
 from graphforge.demo.sample import benchmark as sample_benchmark
 from graphforge.demo.sample import comparisons as sample_comparisons
@@ -36,6 +37,7 @@ from graphforge.stages import (
     build_evidence,
     build_seeds,
     compile_specs,
+    eval_ratings,
     export_rft,
     export_rubrics,
     export_sft,
@@ -113,6 +115,8 @@ class DemoState:
     sft: export_sft.ExportSftResult | None = None  # export SFT
     comparisons: Path | None = None  # comparison sample
     ratings: elo.EloResult | None = None  # Bradley-Terry Elo
+    rating_run_id: str | None = None  # Bradley-Terry Elo (the fit stored in the graph, for Browser's slide)
+    win_rates: winrate.WinRateResult | None = None  # win rates
     corpus: report_corpus.ReportCorpusResult | None = None  # corpus report
 
     @property
@@ -307,20 +311,28 @@ def _comparison_sample(s: DemoState) -> None:
 
 
 def _elo(s: DemoState) -> None:
-    s.ratings = elo.run(elo.EloParams(
+    # Stored in the graph (a RatingRun and a Rating per player), so Browser's Elo slide shows this fit.
+    stored = eval_ratings.run(s.ctx, eval_ratings.StoreRatingsParams(elo=elo.EloParams(
         comparisons=_set(s.comparisons, "comparison sample"), anchor=sample_comparisons.SAMPLE_ANCHOR,
-        bootstrap=2000, seed=0, out_dir=s.eval_dir))
+        bootstrap=2000, seed=0, out_dir=s.eval_dir)))
+    s.ratings, s.rating_run_id = stored.elo, stored.run_id
 
 
 def _win_rates(s: DemoState) -> winrate.WinRateResult:
-    return winrate.run(winrate.WinRateParams(
+    s.win_rates = winrate.run(winrate.WinRateParams(
         comparisons=_set(s.comparisons, "comparison sample"), a="sft-27b (openhands)",
         b="base-27b (openhands)", by="covered", out_dir=s.eval_dir))
+    return s.win_rates
 
 
 def _corpus_report(s: DemoState) -> None:
     s.corpus = report_corpus.run(
         s.ctx, report_corpus.ReportCorpusParams(out_dir=s.out_dir / "reports" / "corpus"))
+
+
+def _captions(s: DemoState) -> int:
+    """A short caption on every node, for Neo4j Browser (the GraphForge style shows it)."""
+    return set_captions(s.ctx.graph)
 
 
 def _label(inject: list[InjectKind]) -> str:
@@ -358,6 +370,7 @@ STEPS: tuple[Step, ...] = (
     Step("Bradley-Terry Elo", _elo),
     Step("win rates", _win_rates),
     Step("corpus report", _corpus_report),
+    Step("Browser captions", _captions),
 )
 
 
@@ -404,6 +417,7 @@ def _result(s: DemoState, version: str, info: server.ServerInfo, counts: db.Grap
         reports={"coverage": _set(s.coverage, "coverage report").html,
                  "corpus": str(_set(s.corpus, "corpus report").outputs.get("html", "")),
                  "elo": str(ratings.outputs.get("html", "")), "audit": str(audit.report_html or ""),
+                 "winrate": str(_set(s.win_rates, "win rates").outputs.get("html", "")),
                  "sensitivity": sensitivity.report_dir},
         elo_top=[f"{r.model}: {r.elo:.1f} [{r.ci_low:.1f}, {r.ci_high:.1f}]" for r in ratings.ratings[:5]],
         nodes=counts.total_nodes, relationships=counts.total_relationships, stage_seconds=timings,

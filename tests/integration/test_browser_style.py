@@ -1,7 +1,8 @@
 """`graphforge browser`'s link makes the managed Neo4j Browser play the guide by itself, and one click on
-the guide's "Apply the GraphForge style" button applies the shipped style: a File is then drawn in the
-style's colour and captioned with its name. Real Neo4j Browser (served by the managed server) in Debian's
-headless chromium, driven by playwright; a missing chromium fails the test, it is never skipped.
+the play icon of the guide's "Apply the GraphForge style" button applies the shipped style in a frame of
+its own, the guide staying where it was: a File is then drawn in the style's colour and captioned with
+its name. Real Neo4j Browser (served by the managed server) in Debian's headless chromium, driven by
+playwright; a missing chromium fails the test, it is never skipped.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 
 from graphforge import server
+from graphforge.captions import set_captions
 from graphforge.cli.browser import (
     GUIDE_FILE,
     browser_link,
@@ -79,7 +81,7 @@ def test_guide_plays_from_the_link_and_one_click_applies_the_style(
 
     # Without a server the guide still carries the style: the button and the last slide's block.
     offline = render_guide(guide_examples(graph), None)
-    assert offline.count('data-exec="style') == 2 and "node.File" in offline.split("<slide")[-1]
+    assert offline.count('data-populate=":style') == 2 and "node.File" in offline.split("<slide")[-1]
 
     folder = tmp_path / "guide"
     httpd = serve_guide(folder, settings.listen_address)
@@ -100,14 +102,20 @@ def test_guide_plays_from_the_link_and_one_click_applies_the_style(
             page.get_by_text("Connected to Neo4j").first.wait_for(timeout=60_000)
             page.wait_for_timeout(3000)
             # The link played the guide: nobody typed :play.
-            button = page.locator('[data-exec^="style"]').first
+            button = page.locator('[data-populate^=":style"]').first
             button.wait_for(timeout=30_000)
             assert "Apply the GraphForge style" in button.inner_text()
 
             before = _file_nodes(page)
             assert before and all(fill != FILE_COLOUR.upper() for fill, _ in before), before
-            page.locator('[data-exec^="style"]').first.click()
+            button.locator("i.fa-play-circle-o").click()
             page.wait_for_timeout(2000)
+            # The guide is still playing in its frame (the style ran in a new one).
+            frames = page.locator('[data-testid="frame"]')
+            texts = [frames.nth(i).inner_text() for i in range(frames.count())]
+            assert any("Apply the GraphForge style" in t for t in texts), [t[:80] for t in texts]
+            assert texts[0].lstrip().startswith(":style"), texts[0][:80]
+            set_captions(graph)
             after = _file_nodes(page)
             assert after == [(FILE_COLOUR.upper(), "orders.csv")], after
             browser.close()
