@@ -233,15 +233,36 @@ def _pct(value: float | None) -> str:
 
 def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
                   scores: Sequence[dict[str, object]], out_dir: Path) -> dict[str, str]:
-    """Write corpus_report.html (plots embedded), corpus_report.json and the PNGs under corpus_plots/."""
+    """Write corpus_report.html (plots embedded), corpus_report.json and the PNGs under corpus_plots/.
+
+    A plot is drawn only where the data supports one; otherwise its section says in words what there is
+    and what is missing (one bar, one cell, every value alike, no value recorded)."""
     from graphforge.report_html import Section, write_report
 
     plots = out_dir / "corpus_plots"
     plots.mkdir(parents=True, exist_ok=True)
+    for stale in plots.glob("*.png"):  # a plot an earlier run drew and this one does not
+        stale.unlink()
     corpus = "every trajectory" if result.statuses is None else "trajectories with status " + ", ".join(
         result.statuses)
     img = _Plots(plots)
     ceiling_share = _pct(result.at_token_ceiling / result.trajectories) if result.trajectories else "n/a"
+    # The plots first: each either draws or leaves a note that its section prints instead.
+    patterns = img.bars("patterns", result.by_pattern, "trajectories", "execution pattern",
+                        result.trajectories)
+    sectors = img.bars("sectors", result.by_sector, "trajectories", "sector", result.trajectories)
+    cells = img.heatmap("cells", result.cells, result.trajectories)
+    lengths = img.histograms("lengths", {
+        "assistant steps": ("steps", [r.steps for r in rows if r.steps is not None]),
+        "tokens": ("tokens", [r.tokens for r in rows if r.tokens is not None]),
+    }, result.trajectories)
+    formats = img.bars("formats", result.formats, "trajectories", "file format", result.trajectories)
+    funnel = img.funnel("funnel", result.funnel)
+    q_plot = img.q_histogram("q", scores, result.admit_q)
+
+    def text(*parts: str) -> str:
+        return " ".join(p for p in parts if p)
+
     sections = [
         Section(
             "Overview",
@@ -265,55 +286,53 @@ def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
         ),
         Section(
             "Trajectories by execution pattern",
+            text=img.notes.get("patterns", ""),
             columns=("pattern", "trajectories", "share"),
             rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.by_pattern],
-            images=img.bars("patterns", result.by_pattern, "trajectories", "execution pattern",
-                            result.trajectories),
+            images=patterns,
         ),
         Section(
             "Trajectories by sector",
+            text=img.notes.get("sectors", ""),
             columns=("sector", "trajectories", "share"),
             rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.by_sector],
-            images=img.bars("sectors", result.by_sector, "trajectories", "sector", result.trajectories),
+            images=sectors,
         ),
         Section(
             "Sector x pattern cells",
-            text=f"{result.cells_realised} of {result.cells_possible} cells "
-            f"realised ({result.sectors_total} sectors x "
-            f"{result.patterns_total} patterns in the graph).",
-            images=img.heatmap("cells", result.cells, result.trajectories),
+            text=text(f"{result.cells_realised} of {result.cells_possible} cells "
+                      f"realised ({result.sectors_total} sectors x "
+                      f"{result.patterns_total} patterns in the graph).", img.notes.get("cells", "")),
+            images=cells,
         ),
         Section(
             "Assistant steps and tokens per trajectory",
+            text=img.notes.get("lengths", ""),
             columns=("", "n", "mean", "median", "p95", "max"),
             rows=[_length_row("assistant steps", result.steps), _length_row("tokens", result.tokens)],
-            images=img.histograms(
-                "lengths",
-                {
-                    "assistant steps": ("steps", [r.steps for r in rows if r.steps is not None]),
-                    "tokens": ("tokens", [r.tokens for r in rows if r.tokens is not None]),
-                },
-            ),
+            images=lengths,
         ),
         Section(
             "File formats across workspaces",
-            text="Share of corpus trajectories whose workspace holds at least one file of the format.",
+            text=text("Share of corpus trajectories whose workspace holds at least one file of the format.",
+                      img.notes.get("formats", "")),
             columns=("format", "trajectories", "share"),
             rows=[(s.name, s.trajectories, _pct(s.share)) for s in result.formats],
-            images=img.bars("formats", result.formats, "trajectories", "file format", result.trajectories),
+            images=formats,
         ),
         Section(
             "Admission funnel",
-            text=f"Over every trajectory in the graph; passed Q means Q > "
-            f"{result.admit_q:g} (also counted for trajectories later discarded by "
-            f"cleaning); admitted is after cleaning.",
+            text=text(f"Over every trajectory in the graph; passed Q means Q > "
+                      f"{result.admit_q:g} (also counted for trajectories later discarded by "
+                      f"cleaning); admitted is after cleaning.", img.notes.get("funnel", "")),
             columns=("stage", "trajectories"),
             rows=[(k, v) for k, v in result.funnel.model_dump().items()]
             + [(f"status: {k}", v) for k, v in result.status_counts.items()],
-            images=img.funnel("funnel", result.funnel),
+            images=funnel,
         ),
         Section(
             "Q distribution",
+            text=img.notes.get("q", ""),
             columns=("arm", "judgments", "mean", "median", "p05", "p95", f"share Q > {result.admit_q:g}"),
             rows=[
                 (
@@ -327,7 +346,7 @@ def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
                 )
                 for q in result.q
             ],
-            images=img.q_histogram("q", scores, result.admit_q),
+            images=q_plot,
         ),
         Section(
             "Revision",
@@ -355,14 +374,16 @@ def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
     return result.outputs
 
 
-MIN_FOR_DISTRIBUTION = 5  # fewer trajectories (or judgments) than this: a "not enough data" panel
+MIN_FOR_HISTOGRAM = 8  # fewer values than this: each value is drawn as a point, not binned
 
 
 class _Plots:
     """Small matplotlib (Agg) figures; each method returns the PNG paths it wrote.
 
-    Count axes show integers only; every axis is labelled with its unit; a series too small to show a
-    distribution gets a "not enough data" panel saying what there is, instead of a degenerate plot.
+    Count axes show integers only; every axis is labelled with its unit. A plot is drawn only where the
+    data supports one: no chart of one bar or one heatmap cell, no histogram of values that are all
+    alike, a strip of points (each value shown) where there are too few values to bin. Where nothing is
+    drawn, ``notes[name]`` says in words what there is and what is missing, for the section's text.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -375,6 +396,7 @@ class _Plots:
         self.plt = plt
         self.integer = MaxNLocator
         self.folder = folder
+        self.notes: dict[str, str] = {}
 
     def _save(self, fig: object, name: str) -> list[Path]:
         path = self.folder / f"{name}.png"
@@ -383,34 +405,46 @@ class _Plots:
         self.plt.close(fig)  # type: ignore[arg-type]
         return [path]
 
-    def not_enough(self, name: str, what: str, have: int, need: int = MIN_FOR_DISTRIBUTION) -> list[Path]:
-        fig, ax = self.plt.subplots(figsize=(6, 1.6))
-        ax.axis("off")
-        ax.text(0.5, 0.5, f"Not enough data for {what}: {have} (a plot needs at least {need}).\n"
-                "The table above gives the exact values.", ha="center", va="center", fontsize=10,
-                color="#444444", wrap=True)
-        return self._save(fig, name)
+    def _none(self, name: str, why: str) -> list[Path]:
+        """No plot: say why in the section's text."""
+        self.notes[name] = (self.notes.get(name, "") + " " + why).strip()
+        return []
 
     def bars(self, name: str, shares: Sequence[Share], xlabel: str, ylabel: str, total: int) -> list[Path]:
-        if total < MIN_FOR_DISTRIBUTION or len(shares) < 2:
-            return self.not_enough(name, f"a distribution by {ylabel}",
-                                   total if total < MIN_FOR_DISTRIBUTION else len(shares),
-                                   MIN_FOR_DISTRIBUTION if total < MIN_FOR_DISTRIBUTION else 2)
+        if not shares or total == 0:
+            return self._none(name, f"No plot: the corpus has no trajectory with a {ylabel} yet.")
+        if len(shares) == 1:
+            return self._none(name, f"No plot: all {total} trajectories share one {ylabel}, "
+                                    f"{shares[0].name}; a chart of one bar adds nothing to the table.")
+        counts = {s.trajectories for s in shares}
+        if len(counts) == 1:
+            return self._none(name, f"No plot: each of the {len(shares)} {ylabel}s counts the same "
+                                    f"{counts.pop()} trajectories; the table lists them.")
         top = list(shares)[:30][::-1]
         fig, ax = self.plt.subplots(figsize=(8, 0.32 * len(top) + 1.4))
         ax.barh([_wrap(s.name, 44) for s in top], [s.trajectories for s in top], color="#1f5fa8")
         ax.xaxis.set_major_locator(self.integer(integer=True))
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
+        if len(shares) > len(top):
+            ax.set_title(f"the {len(top)} largest of {len(shares)}", fontsize=9)
         return self._save(fig, name)
 
     def heatmap(self, name: str, cells: Sequence[Cell], total: int) -> list[Path]:
-        if not cells or total < MIN_FOR_DISTRIBUTION:
-            return self.not_enough(name, "a sector x pattern heatmap", total)
-        from matplotlib.colors import BoundaryNorm
-
         sectors = sorted({c.sector for c in cells})
         patterns = sorted({c.pattern for c in cells})
+        if not cells:
+            return self._none(name, "No plot: no corpus trajectory has both a sector and a pattern yet.")
+        if len(sectors) < 2 or len(patterns) < 2:
+            where = (f"one cell, {sectors[0]} x {patterns[0]} ({cells[0].trajectories} trajectories)"
+                     if len(cells) == 1 else
+                     f"one {'sector' if len(sectors) < 2 else 'pattern'} "
+                     f"({sectors[0] if len(sectors) < 2 else patterns[0]})")
+            return self._none(name, f"No heatmap: the corpus realises {where}; a heatmap needs trajectories "
+                                    "in at least two sectors and two patterns. The bars above show the "
+                                    "spread along the other axis.")
+        from matplotlib.colors import BoundaryNorm
+
         grid = np.zeros((len(sectors), len(patterns)))
         for c in cells:
             grid[sectors.index(c.sector), patterns.index(c.pattern)] = c.trajectories
@@ -434,20 +468,35 @@ class _Plots:
         bar.set_label("trajectories in the cell")
         return self._save(fig, name)
 
-    def histograms(self, name: str, series: dict[str, tuple[str, list[int]]]) -> list[Path]:
-        present = {k: v for k, v in series.items() if len(v[1]) >= MIN_FOR_DISTRIBUTION}
-        if not present:
-            have = max((len(v[1]) for v in series.values()), default=0)
-            return self.not_enough(name, "length histograms (trajectories with lengths)", have)
-        fig, axes = self.plt.subplots(1, len(present), figsize=(5.2 * len(present), 3.4), squeeze=False)
-        for ax, (label, (unit, values)) in zip(axes[0], present.items(), strict=True):
-            low, high = min(values), max(values)
-            bins = np.linspace(low, high if high > low else low + 1, min(30, max(5, len(values) // 3)) + 1)
-            ax.hist(values, bins=bins, color="#1f5fa8")
+    def histograms(self, name: str, series: dict[str, tuple[str, list[int]]], total: int) -> list[Path]:
+        drawable: dict[str, tuple[str, list[int]]] = {}
+        for label, (unit, values) in series.items():
+            if not values:
+                self._none(name, f"No {label} plot: no trajectory records its {unit}"
+                                 f"{'' if total else ' (the corpus is empty)'}.")
+            elif len(set(values)) == 1:
+                why = (" (no model call was counted: rule-based rollouts, or logs without token counts)"
+                       if unit == "tokens" and values[0] == 0 else "")
+                self._none(name, f"No {label} plot: every one of the {len(values)} trajectories records "
+                                 f"{values[0]:,} {unit}{why}.")
+            else:
+                drawable[label] = (unit, values)
+        if not drawable:
+            return []
+        fig, axes = self.plt.subplots(1, len(drawable), figsize=(5.2 * len(drawable), 3.4), squeeze=False)
+        for ax, (label, (unit, values)) in zip(axes[0], drawable.items(), strict=True):
+            if len(values) < MIN_FOR_HISTOGRAM:  # too few to bin: each value as a point
+                ax.plot(values, [0] * len(values), "o", color="#1f5fa8", alpha=0.7)
+                ax.set_yticks([])
+                ax.set_title(f"each of the {len(values)} trajectories", fontsize=9)
+            else:
+                low, high = min(values), max(values)
+                bins = np.linspace(low, high, min(30, max(5, len(values) // 3)) + 1)
+                ax.hist(values, bins=bins, color="#1f5fa8")
+                ax.set_ylabel("trajectories")
+                ax.yaxis.set_major_locator(self.integer(integer=True))
             ax.axvline(float(np.median(values)), color="#c0392b", linestyle="--", linewidth=1, label="median")
             ax.set_xlabel(f"{label} per trajectory ({unit})")
-            ax.set_ylabel("trajectories")
-            ax.yaxis.set_major_locator(self.integer(integer=True))
             ax.set_xlim(left=0)
             ax.legend()
         return self._save(fig, name)
@@ -455,7 +504,8 @@ class _Plots:
     def funnel(self, name: str, funnel: Funnel) -> list[Path]:
         stages = funnel.model_dump()
         if stages["trajectories"] == 0:
-            return self.not_enough(name, "an admission funnel (trajectories)", 0, 1)
+            return self._none(name, "No plot: the graph holds no trajectory yet (`graphforge rollout run` or "
+                                    "`graphforge load trajectories`).")
         fig, ax = self.plt.subplots(figsize=(7, 2.9))
         labels = {"trajectories": "all trajectories", "materialised": "materialised", "judged": "judged",
                   "passed_q": "passed Q", "admitted": "admitted (after cleaning)"}
@@ -468,18 +518,25 @@ class _Plots:
         return self._save(fig, name)
 
     def q_histogram(self, name: str, scores: Sequence[dict[str, object]], admit_q: float) -> list[Path]:
-        if len(scores) < MIN_FOR_DISTRIBUTION:
-            return self.not_enough(name, "a Q distribution (judgments)", len(scores))
-        fig, ax = self.plt.subplots(figsize=(7, 3.4))
+        if not scores:
+            return self._none(name, "No plot: no trajectory has been judged yet (`graphforge judge`).")
         arms = sorted({str(s["arm"]) for s in scores})
         values = [[float(s["q"]) for s in scores if s["arm"] == arm] for arm in arms]  # type: ignore[arg-type]
-        low = min(0.0, min(min(v) for v in values if v))
-        ax.hist(values, bins=np.linspace(low, 1.0, 21).tolist(), label=[f"{a} judge" for a in arms],
-                stacked=True)
+        fig, ax = self.plt.subplots(figsize=(7, 0.5 * len(arms) + 2.4 if len(scores) < MIN_FOR_HISTOGRAM
+                                             else 3.4))
+        if len(scores) < MIN_FOR_HISTOGRAM:  # too few to bin: each judgment as a point, one row per arm
+            for row, (arm, qs) in enumerate(zip(arms, values, strict=True)):
+                ax.plot(qs, [row] * len(qs), "o", alpha=0.7, label=f"{arm} judge")
+            ax.set_yticks(range(len(arms)), arms)
+            ax.set_ylim(-0.7, len(arms) - 0.3)
+        else:
+            low = min(0.0, min(min(v) for v in values if v))
+            ax.hist(values, bins=np.linspace(low, 1.0, 21).tolist(), label=[f"{a} judge" for a in arms],
+                    stacked=True)
+            ax.set_ylabel("judgments")
+            ax.yaxis.set_major_locator(self.integer(integer=True))
         ax.axvline(admit_q, color="#c0392b", linestyle="--", linewidth=1, label=f"admit at Q > {admit_q:g}")
         ax.set_xlabel("Q, quality score (1 = every criterion met; negative criteria subtract)")
-        ax.set_ylabel("judgments")
-        ax.yaxis.set_major_locator(self.integer(integer=True))
         ax.legend(fontsize=8)
         return self._save(fig, name)
 
