@@ -33,7 +33,8 @@ def demo(monkeypatch: pytest.MonkeyPatch, settings: GraphforgeSettings, graph: G
     monkeypatch.setenv("GRAPHFORGE_HTTP_PORT", str(settings.http_port))
     monkeypatch.delenv("NEO4J_URI", raising=False)
     monkeypatch.chdir(tmp_path)
-    assert main(["demo", "--out", str(tmp_path / "demo"), "--json"]) == 0
+    # Into the test server's graph (the project "default"), which the checks below read.
+    assert main(["demo", "--out", str(tmp_path / "demo"), "--project", "default", "--json"]) == 0
     result: dict[str, Any] = json.loads(capsys.readouterr().out)
     return result
 

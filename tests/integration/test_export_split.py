@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import specs_store
+from graphforge import specs_store, store
 from graphforge.audit.ngrams import tokenise
 from graphforge.context import StageContext
 from graphforge.demo.sample.workspace import generate_sample_workspace
@@ -79,7 +79,18 @@ def test_split_by_workspace_keeps_every_held_out_file_and_13_gram_out_of_trainin
     for s in compiled.specs:
         by_ws.setdefault(specs_store.load_spec(ctx.graph, s.spec_id).workspace_id, []).append(s.spec_id)
     assert set(by_ws) == {"finance", "fleet"}, (compiled.supported, compiled.skipped)
-    rollout_oracle.run(ctx, rollout_oracle.RolloutOracleParams())
+    ran = rollout_oracle.run(ctx, rollout_oracle.RolloutOracleParams())
+    # Demonstrations explore before they answer, and are not one fixed sequence across specs.
+    shapes = set()
+    for t in store.get_trajectories(ctx.graph, [r.trajectory_id for r in ran.rollouts]):
+        calls = [(m.content or "", c.function.name) for m in t.messages if m.tool_calls for c in m.tool_calls]
+        names = [n for _, n in calls]
+        assert names[0] == "list_files" and "read_file" in names
+        first_write = min(i for i, n in enumerate(names) if n in ("write_file", "run_python"))
+        assert names.index("read_file") < first_write
+        assert all(said for said, _ in calls)  # a sentence before every step
+        shapes.add(tuple(calls))
+    assert len(ran.rollouts) >= 2 and len(shapes) == len(ran.rollouts)
     judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(arm=JudgeArm.ANCHORED,
                                                                            use_llm=False))
     admit_trajectories.run(ctx, admit_trajectories.AdmitTrajectoriesParams())

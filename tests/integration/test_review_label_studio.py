@@ -165,7 +165,8 @@ def test_review_round_trip_through_label_studio_web_page(ctx: StageContext, tmp_
     # Export: rubrics drop the rejected spec and criteria and carry the edited text; SFT leaves out the
     # rejected spec; --reviewed-only leaves out the unreviewed one too.
     rub = export_rubrics.run(ctx, export_rubrics.ExportRubricsParams(out_dir=tmp_path / "rub"))
-    rubrics = {r["spec_id"]: r for r in map(json.loads, (tmp_path / "rub" / "rubrics.jsonl").read_text().splitlines())}
+    rub_lines = (tmp_path / "rub" / "rubrics.jsonl").read_text().splitlines()
+    rubrics = {r["spec_id"]: r for r in map(json.loads, rub_lines)}
     assert rejected_spec not in rubrics and kept in rubrics and unreviewed in rubrics
     assert rub.excluded_by_review == 1 and rub.criteria_rejected == len(lost) and rub.criteria_edited == 1
     criteria = {c["criterion_id"]: c for c in rubrics[kept]["criteria"]}
@@ -182,7 +183,8 @@ def test_review_round_trip_through_label_studio_web_page(ctx: StageContext, tmp_
     reviewed_only = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "sft2", skip_audit=True,
                                                                    verify=False, reviewed_only=True))
     assert reviewed_only.excluded_by_review > sft.excluded_by_review
-    assert {json.loads(line)["spec_id"] for line in (tmp_path / "sft2" / "sft.jsonl").read_text().splitlines()} == {kept}
+    sft2_lines = (tmp_path / "sft2" / "sft.jsonl").read_text().splitlines()
+    assert {json.loads(line)["spec_id"] for line in sft2_lines} == {kept}
 
 
 def _lost_criteria(ctx: StageContext, trajectory_id: str) -> list[str]:
