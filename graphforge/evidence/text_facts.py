@@ -279,7 +279,8 @@ def _continues_list(lines: Sequence[str], i: int) -> bool:
 def short_row(line: str, value: str) -> str:
     """The other cells of a table row that holds ``value``: what the date is for."""
     cells = [c.strip() for c in line.split("\t") if c.strip() and value not in c and not c.strip().isdigit()]
-    return " ".join(cells)[:80]
+    text = " ".join(cells)
+    return text if len(text) <= 80 else text[:79].rsplit(" ", 1)[0].rstrip(" ,;:-") + "…"  # whole words
 
 
 _YAML_KEY = re.compile(r"^\s*title\s*:\s*[\"']?(?P<t>.+?)[\"']?\s*$", re.I)
@@ -323,7 +324,12 @@ def _continued_title(lines: Sequence[str], i: int, line: str) -> str:
 
 
 _CAPITALS = re.compile(r"(?=.*[A-Z]{3})[A-Z0-9 ,:;&/()'’.-]+")
-_DESCRIBED = re.compile(r"\b(?:what|which|whatever|how much|how)\s+(?:\w+\s+)?$", re.I)
+_DESCRIBED = re.compile(
+    r"\b(?:what|which|whatever|how much|how)\s+(?:\w+\s+)?$"
+    # "Indicates how each column header must appear": a description of a field, obliging no one (a reported
+    # obligation, "indicates that X must", stays one)
+    r"|\b(?:indicates?|describes?|explains?|denotes?|illustrates?|shows?)\s+(?:how|what|which|whether|if|the|a|an)"
+    r"\b[^.;:!?]*$", re.I)
 
 
 # A finite verb of a running sentence: a long first line that has one is the document's prose, not its title.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,6 +13,7 @@ from graphforge.models.spec import TaskSpec, statement_hash
 from graphforge.sharding import Shard
 from graphforge.specs.checks import DocumentText, leaks, spec_problems
 from graphforge.specs.families import Family, FamilyInput, SeedContext, choose, load_families
+from graphforge.specs.families._common import named_event
 from graphforge.specs.templates import GraphEdge, GraphFact, WorkspaceGraph
 
 GET_WORKSPACE = cypher.load("specs/get_workspace")
@@ -329,11 +331,20 @@ def needs_two_files(
     return ask_second_file(spec, item, first, second, new_item=new_item), [first, second]
 
 
+_ASKABLE = frozenset({"requirement", "list_item", "definition", "quantity", "date"})
+
+
 def _usable_item(fact: GraphFact) -> bool:
-    """A fact a worker can be asked to report on its own: words or a named figure, not a bare code or id."""
+    """A fact a worker can be asked to report on its own, by a name a colleague would use: a named figure, a
+    named date, or a requirement, item or definition of a few words under a real heading. Never a table
+    row's cell named by its locator ("the text under 'row=2' that begins 'TRUE'"), a bare code or an id."""
+    if fact.kind not in _ASKABLE or "=" in fact.section.split(" > ")[-1]:
+        return False  # a section that is a locator: no heading a reader could find the item by
     if fact.kind == "quantity":
         return bool(fact.metric and fact.metric != "value")
-    return sum(ch.isalpha() for ch in fact.value) >= 4 and len(fact.value) <= 200
+    if fact.kind == "date":
+        return named_event(fact)
+    return len(re.findall(r"[A-Za-z]{2,}", fact.value)) >= 3 and len(fact.value) <= 200
 
 
 def _second_file_options(

@@ -57,6 +57,19 @@ def short(text: str, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
+# Words a name of an event neither starts nor ends with: the five words before a date in running prose
+# ("on October and ended on") are a fragment, not what a planner would call the date.
+_JOINING = frozenset(
+    "a an and as at by for from in into of on or than that the to was were which with".split())
+
+
+def named_event(fact: GraphFact) -> bool:
+    """The date's event has a name a colleague would use: two or more words, not a clause's fragment."""
+    words = [w.strip(",.;:()").lower() for w in (fact.entity or "").split()]
+    words = [w for w in words if w]
+    return len(words) >= 2 and words[0] not in _JOINING and words[-1] not in _JOINING
+
+
 def label_of(fact: GraphFact) -> str:
     """How a colleague would name the item without giving its value away."""
     if fact.kind == "quantity":

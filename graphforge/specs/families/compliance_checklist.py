@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from graphforge.evidence.text_facts import normalise_text
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
 from graphforge.specs.families._common import (
@@ -37,6 +38,10 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         # has too few whole requirements without it.
         whole = [r for r in reqs if not r.value.rstrip().endswith(":")]
         reqs = whole if len(whole) >= 4 else reqs
+        firsts: dict[str, GraphFact] = {}
+        for r in reqs:  # a requirement the file states twice is one row
+            firsts.setdefault(normalise_text(r.value), r)
+        reqs = list(firsts.values())
         chosen = spread(reqs, MAX_ITEMS, per_file=MAX_ITEMS)
         if len(chosen) < 4:
             continue

@@ -9,6 +9,7 @@ from graphforge.specs.families._common import (
     SpecBuilder,
     label_of,
     layout_words,
+    named_event,
     request,
     slug,
     spread,
@@ -16,8 +17,6 @@ from graphforge.specs.families._common import (
 )
 
 MAX_DATES = 6
-
-
 def build(inp: FamilyInput) -> TaskSpec | None:
     facts = {f.fact_id: f for f in inp.graph.facts}
     dates = [facts[r["fact_id"]] for r in inp.rows if r["fact_id"] in facts and trusted(facts[r["fact_id"]])]
@@ -31,14 +30,14 @@ def build(inp: FamilyInput) -> TaskSpec | None:
     # A date the documents set (due, deadline, effective, ...), not one they merely mention.
     stale_ids = {o.fact_id for o in stale_of.values()}  # a moved date is asked for at its current value only
     cued = [d for d in dates if not d.statement.lower().startswith("date date")
-            and d.fact_id not in stale_ids]
+            and d.fact_id not in stale_ids and named_event(d)]
     chosen = [d for d in cued if d.fact_id in stale_of][:2]
     for d in spread(cued, MAX_DATES):
         if len(chosen) >= MAX_DATES:
             break
         if d.fact_id not in {c.fact_id for c in chosen} and d.normalized not in {
             c.normalized for c in chosen
-        }:
+        } and label_of(d) not in {label_of(c) for c in chosen}:  # two rows one name: which one is asked?
             chosen.append(d)
     if len(chosen) < 3:
         return None

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from graphforge.evidence.text_facts import normalise_text
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
 from graphforge.specs.families._common import SpecBuilder, base_name, label_of, layout_words, request, slug
+from graphforge.specs.templates import GraphFact
 
 MAX_CHANGES = 4
+
+
+def _one_per_line(pairs: list[tuple[GraphFact, GraphFact]]) -> list[tuple[GraphFact, GraphFact]]:
+    """One change per line of the newer file, in its order: a numbered requirement is both a list item and
+    a requirement of the same words, which a reader counts as one change (the requirement kept)."""
+    rank = {"requirement": 0, "list_item": 1}
+    out: dict[tuple[str, str], tuple[GraphFact, GraphFact]] = {}
+    for current, stale in sorted(pairs, key=lambda p: (rank.get(p[0].kind, 2), p[0].ordinal, p[0].fact_id)):
+        key = (current.span_id, normalise_text(current.value)[:60])
+        if not any(k[0] == key[0] and (k[1].startswith(key[1]) or key[1].startswith(k[1])) for k in out):
+            out[key] = (current, stale)
+    return sorted(out.values(), key=lambda p: (p[0].ordinal, p[0].fact_id))
 
 
 def build(inp: FamilyInput) -> TaskSpec | None:
@@ -22,13 +36,14 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             if fa is None or fb is None or fa.kind != fb.kind:
                 continue
             current, stale = (fa, fb) if fa.path == new_path else (fb, fa)
-            if " ".join(current.value.split()) == " ".join(stale.value.split()):
-                continue  # restated alike where the memo would quote them: no change a reader can see
+            if normalise_text(current.value) == normalise_text(stale.value):
+                continue  # alike but for case, spacing or punctuation: no change a reader would report
             if current.path == new_path and stale.path == old_path:
                 pairs.append((current, stale))
+        pairs = _one_per_line(pairs)
         if not pairs:
             continue
-        pairs = sorted(pairs, key=lambda p: (p[0].ordinal, p[0].fact_id))[:MAX_CHANGES]
+        pairs = pairs[:MAX_CHANGES]
         b = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)
         memo = b.deliverable(
             f"{slug(inp.graph.name)}_change_memo.docx",
@@ -40,7 +55,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             b.item(
                 current,
                 memo,
-                f"{memo.name} states the current {label_of(current)} from {base_name(new_path)}",
+                f"{memo.name} gives what {label_of(current)} says now, as {base_name(new_path)} states it",
                 weight=2.0,
             )
         b.cites([p[0] for p in pairs] + [p[1] for p in pairs], memo)
