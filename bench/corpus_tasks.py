@@ -271,9 +271,9 @@ def _pct(p: object) -> str:
 
 def _show(spec: TaskSpec, anchors: Mapping[str, Sequence[object]]) -> None:
     print(f"\n--- {spec.spec_id} ({spec.family}) ---\n{spec.statement}\n")
-    for c in spec.criteria[:4]:
+    for c in spec.criteria:  # every criterion and anchor: a reviewer reads the whole rubric
         print(f"  [{c.polarity.value} {c.check or c.kind.value} w={c.weight}] {c.requirement}")
-        for a in anchors.get(c.criterion_id, [])[:2]:
+        for a in anchors.get(c.criterion_id, []):
             print(
                 f"      anchor {getattr(a, 'path', '')} {getattr(a, 'locator', '')}: "
                 f"{getattr(a, 'value', '')[:100]!r}"

@@ -120,11 +120,15 @@ class _LinesOf:
         return self._cache[path]
 
 
+_YEAR = re.compile(r"(?<![0-9])(?:fy[-_ ]?)?(?:19|20)[0-9]{2}(?![0-9])", re.I)  # a year, not a date
+
+
 def _revision_evidence(older: str, newer: str, marks: dict[str, str], lines_of: _LinesOf) -> str | None:
     """Why two files named alike are versions of one document, or None when they are not: files at
     different folder depths are different documents (a folder's README and a release's README); version
     marks (v2, draft, final, amended) or a data table of one name are enough; prose documents whose names
-    differ only by a date must restate a good share of each other's lines (a newsletter series does not); a
+    differ only by a year are editions of a yearly series, never versions; those whose names differ only by
+    a date must restate a good share of each other's lines (a newsletter series does not); a
     template is never a version of a document made from it."""
     a, b = PurePosixPath(older), PurePosixPath(newer)
     if len(a.parts) != len(b.parts):
@@ -136,6 +140,8 @@ def _revision_evidence(older: str, newer: str, marks: dict[str, str], lines_of: 
         return "version marks"
     if a.suffix.lower() in _TABULAR and b.suffix.lower() in _TABULAR:
         return "the same data file at a later date"
+    if _YEAR.sub("#", older) == _YEAR.sub("#", newer):
+        return None  # '2023-executive-summary' and '2024-...': two editions of a yearly report, both stand
     la, lb = lines_of(older), lines_of(newer)
     shared = len(la & lb) / max(1, min(len(la), len(lb)))
     if shared < MIN_RESTATED:

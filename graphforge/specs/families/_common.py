@@ -49,7 +49,11 @@ def base_name(path: str) -> str:
 
 
 def slug(text: str, limit: int = 32) -> str:
-    return (re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "workspace")[:limit].strip("_")
+    name = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "workspace"
+    if len(name) > limit:  # whole words: 'trafford_council_pay', not 'trafford_council_pay_transparenc'
+        cut = name[: limit + 1].rsplit("_", 1)[0]
+        name = cut if len(cut) >= limit // 2 else name[:limit]
+    return name.strip("_")
 
 
 def short(text: str, limit: int = 90) -> str:

@@ -145,8 +145,8 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             (
                 book,
                 f"{layout_words(book)}: one row per figure with the figure, each source file and the value "
-                "it states, whether they agree, and the value relied on (totals checked against the sum of "
-                "their parts with a formula)",
+                "it states, whether they agree, and the value relied on"
+                + (" (totals checked against the sum of their parts with a formula)" if totals else ""),
             ),
             (
                 memo,
