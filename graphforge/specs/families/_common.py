@@ -15,7 +15,7 @@ from graphforge.models.spec import (
     TaskSpec,
     statement_hash,
 )
-from graphforge.specs.templates import NEGATIVE_SHARE, TRUSTED, GraphFact
+from graphforge.specs.templates import NEGATIVE_SHARE, TRUSTED, GraphFact, WorkspaceGraph
 
 COMPILER = "family"
 # Weights against admission at Q > 0.90, for items I: citations weigh CITES_SHARE * I and the declared layout
@@ -159,6 +159,38 @@ def stale_criterion(criterion_id: str, deliverable: str, old: GraphFact, new: Gr
     )
 
 
+def display_name(path: str, files: Sequence[str]) -> str:
+    """How a request names a file: its base name, or its path when another folder holds the same name
+    ('fy2016/receipts.csv replaces fy2017/receipts.csv', never 'receipts.csv replaces receipts.csv')."""
+    base = base_name(path)
+    return path if sum(base_name(p) == base for p in files) > 1 else base
+
+
+def superseded_paths(graph: WorkspaceGraph) -> set[str]:
+    """Files a later version of the same document supersedes (the older side of a supersedes edge)."""
+    path = {f.fact_id: f.path for f in graph.facts}
+    return {path[e.dst_fact_id] for e in graph.edges if e.kind == "supersedes" and e.dst_fact_id in path}
+
+
+def restated_elsewhere(graph: WorkspaceGraph, chosen: Sequence[GraphFact]) -> dict[str, GraphFact]:
+    """For each chosen fact that another current file states too (a compare edge), that file's fact: the
+    first by path (a superseded or untrusted file is no evidence)."""
+    facts = {f.fact_id: f for f in graph.facts}
+    old = superseded_paths(graph)
+    ids = {f.fact_id: f for f in chosen}
+    out: dict[str, GraphFact] = {}
+    for e in sorted(graph.edges, key=lambda e: (e.src_fact_id, e.dst_fact_id)):
+        if e.kind != "compare":
+            continue
+        for mine, theirs in ((e.src_fact_id, e.dst_fact_id), (e.dst_fact_id, e.src_fact_id)):
+            f, o = ids.get(mine), facts.get(theirs)
+            if f is None or o is None or o.path == f.path or o.path in old or not trusted(o):
+                continue
+            if mine not in out or o.path < out[mine].path:
+                out[mine] = o
+    return out
+
+
 class SpecBuilder:
     """Collects deliverables and criteria for one spec; ids derive from workspace, family and seed."""
 
@@ -273,6 +305,27 @@ class SpecBuilder:
             verification=f"Open {d.name}; look for a heading, sheet, slide title or column named {part!r}.",
             anchors=[f.fact_id for f in anchors[:3]],
             check="layout",
+        )
+
+    def covered(self, fact: GraphFact, other: GraphFact, d: DeliverableSpec, files: Sequence[str]) -> None:
+        """The deliverable shows where the folder covers ``fact``: beside it, the other current file that
+        states it too (``other``). A worker who copies the list without reading the rest of the folder
+        leaves it out; the citation is checked on the item's own row or line, at ``other``'s place."""
+        where = display_name(other.path, files)
+        self._add(
+            polarity=Polarity.POSITIVE,
+            kind=CriterionKind.CITATION,
+            weight=1.0,
+            requirement=(f"{d.name} shows {short(label_of(fact), 70)} as covered by {where}, which states "
+                         "it too"),
+            target_deliverable=d.name,
+            expected=where,
+            verification=(
+                f"Open {d.name}; on the item's own row or line, a citation (an evidence or source cell, a "
+                f"footnote, a comment) must name {where}, which states the same item (score 1 or 0)."
+            ),
+            anchors=[fact.fact_id, other.fact_id],
+            check="cites",
         )
 
     def stale(self, old: GraphFact, new: GraphFact, d: DeliverableSpec) -> None:

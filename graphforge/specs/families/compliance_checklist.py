@@ -10,6 +10,7 @@ from graphforge.specs.families._common import (
     base_name,
     layout_words,
     request,
+    restated_elsewhere,
     short,
     slug,
     spread,
@@ -18,6 +19,7 @@ from graphforge.specs.families._common import (
 from graphforge.specs.templates import GraphFact
 
 MAX_ITEMS = 6
+MAX_COVERED = 3  # items whose covering file the deliverable must name
 MAX_POOL = 150  # source requirements a checklist entry may match (the extractor keeps 150 per file)
 
 
@@ -63,6 +65,11 @@ def build(inp: FamilyInput) -> TaskSpec | None:
                 weight=1.5,
             )
         b.cites(chosen, book)
+        # Where another current file states a listed item too, the book shows it beside the item (its
+        # evidence): what the rest of the folder covers is the point of the exercise, and needs two files.
+        partners = restated_elsewhere(inp.graph, chosen)
+        for f in [f for f in chosen if f.fact_id in partners][:MAX_COVERED]:
+            b.covered(f, partners[f.fact_id], book, inp.graph.files)
         # Every requirement the sources state may be listed; one they do not state may not.
         b.invented(stated[:MAX_POOL], book, "Checklist", "a requirement")
         sections = sorted({short(_where(r), 70) for r in chosen if _where(r)})

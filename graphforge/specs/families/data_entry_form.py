@@ -60,7 +60,8 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         ),
         items=[short(t.path, 100) for t, _ in docs],
         deliverables=[
-            (form, f"{layout_words(form)} with dates as YYYY-MM-DD")
+            (form, f"{layout_words(form)} with dates as YYYY-MM-DD (YYYY-MM where a document gives only the "
+                   "month)")
         ],
         constraints=["Copy titles as the documents print them."],
     )

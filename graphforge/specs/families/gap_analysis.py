@@ -12,12 +12,14 @@ from graphforge.specs.families._common import (
     base_name,
     layout_words,
     request,
+    restated_elsewhere,
     short,
     slug,
     trusted,
 )
 
 MAX_ITEMS = 6
+MAX_COVERED = 3  # items whose covering file the deliverable must name
 _FILE_NAME = re.compile(r"[\w./\\-]+\.[A-Za-z0-9]{2,5}")
 # What makes a list a list of requirements, in any office document: an obligation in the item ("must",
 # "shall", "is required") or an item that starts with an instruction ("Provide ...", "Include ..."), or a
@@ -87,6 +89,11 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         for i in chosen:
             b.item(i, report, f"{report.name} lists the required item {short(i.value, 50)!r}", weight=1.5)
         b.cites(chosen, report)
+        # Where another current file states a listed item too, the report shows it beside the item (its
+        # evidence): what the rest of the folder covers is the point of the exercise, and needs two files.
+        partners = restated_elsewhere(inp.graph, chosen)
+        for f in [f for f in chosen if f.fact_id in partners][:MAX_COVERED]:
+            b.covered(f, partners[f.fact_id], report, inp.graph.files)
         statement = request(
             occupation=inp.seed.occupation,
             context=(

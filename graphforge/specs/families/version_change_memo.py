@@ -5,7 +5,7 @@ from __future__ import annotations
 from graphforge.evidence.text_facts import normalise_text
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
-from graphforge.specs.families._common import SpecBuilder, base_name, label_of, layout_words, request, slug
+from graphforge.specs.families._common import SpecBuilder, display_name, label_of, layout_words, request, slug
 from graphforge.specs.templates import GraphFact
 
 MAX_CHANGES = 4
@@ -55,17 +55,19 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             b.item(
                 current,
                 memo,
-                f"{memo.name} gives what {label_of(current)} says now, as {base_name(new_path)} states it",
+                f"{memo.name} gives what {label_of(current)} says now, as "
+                f"{display_name(new_path, inp.graph.files)} states it",
                 weight=2.0,
             )
         b.cites([p[0] for p in pairs] + [p[1] for p in pairs], memo)
         for current, stale in pairs:
             b.stale(stale, current, memo)
         items = [f"what {label_of(c)} says now, and what it said before" for c, _ in pairs]
+        new_name, old_name = display_name(new_path, inp.graph.files), display_name(old_path, inp.graph.files)
         statement = request(
             occupation=inp.seed.occupation,
             context=(
-                f"{base_name(new_path)} replaces {base_name(old_path)} in the {inp.graph.name} files, and "
+                f"{new_name} replaces {old_name} in the {inp.graph.name} files, and "
                 f"people are still working from the earlier text."
             ),
             ask=(
