@@ -31,6 +31,7 @@ class Row:
     earlier_source: str = ""
     kind: str | None = None  # the item's fact kind
     file: str = ""  # the name of the file it comes from, as cited
+    also_file: str = ""  # the other file a two-file citation names beside the item (what an entry replaces)
 
 
 @dataclass
@@ -109,7 +110,8 @@ def rows_for(view: JudgeView, d: DeliverableSpec, plan: FamilyPlan) -> list[Row]
         if a.fact_id in also:
             source += f"; also stated in {_source(also[a.fact_id], plan.fake_sources, view.paths)}"
         rows.append(Row(_label(c), value, source, earlier, earlier_source, c.fact_kind,
-                        _file(a, plan.fake_sources, view.paths)))
+                        _file(a, plan.fake_sources, view.paths),
+                        _file(also[a.fact_id], plan.fake_sources, view.paths) if a.fact_id in also else ""))
     if plan.invented_entry and any(c.check == "invented" and c.target_deliverable == d.name
                                    for c in view.spec.criteria):
         rows.append(Row("Additional requirement", plan.invented_entry, "internal guidance"))
@@ -125,6 +127,7 @@ def _label(c: CriterionSpec) -> str:
 
 
 _SOURCE_COLUMN = re.compile(r"\b(?:sources?|files?|file ?names?|references?|citations?|cited|paths?)\b")
+_REPLACES = re.compile(r"\b(?:replaces|supersedes|earlier version)\b")  # a records entry's earlier version
 _FILE_KEY = re.compile(r"^(?:files?|file ?names?|paths?)$")
 _LABEL_COLUMNS = frozenset({"item", "event", "term", "section", "name", "figure", "measure", "topic",
                             "subject", "change", "milestone"})
@@ -165,7 +168,7 @@ def _table(columns: list[str], rows: list[Row]) -> list[list[str]]:
     return out
 
 
-def _records(keys: list[str], rows: list[Row]) -> list[dict[str, str]]:
+def _records(keys: list[str], rows: list[Row]) -> list[dict[str, str | None]]:
     """JSON records with the declared keys: one per item, or one per file when the record is a file's entry
     (a ``file`` key and no source key)."""
     if not any(_FILE_KEY.match(_key(k)) for k in keys) or any(
@@ -174,11 +177,12 @@ def _records(keys: list[str], rows: list[Row]) -> list[dict[str, str]]:
     by_file: dict[str, list[Row]] = {}
     for r in rows:
         by_file.setdefault(r.file, []).append(r)
-    out = []
+    out: list[dict[str, str | None]] = []
     for name, group in by_file.items():
         dates = [r.value for r in group if r.kind == "date"]
         others = [r.value for r in group if r.kind != "date"]
-        out.append({k: name if _FILE_KEY.match(_key(k)) else
+        replaced = next((r.also_file for r in group if r.also_file), None)
+        out.append({k: name if _FILE_KEY.match(_key(k)) else replaced if _REPLACES.search(_key(k)) else
                     (dates[0] if dates else "") if "date" in _key(k) else (others[0] if others else "")
                     for k in keys})
     return out

@@ -56,6 +56,15 @@ def slug(text: str, limit: int = 32) -> str:
     return name.strip("_")
 
 
+_MARKUP = re.compile(r"\*\*|__|`|^\s*[-*•▪◦·]\s+")
+
+
+def plain(text: str) -> str:
+    """Text as a reader sees it: Markdown emphasis, code marks and a bullet dropped ('**Updated Language**'
+    reads 'Updated Language')."""
+    return _MARKUP.sub("", text).strip()
+
+
 def short(text: str, limit: int = 90) -> str:
     text = re.sub(r"\s+", " ", text).strip()
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
@@ -92,7 +101,7 @@ def label_of(fact: GraphFact) -> str:
     # A requirement or list item: its nearest heading and its opening words, which a reader finds it by
     # (the whole section path, cut at 60 characters, named only the document's title).
     where = fact.section.split(" > ")[-1].strip() if fact.section else ""
-    words = fact.value.lstrip("-*•▪◦· ").split()
+    words = plain(fact.value).split()
     opening = " ".join(words[:6]) + ("…" if len(words) > 6 else "")
     what = {"requirement": "the requirement", "list_item": "the item"}.get(fact.kind, "the text")
     return f"{what} under {short(where, 50)!r} that begins {opening!r}" if where else f"{what} {opening!r}"
@@ -170,6 +179,20 @@ def superseded_paths(graph: WorkspaceGraph) -> set[str]:
     """Files a later version of the same document supersedes (the older side of a supersedes edge)."""
     path = {f.fact_id: f.path for f in graph.facts}
     return {path[e.dst_fact_id] for e in graph.edges if e.kind == "supersedes" and e.dst_fact_id in path}
+
+
+def earlier_versions(graph: WorkspaceGraph) -> dict[str, GraphFact]:
+    """For each file that supersedes another, a fact of the earlier version (its title when it has one):
+    newer path -> fact."""
+    facts = {f.fact_id: f for f in graph.facts}
+    titles = {f.path: f for f in graph.facts if f.kind == "metadata" and f.entity == "title"}
+    out: dict[str, GraphFact] = {}
+    for e in sorted(graph.edges, key=lambda e: (e.src_fact_id, e.dst_fact_id)):
+        new, old = facts.get(e.src_fact_id), facts.get(e.dst_fact_id)
+        if e.kind != "supersedes" or new is None or old is None or new.path == old.path:
+            continue
+        out.setdefault(new.path, titles.get(old.path, old))
+    return out
 
 
 def restated_elsewhere(graph: WorkspaceGraph, chosen: Sequence[GraphFact]) -> dict[str, GraphFact]:
@@ -307,7 +330,8 @@ class SpecBuilder:
             check="layout",
         )
 
-    def covered(self, fact: GraphFact, other: GraphFact, d: DeliverableSpec, files: Sequence[str]) -> None:
+    def covered(self, fact: GraphFact, other: GraphFact, d: DeliverableSpec, files: Sequence[str],
+                requirement: str | None = None) -> None:
         """The deliverable shows where the folder covers ``fact``: beside it, the other current file that
         states it too (``other``). A worker who copies the list without reading the rest of the folder
         leaves it out; the citation is checked on the item's own row or line, at ``other``'s place."""
@@ -316,8 +340,8 @@ class SpecBuilder:
             polarity=Polarity.POSITIVE,
             kind=CriterionKind.CITATION,
             weight=1.0,
-            requirement=(f"{d.name} shows {short(label_of(fact), 70)} as covered by {where}, which states "
-                         "it too"),
+            requirement=requirement or (f"{d.name} shows {short(label_of(fact), 70)} as covered by {where}, "
+                                        "which states it too"),
             target_deliverable=d.name,
             expected=where,
             verification=(

@@ -9,6 +9,7 @@ from graphforge.specs.families._common import (
     SpecBuilder,
     base_name,
     layout_words,
+    plain,
     request,
     restated_elsewhere,
     short,
@@ -61,7 +62,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
                 r,
                 book,
                 f"{book.name} lists the requirement of {short(_where(r) or source, 60)} "
-                f"({short(r.value, 50)})",
+                f"({short(plain(r.value), 50)})",
                 weight=1.5,
             )
         b.cites(chosen, book)

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from graphforge.models.spec import TaskSpec
 from graphforge.specs.families import Family, FamilyInput
-from graphforge.specs.families._common import SpecBuilder, base_name, layout_words, request, short, slug
+from graphforge.specs.families._common import (
+    SpecBuilder,
+    base_name,
+    display_name,
+    earlier_versions,
+    layout_words,
+    request,
+    short,
+    slug,
+    superseded_paths,
+)
 from graphforge.specs.templates import GraphFact
 
 MAX_DOCS = 4
@@ -26,17 +36,23 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         if r["title"] in facts
     ]
     docs = [(t, ds) for t, ds in docs if 3 <= len(t.value) <= 120 and sum(c.isalpha() for c in t.value) >= 3]
-    # Two versions share a title: one entry per title keeps items checkable.
+    # Two versions share a title: one entry per title keeps items checkable, the current version's.
+    old_paths = superseded_paths(inp.graph)
+    docs.sort(key=lambda d: d[0].path in old_paths)  # stable: the rows' order otherwise
     distinct: dict[str, tuple[GraphFact, list[GraphFact]]] = {}
     for t, ds in docs:
         distinct.setdefault((t.normalized or t.value).lower(), (t, ds))
-    docs = list(distinct.values())[:MAX_DOCS]
+    # A document that replaces an earlier version first: its entry records which file it replaces, what a
+    # records clerk files beside it (and what needs the two files read side by side).
+    earlier = earlier_versions(inp.graph)
+    docs = sorted(distinct.values(), key=lambda d: d[0].path not in earlier)[:MAX_DOCS]
     if len(docs) < 2:
         return None
+    replacing = [(t, earlier[t.path]) for t, _ in docs if t.path in earlier]
     b = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)
     form = b.deliverable(
         f"{slug(inp.graph.name)}_records.json", "json", "records-system entries", sections=("documents",),
-        keys=("file", "title", "first_date"),
+        keys=("file", "title", "first_date", *(("replaces",) if replacing else ())),
     )
     anchors = []
     for title, dates in docs:
@@ -51,6 +67,11 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             )
             anchors.append(dates[0])
     b.cites(anchors, form)
+    for title, old in replacing:
+        files = inp.graph.files
+        new_name, old_name = display_name(title.path, files), display_name(old.path, files)
+        b.covered(title, old, form, files,
+                  requirement=f"{form.name} records that {new_name} replaces {old_name}, its earlier version")
     statement = request(
         occupation=inp.seed.occupation,
         context=f"the {inp.graph.name} files need to be registered in our records system.",
@@ -61,7 +82,8 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         items=[short(t.path, 100) for t, _ in docs],
         deliverables=[
             (form, f"{layout_words(form)} with dates as YYYY-MM-DD (YYYY-MM where a document gives only the "
-                   "month)")
+                   "month)" + ("; under replaces, the file of the folder that a document replaces (an "
+                               "earlier version of it), else null" if replacing else ""))
         ],
         constraints=["Copy titles as the documents print them."],
     )

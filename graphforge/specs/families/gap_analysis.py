@@ -11,6 +11,7 @@ from graphforge.specs.families._common import (
     SpecBuilder,
     base_name,
     layout_words,
+    plain,
     request,
     restated_elsewhere,
     short,
@@ -87,7 +88,8 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             sections=("Required items", "Gaps", "Sources"),
         )
         for i in chosen:
-            b.item(i, report, f"{report.name} lists the required item {short(i.value, 50)!r}", weight=1.5)
+            b.item(i, report, f"{report.name} lists the required item {short(plain(i.value), 50)!r}",
+                   weight=1.5)
         b.cites(chosen, report)
         # Where another current file states a listed item too, the report shows it beside the item (its
         # evidence): what the rest of the folder covers is the point of the exercise, and needs two files.
