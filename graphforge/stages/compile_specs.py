@@ -297,10 +297,10 @@ def needs_two_files(
       negative criterion for reporting that file's value as current.
     An item the spec already asks for is preferred; otherwise the fact becomes one more item. The facts read
     are returned so the spec's checks can recover them."""
-    from graphforge.specs.families._common import ask_second_file, files_per_criterion, warn_superseded
+    from graphforge.specs.families._common import ask_second_file, two_file_criteria, warn_superseded
 
     facts = {f.fact_id: f for f in graph.facts}
-    if any(len(files) >= 2 for files in files_per_criterion(spec, {i: f.path for i, f in facts.items()})):
+    if two_file_criteria(spec, {i: f.path for i, f in facts.items()}):
         return spec, []
     items = [c for c in spec.positive if c.check == "item" and c.anchors and c.anchors[0] in facts]
     if not items:

@@ -501,9 +501,24 @@ def request(
     return "\n".join(lines)
 
 
-def files_per_criterion(spec: TaskSpec, path_of: dict[str, str]) -> list[set[str]]:
-    """The files each criterion's anchors sit in (``path_of``: fact id -> workspace path)."""
-    return [{path_of[a] for a in c.anchors if a in path_of} for c in spec.criteria]
+def two_file_criteria(spec: TaskSpec, file_of: dict[str, str]) -> list[str]:
+    """The criteria that need two files read (``file_of``: fact id -> its file), by what they check, not by
+    where their anchors happen to lie:
+    - a stale negative (the earlier version's value against the current one);
+    - a citation that names a second file beside an item (a fact no item asks for: the other file stating it,
+      the version it replaces), never the per-item citation of items that come from different files;
+    - an item whose own anchors lie in two files (a figure recomputed from parts in two files).
+    Layout criteria (their anchors are examples) and set-coverage negatives never count."""
+    items = {a for c in spec.criteria if c.check == "item" for a in c.anchors}
+    out = []
+    for c in spec.criteria:
+        files = {file_of[a] for a in c.anchors if a in file_of}
+        if len(files) < 2 or c.check in ("layout", "invented"):
+            continue
+        if c.check == "cites" and all(a in items for a in c.anchors):
+            continue
+        out.append(c.criterion_id)
+    return out
 
 
 def _with_item(spec: TaskSpec, item: CriterionSpec, fact: GraphFact) -> tuple[list[CriterionSpec], str]:
