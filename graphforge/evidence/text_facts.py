@@ -286,7 +286,10 @@ def short_row(line: str, value: str) -> str:
 _YAML_KEY = re.compile(r"^\s*title\s*:\s*[\"']?(?P<t>.+?)[\"']?\s*$", re.I)
 _TRAILING_PAGE = re.compile(r"^(?P<t>.*\D)\s+\d{1,3}$")
 _NOT_A_TITLE = re.compile(
-    r"\{\{|\{%|^(?:dear|hi|hello)\b|^[A-Z]{2,}[A-Z0-9]*-\d+\b|^[$@]?[a-z_]+\s*:\s|[?:]$|https?://|www\.", re.I
+    r"\{\{|\{%|^(?:dear|hi|hello)\b|^[A-Z]{2,}[A-Z0-9]*-\d+\b|^[$@]?[a-z_]+\s*:\s|[?:]$|https?://|www\.|"
+    # a tool's time stamp ("Generated at: Tue Oct 31 2017 12:55", "Last updated: 2024-01-05")
+    r"^(?:(?:last\s+)?(?:generated|created|printed|updated|modified|exported|downloaded|retrieved|run)"
+    r"(?:\s+(?:at|on|by))?|date|time(?:stamp)?)\s*:\s", re.I
 )  # placeholders, greetings, ids ("TCRW-01 Login"), keys ("$schema: ..."), questions, lead-ins and links
 _DANGLING = re.compile(r"(?:,|\b(?:for|of|and|the|to|in|on|&))$", re.I)
 

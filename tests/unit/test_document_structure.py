@@ -112,6 +112,8 @@ def test_a_cover_title_set_in_capitals_over_several_lines_is_read_whole() -> Non
 
 def test_a_schema_key_or_a_link_is_no_title() -> None:
     for first in ('$schema: "http://json-schema.org/draft-07/schema#"',
+                  "Generated at: Tue Oct 31 2017 12:55:24 GMT-0400 (Eastern Daylight Time)",
+                  "Last updated: 2024-01-05",
                   'Accessibility Report For "https://localhost:3333/#!/section/employer"'):
         span = WorkspaceSpan(span_id="s:section=1", file_sha256="s", locator="section=1", kind="section",
                              ordinal=0, text=f"{first}\nMore lines follow.", path="schema.json")
