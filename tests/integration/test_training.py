@@ -97,7 +97,8 @@ def test_exported_sft_rows_train_a_tiny_model_and_the_checkpoint_reloads(
     store.save_trajectories(
         graph, [_trajectory(i, TrajectoryStatus.ADMITTED, f"s{i % 4}@v1") for i in range(1, 9)]
     )
-    export = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "export", skip_audit=True))
+    export = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=tmp_path / "export", skip_audit=True,
+                                                            verify=False))
     assert export.rows == 8
 
     for name, kind in (("sft.jsonl", "json"), ("sft.parquet", "parquet")):
@@ -150,7 +151,8 @@ def test_exported_sft_rows_train_a_tiny_model_and_the_checkpoint_reloads(
         ],
     )
     rft_export = export_rft.run(
-        ctx, export_rft.ExportRftParams(out_dir=tmp_path / "export", arm=JudgeArm.ANCHORED, skip_audit=True)
+        ctx, export_rft.ExportRftParams(out_dir=tmp_path / "export", arm=JudgeArm.ANCHORED, skip_audit=True,
+                                        verify=False)
     )
     assert rft_export.rows == 2
     assert (
@@ -177,7 +179,8 @@ def _export_sft(ctx: StageContext, graph: Graph, out: Path, count: int) -> Path:
     store.save_trajectories(
         graph, [_trajectory(i, TrajectoryStatus.ADMITTED, f"s{i % 4}@v1") for i in range(1, count + 1)]
     )
-    result = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=out, skip_audit=True))
+    # Hand-made trajectories with no workspace behind them: nothing to replay (test_export_sample replays).
+    result = export_sft.run(ctx, export_sft.ExportSftParams(out_dir=out, skip_audit=True, verify=False))
     assert result.rows == count
     return out / "sft.jsonl"
 
