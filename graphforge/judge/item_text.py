@@ -71,6 +71,27 @@ def scales_of(anchors: list[Anchor]) -> tuple[float, ...]:
     return tuple(sorted({1.0, 1e3, 1e6, 1e9, 1.0 / scale if scale else 1.0}))
 
 
+_QUOTED = re.compile(r"'([^']{3,})'|\"([^\"]{3,})\"")
+
+
+def without_label(line: str, label: str | None) -> str:
+    """``line`` without the copy of the item's name (``label``) the request gave: a quoted fragment of it
+    that the line repeats with its ellipsis, or writes twice, is removed once. What the request already told
+    the worker is no evidence that the deliverable states the item; the item written out in full still is."""
+    for m in _QUOTED.finditer(label or ""):
+        fragment = (m.group(1) or m.group(2)).rstrip("…. ").strip().lower()
+        if not fragment:
+            continue
+        low = line.lower()
+        at = low.find(fragment)
+        # Copied as the request wrote it (cut with an ellipsis), or written twice (the name, then the item).
+        copied = at >= 0 and (low[at + len(fragment):].lstrip().startswith(("…", "..."))
+                              or low.count(fragment) > 1)
+        if copied:
+            line = line[:at] + " " + line[at + len(fragment):]
+    return line
+
+
 def states(
     line: str,
     kind: str | None,
@@ -95,7 +116,9 @@ def states(
     if kind == "status":
         return wanted <= content_words(line) | set(normalise_text(line).split()) and names_item(line, label)
     # A cited file name is not content: "records_handbook.md" does not state the title "Records Handbook".
-    got = set(normalise_text(FILE_NAME.sub(" ", line)).split())
+    # Nor is the item's name copied from the request: "the item that begins 'Confirm that the signed…'"
+    # gives its opening words, which a line must state again beside it.
+    got = set(normalise_text(FILE_NAME.sub(" ", without_label(line, label))).split())
     need = TEXT_MATCH if len(wanted) > 4 else 1.0
     return len(wanted & got) / len(wanted) >= need
 

@@ -46,6 +46,9 @@ FREE = {
     "--system-prompt": "free text",
     "--player": "a player name for the comparison",
     "--task": "a task filter of the evaluation set",
+    "--url": "a Label Studio server's address; checked when the command connects to it",
+    "--token": "a Label Studio API token; checked by the server when the command connects",
+    "--title": "a new review project's title, free text",
 }
 # String options whose value is one of a fixed set, checked in the command body.
 CHOICE_IN_BODY = {"--arm", "--method", "--inject", "--backend", "--rerun", "--extractor", "--compiler",
