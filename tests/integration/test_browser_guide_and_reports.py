@@ -32,6 +32,8 @@ def demo(monkeypatch: pytest.MonkeyPatch, settings: GraphforgeSettings, graph: G
     monkeypatch.setenv("GRAPHFORGE_BOLT_PORT", str(settings.bolt_port))
     monkeypatch.setenv("GRAPHFORGE_HTTP_PORT", str(settings.http_port))
     monkeypatch.delenv("NEO4J_URI", raising=False)
+    # The test server's graph whatever project an earlier test made current (`project use` writes state).
+    monkeypatch.setenv("GRAPHFORGE_PROJECT", "default")
     monkeypatch.chdir(tmp_path)
     # Into the test server's graph (the project "default"), which the checks below read.
     assert main(["demo", "--out", str(tmp_path / "demo"), "--project", "default", "--json"]) == 0
