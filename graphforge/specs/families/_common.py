@@ -151,7 +151,7 @@ def stale_criterion(criterion_id: str, deliverable: str, old: GraphFact, new: Gr
         kind=CriterionKind.VALUE,
         weight=round(max(0.5, NEGATIVE_SHARE * positive + 1.0), 3),
         requirement=(
-            f"{deliverable} reports the superseded value from {base_name(old.path)} "
+            f"{deliverable} reports the superseded value from {display_name(old.path, [old.path, new.path])} "
             f"for {label_of(new)} as current"
         ),
         target_deliverable=deliverable,
