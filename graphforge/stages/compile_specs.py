@@ -308,20 +308,26 @@ def needs_two_files(
     firsts = [facts[c.anchors[0]] for c in items]
     asked = {c.anchors[0]: c for c in items}
     paths = sorted({f.path for f in firsts})
-    # The spec's own kind of fact first; any kind of its source files when none of those has a second file.
     anchored = {a for c in spec.criteria for a in c.anchors}
-    options = _second_file_options(ctx, graph.workspace_id, paths, sorted({f.kind for f in firsts}), asked,
-                                   anchored)
+    kinds = sorted({f.kind for f in firsts})
+    # A records entry holds one record per file (file, title, date): no row for one more item.
+    per_file = any("file" in d.required_keys for d in spec.deliverables)
+
+    def fitting(options: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        # An item the spec asks for already, or one more of its own kind that a colleague can name: a
+        # records entry gets no requirement row, a checklist no stray date or table cell.
+        return [o for o in options
+                if not o[0] or (not per_file and o[-2].kind in kinds and _usable_item(o[-2]))]
+
+    # The spec's own kind of fact first; any kind of its source files when none of those has a second file.
+    options = fitting(_second_file_options(ctx, graph.workspace_id, paths, kinds, asked, anchored))
     if not options and not any(c.check == "invented" for c in spec.criteria):
         # A set-coverage spec ("invented" negative) may list only its own kind of item.
-        options = _second_file_options(ctx, graph.workspace_id, paths, None, asked, anchored)
+        options = fitting(_second_file_options(ctx, graph.workspace_id, paths, None, asked, anchored))
     if not options:
-        # None of the spec's own files is stated elsewhere: one more item from any current file that
-        # another file restates (or an earlier version states differently), of the spec's kind first.
-        kinds = sorted({f.kind for f in firsts})
-        options = (_second_file_options(ctx, graph.workspace_id, None, kinds, asked, anchored)
-                   or _second_file_options(ctx, graph.workspace_id, None, None, asked, anchored))
-        options = [o for o in options if _usable_item(o[-2])]
+        # None of the spec's own files is stated elsewhere: one more item of the spec's kind from any current
+        # file that another file restates (or an earlier version states differently).
+        options = fitting(_second_file_options(ctx, graph.workspace_id, None, kinds, asked, anchored))
     if not options:
         return spec, []
     new_item, warn, *_, first, second = options[0]
