@@ -312,12 +312,15 @@ def needs_two_files(
     kinds = sorted({f.kind for f in firsts})
     # A records entry holds one record per file (file, title, date): no row for one more item.
     per_file = any("file" in d.required_keys for d in spec.deliverables)
+    # Kinds a row of this spec may hold: its own, and for a spec of things to check (requirements, list
+    # items), the other kind of thing to check too: a gap analysis of a checklist may ask for a restated rule.
+    fits = set(kinds) | (set(_CHECKABLE) if set(kinds) & _CHECKABLE else set())
 
     def fitting(options: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        # An item the spec asks for already, or one more of its own kind that a colleague can name: a
+        # An item the spec asks for already, or one more of a kind it holds that a colleague can name: a
         # records entry gets no requirement row, a checklist no stray date or table cell.
         return [o for o in options
-                if not o[0] or (not per_file and o[-2].kind in kinds and _usable_item(o[-2]))]
+                if not o[0] or (not per_file and o[-2].kind in fits and _usable_item(o[-2]))]
 
     # The spec's own kind of fact first; any kind of its source files when none of those has a second file.
     options = fitting(_second_file_options(ctx, graph.workspace_id, paths, kinds, asked, anchored))
@@ -325,9 +328,9 @@ def needs_two_files(
         # A set-coverage spec ("invented" negative) may list only its own kind of item.
         options = fitting(_second_file_options(ctx, graph.workspace_id, paths, None, asked, anchored))
     if not options:
-        # None of the spec's own files is stated elsewhere: one more item of the spec's kind from any current
-        # file that another file restates (or an earlier version states differently).
-        options = fitting(_second_file_options(ctx, graph.workspace_id, None, kinds, asked, anchored))
+        # None of the spec's own files is stated elsewhere: one more item of a kind the spec holds from any
+        # current file that another file restates (or an earlier version states differently).
+        options = fitting(_second_file_options(ctx, graph.workspace_id, None, sorted(fits), asked, anchored))
     if not options:
         return spec, []
     new_item, warn, *_, first, second = options[0]
@@ -338,6 +341,7 @@ def needs_two_files(
 
 
 _ASKABLE = frozenset({"requirement", "list_item", "definition", "quantity", "date"})
+_CHECKABLE = frozenset({"requirement", "list_item"})  # things a worker checks a packet or a plan against
 
 
 def _usable_item(fact: GraphFact) -> bool:

@@ -12,6 +12,7 @@ from graphforge import cypher, specs_store
 from graphforge.context import StageContext
 from graphforge.oracle.agent import InjectKind
 from graphforge.specs.families import load_families
+from graphforge.specs.templates import GraphFact
 from graphforge.stages import (
     build_evidence,
     compile_specs,
@@ -58,6 +59,7 @@ Section one: Scope
 The procedure applies to every case file held by the records office.
 The records officer shall review every case file before it is closed.
 Staff must log each transfer of a case file in the tracking log.
+Disposal means the destruction or transfer of records once their retention ends.
 """
 
 
@@ -141,8 +143,9 @@ def test_a_text_only_workspace_compiles_anchored_specs(ctx: StageContext, tmp_pa
 def test_every_spec_of_a_folder_with_cross_file_edges_has_a_criterion_needing_two_files(
     ctx: StageContext, tmp_path: Path
 ) -> None:
-    # The handbook and the procedure restate one requirement: every family compiled from the folder, even
-    # one whose own items all come from the handbook (its glossary, its checklist), asks for both files.
+    # The handbook and the procedure restate one requirement and one definition: every family compiled from
+    # the folder, even one whose own items all come from the handbook (its glossary, its checklist), asks for
+    # both files, with an item of a kind it asks for anyway (a glossary gets no requirement row).
     root = _text_only(tmp_path / "two")
     _load(ctx, root, "ws-two")
     out = compile_specs.run(ctx, compile_specs.CompileSpecsParams(workspace_id="ws-two", compiler="template",
@@ -154,6 +157,12 @@ def test_every_spec_of_a_folder_with_cross_file_edges_has_a_criterion_needing_tw
         for a in anchors:
             files.setdefault(a.criterion_id, set()).add(str(a.path))
         assert any(len(paths) >= 2 for paths in files.values()), (summary.family, files)
+        if summary.family == "glossary":
+            spec = specs_store.load_spec(ctx.graph, summary.spec_id)
+            firsts = [c.anchors[0] for c in spec.positive if c.check == "item"]
+            kinds = {f.fact_id: f.kind for f in ctx.graph.read(
+                compile_specs.GET_FACTS_BY_ID, GraphFact, workspace_id="ws-two", fact_ids=firsts)}
+            assert firsts and {kinds[f] for f in firsts} == {"definition"}, kinds
 
 
 def test_a_moved_deadline_links_the_versions_and_the_memo_asks_for_the_current_date(
