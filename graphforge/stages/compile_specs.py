@@ -245,8 +245,10 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
             targets = [(first, "no seed: the first family in the default order that the evidence supports")]
         for family, reason in targets:
             spec = _compile_one(family, graph, seed, rows_of[family.name], params.version, reason)
-            # The seed's family may find nothing worth asking on closer look: fall back to the next one.
-            fallbacks = [f for f, _ in supported if f.name != family.name] if len(targets) == 1 else []
+            # The seed's family may find nothing worth asking on closer look: fall back to the next one (never
+            # for a family the user named: they get that family or the reason it compiled nothing).
+            chosen_for_user = len(targets) == 1 and not params.family
+            fallbacks = [f for f, _ in supported if f.name != family.name] if chosen_for_user else []
             while spec is None and fallbacks:
                 nxt = max(fallbacks, key=lambda f: _affinity_key(f, seed))
                 fallbacks.remove(nxt)

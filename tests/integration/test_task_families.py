@@ -308,3 +308,29 @@ def test_the_oracle_passes_every_family_and_injected_errors_fail(ctx: StageConte
         assert q[wrong] < q[good], family
         if confused is not None:
             assert q[confused] < 0.9, family
+
+
+
+def test_a_named_family_that_compiles_nothing_says_why_and_gives_no_other_family(
+        ctx: StageContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A family whose pattern matches (the folder's titles) but whose build finds nothing worth asking: asked
+    # for by name, it gives its skip reason, not a spec of a nearby family (that fall-back is for a family the
+    # tool chose from the seed).
+    from graphforge.specs.families import FAMILIES, FOLDERS_ENV
+
+    fams = tmp_path / "fams"
+    fams.mkdir()
+    empty = TOY_MODULE.replace('"toy_titles"', '"toy_empty"').replace("[:2]", "[:0]")
+    (fams / "toy_empty.py").write_text(empty, encoding="utf-8")
+    (fams / "toy_empty.cypher").write_text(TOY_CYPHER, encoding="utf-8")
+    monkeypatch.setenv(FOLDERS_ENV, str(fams))
+    FAMILIES.refresh()
+    try:
+        _load(ctx, _text_only(tmp_path / "named"), "ws-named")
+        out = compile_specs.run(ctx, compile_specs.CompileSpecsParams(
+            workspace_id="ws-named", compiler="template", family="toy_empty"))
+        assert "toy_empty" in out.supported["ws-named"] and len(out.supported["ws-named"]) >= 3, out.supported
+        assert out.specs == [] and list(out.skipped) == ["ws-named:toy_empty"], (out.specs, out.skipped)
+    finally:
+        monkeypatch.undo()
+        FAMILIES.refresh()
