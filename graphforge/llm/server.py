@@ -13,6 +13,7 @@ user can read in /proc).
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -186,10 +187,35 @@ class ManagedLocalModel:
         self.state_file.write_text(json.dumps(state), encoding="utf-8")
         try:
             self.wait_ready()
+            self._first_chat()
         except ServerError:
             self.stop()
             raise
         return self.info()
+
+    def _first_chat(self) -> None:
+        """One one-token chat request: a build that lists its model but crashes on inference fails here,
+        at start, rather than in the first stage that asks it something."""
+        headers = {"Authorization": f"Bearer {self.api_key()}"}
+        body = {"model": MODEL_NAME, "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 1}
+        problem = ""
+        try:
+            response = httpx.post(f"{self.base_url}/chat/completions", headers=headers, json=body,
+                                  timeout=self.settings.start_timeout_s)
+            if response.status_code != 200:
+                problem = f"HTTP {response.status_code}"
+        except httpx.HTTPError as exc:
+            problem = type(exc).__name__
+        time.sleep(0.2)  # a crash after the reply still shows as a dead process
+        if self.pid() is None:
+            problem = problem or "the process exited"
+            raise ServerError(f"the local model server crashed on its first chat request ({problem}): "
+                              f"{self._last_log_line()}; see {self.log_file} (llama-cpp-python "
+                              f"{_llama_version()} fails on this CPU; install the version the project pins: "
+                              "pip install -e '.[local-llm]')")
+        if problem:
+            raise ServerError(f"the local model server did not answer a chat request ({problem}); "
+                              f"see {self.log_file}")
 
     def wait_ready(self) -> None:
         """Poll ``/v1/models`` with the key until the server answers 200 (or died, or timed out)."""
@@ -265,6 +291,13 @@ _RUN_MODULE = (
     "import json, runpy, sys; sys.path[:] = json.loads(sys.argv.pop(1)); "
     "runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)"
 )
+
+
+def _llama_version() -> str:
+    try:
+        return importlib.metadata.version("llama-cpp-python")
+    except importlib.metadata.PackageNotFoundError:
+        return "(version unknown)"
 
 
 def isolated_module_argv(module: str) -> list[str]:
