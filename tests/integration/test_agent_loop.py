@@ -139,6 +139,8 @@ def test_agent_sees_only_the_statement_and_the_files(
     assert outcome.trajectory.messages[5].content.startswith("ERROR")  # type: ignore[union-attr]
     first = json.dumps(scripted_llm.chat_requests[0].body["messages"])
     assert STATEMENT in first and "answer_key" not in first
+    # Tools are offered with tool_choice "auto" said explicitly (a server may read its absence as "none").
+    assert {r.body["tool_choice"] for r in scripted_llm.chat_requests} == {"auto"}
     # Nothing delivered: the rollout is recorded as failed, not materialised.
     assert outcome.trajectory.status is TrajectoryStatus.FAILED and outcome.stop_reason == "no_deliverables"
 
