@@ -64,7 +64,9 @@ def to_openai(message: BaseMessage) -> dict[str, Any]:
     if isinstance(message, ToolMessage):
         return {"role": "tool", "tool_call_id": message.tool_call_id, "content": _text(message.content)}
     if isinstance(message, AIMessage):
-        out: dict[str, Any] = {"role": "assistant", "content": _text(message.content) or None}
+        # Content is a string even beside tool calls: OpenAI also takes null there, but llama-cpp-python's
+        # server answers HTTP 500 to an assistant message whose content is null (and to one without it).
+        out: dict[str, Any] = {"role": "assistant", "content": _text(message.content)}
         calls = [
             {
                 "id": c.get("id") or f"call_{i}",
