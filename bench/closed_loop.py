@@ -13,8 +13,10 @@
    the admitted rows) and the random-admission arm (``export rft --arm random --k 2 --split``, a random
    candidate of each query, whatever its Q);
 5. fine-tuning: the same budget (steps, batch, learning rate, sequence length) on each set with
-   ``training/sft.py`` (full fine-tuning, Muon + AdamW), the rows rendered in the exact prompt format the
-   server uses (llama-cpp-python's ``chatml-function-calling``), then ``training/gguf_export.py``;
+   ``training/sft.py`` (full fine-tuning, Muon + AdamW), the rows rendered in the exact prompt the server
+   builds (GraphForge's tool-call chat template, ``graphforge.llm.text_tools``, rendered by
+   llama-cpp-python's own Jinja formatter), then ``training/gguf_export.py`` with that template stored in
+   the GGUF (the base model's file too, so the three players see the same prompt);
 6. evaluation: the held-out specs loaded as benchmarks (one per held-out workspace: its files and one task
    per spec); ``eval run`` with base, tuned (anchored) and tuned (random) as players, each served by
    ``llama_cpp.server``, in the sandboxed agent loop; every attempt judged against its spec by the anchored
@@ -25,19 +27,17 @@ It prints the training rows and tokens trained, the held-out specs and workspace
 share of attempts that wrote each requested deliverable, mean Q, share admitted (Q > 0.90) and Elo with
 95 % CIs; ``<out>/closed_loop.json`` holds everything.
 
-Known limit, measured: llama-cpp-python's ``chatml-function-calling`` template (the format the project's
-local model is served with) renders a ``tool`` message as its role header only, so the served model never
-sees what its tools returned; and a reply is either a message or function calls, so an assistant turn's
-explanatory sentence cannot precede its call. The training text follows the same format (so what is
-learned is what the server will show), which drops both from the rendered rows.
+Why not llama-cpp-python's ``chatml-function-calling`` (the format ``graphforge llm start`` serves the
+untuned model with): it renders a ``tool`` message as its role header only, so a served model never sees
+what its tools returned (measured), and a reply is either prose or calls, never both. The project's
+template shows every tool result and lets a turn explain its step before its calls; the server leaves the
+calls in the reply's text and the chat client reads them (``text_tools.split_calls``).
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
-import inspect
 import json
 import shutil
 import socket
@@ -132,24 +132,16 @@ def demonstrate(ctx: Any, specs: list[str], read_chars: int) -> list[str]:
 
 # ---- 4: training rows in the served format ----------------------------------------------------------
 
-def served_template() -> Any:
-    """llama-cpp-python's own chatml-function-calling template (read from the installed package)."""
-    import jinja2
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-    from llama_cpp import llama_chat_format
+def served_prompt(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
+    """A conversation as llama.cpp's server renders it for a GGUF that carries GraphForge's chat template:
+    rendered by llama-cpp-python's own Jinja formatter, so the training text is the served prompt."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-    source = inspect.getsource(llama_chat_format.chatml_function_calling)
-    start = source.index("function_calling_template = (") + len("function_calling_template = ")
-    depth, end = 0, start
-    for i, ch in enumerate(source[start:], start):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0:
-            end = i + 1
-            break
-    template = ast.literal_eval(source[start:end])
-    return ImmutableSandboxedEnvironment(autoescape=jinja2.select_autoescape(["html", "xml"]),
-                                         undefined=jinja2.StrictUndefined).from_string(template)
+    from graphforge.llm.text_tools import CHAT_TEMPLATE
+
+    formatter = Jinja2ChatFormatter(CHAT_TEMPLATE, eos_token="<|im_end|>", bos_token="<|im_start|>",
+                                    add_generation_prompt=False)
+    return str(formatter(messages=messages, tools=tools).prompt)  # type: ignore[arg-type]
 
 
 def eval_user_turn(statement: str, deliverables: list[str], files: list[str]) -> str:
@@ -168,7 +160,6 @@ def render_rows(ctx: Any, source: Path, dest: Path) -> dict[str, Any]:
     """Exported rows -> ``{"text": ...}`` rows: the conversation as the llama.cpp server would render it."""
     from graphforge import specs_store
 
-    template = served_template()
     rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
     out = []
     for r in rows:
@@ -179,12 +170,8 @@ def render_rows(ctx: Any, source: Path, dest: Path) -> dict[str, Any]:
             m = dict(m)
             if m["role"] == "user":
                 m["content"] = eval_user_turn(spec.statement, view.deliverables, view.files)
-            if m["role"] == "assistant" and m.get("tool_calls"):
-                m["content"] = None  # the served format: a reply is a message or calls, never both
-            m.setdefault("content", None)  # as an OpenAI request carries it
             msgs.append(m)
-        tools = json.loads(r["tools"])
-        text = template.render(messages=msgs, tools=tools, tool_calls=True, add_generation_prompt=False)
+        text = served_prompt(msgs, json.loads(r["tools"]))
         out.append({"text": text})
     dest.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in out), encoding="utf-8")
     return {"rows": len(out), "chars": sum(len(o["text"]) for o in out)}
@@ -259,11 +246,11 @@ def serve(model_file: Path, alias: str, threads: int, log: Path) -> tuple[subpro
     """llama-cpp-python's OpenAI-compatible server (the project's local-model server) on a free port."""
     import httpx
 
-    from graphforge.llm.server import CHAT_FORMAT, isolated_module_argv
+    from graphforge.llm.server import isolated_module_argv
 
     port = free_port()
     cmd = [*isolated_module_argv("llama_cpp.server"), "--model", str(model_file), "--model_alias", alias,
-           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192", "--chat_format", CHAT_FORMAT,
+           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192",
            "--n_threads", str(threads), "--verbose", "False"]
     handle = log.open("wb")
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=handle, stderr=subprocess.STDOUT)
@@ -432,12 +419,13 @@ def run(args: argparse.Namespace) -> int:
             rendered = {arm: render_rows(ctx, path, out / f"train-{arm}.jsonl") for arm, path in arms.items()}
             report["rendered"] = rendered
             trained: dict[str, dict[str, Any]] = {}
+            from graphforge.llm.text_tools import CHAT_TEMPLATE
             from training.gguf_export import export as gguf_export
 
             ggufs = {"base": out / "base.gguf"}
             if not (args.reuse and ggufs["base"].is_file()):
                 base_weights(base_gguf, out / "model-base")
-                gguf_export(out / "model-base", base_gguf, ggufs["base"])
+                gguf_export(out / "model-base", base_gguf, ggufs["base"], chat_template=CHAT_TEMPLATE)
                 clock.lap("GGUF (base, untuned)")
 
             for arm in arms:
@@ -452,7 +440,8 @@ def run(args: argparse.Namespace) -> int:
                     clock.lap(f"training ({arm} arm)")
                 ggufs[f"tuned-{arm}"] = out / f"tuned-{arm}.gguf"
                 if not (args.reuse and ggufs[f"tuned-{arm}"].is_file()):
-                    gguf_export(out / f"model-{arm}", base_gguf, ggufs[f"tuned-{arm}"])
+                    gguf_export(out / f"model-{arm}", base_gguf, ggufs[f"tuned-{arm}"],
+                                chat_template=CHAT_TEMPLATE)
                     clock.lap(f"GGUF ({arm} arm)")
             report["training"] = trained
 

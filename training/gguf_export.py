@@ -30,7 +30,9 @@ def _field_value(field: Any) -> Any:
     return field.contents()
 
 
-def export(model_dir: Path, base_gguf: Path, out: Path) -> dict[str, Any]:
+def export(model_dir: Path, base_gguf: Path, out: Path, chat_template: str | None = None) -> dict[str, Any]:
+    """``chat_template`` replaces the base file's ``tokenizer.chat_template`` (the template llama.cpp's server
+    renders every request with), for a model trained on conversations rendered with another template."""
     import gguf
     import torch
     from transformers import AutoModelForCausalLM
@@ -60,11 +62,16 @@ def export(model_dir: Path, base_gguf: Path, out: Path) -> dict[str, Any]:
         if field.name.startswith("GGUF.") or field.name == "general.architecture":
             continue
         vtype = field.types[0]
+        if field.name == "tokenizer.chat_template" and chat_template is not None:
+            writer.add_key_value(field.name, chat_template, vtype)
+            continue
         if field.name == "general.file_type":
             writer.add_uint32(field.name, int(gguf.LlamaFileType.MOSTLY_F16))
             continue
         sub = field.types[-1] if vtype == gguf.GGUFValueType.ARRAY else None
         writer.add_key_value(field.name, _field_value(field), vtype, sub_type=sub)
+    if chat_template is not None and "tokenizer.chat_template" not in reader.fields:
+        writer.add_chat_template(chat_template)
     missing = []
     for tensor in reader.tensors:
         data = by_gguf.get(tensor.name)
@@ -86,8 +93,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", type=Path, required=True, help="the trained checkpoint folder (save_model)")
     p.add_argument("--base-gguf", type=Path, required=True, help="the GGUF file the model was trained from")
     p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--chat-template", type=Path,
+                   help="a Jinja chat template file to store instead of the base file's")
     args = p.parse_args(argv)
-    print(export(args.model, args.base_gguf, args.out))
+    template = args.chat_template.read_text(encoding="utf-8") if args.chat_template else None
+    print(export(args.model, args.base_gguf, args.out, chat_template=template))
     return 0
 
 

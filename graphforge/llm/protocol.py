@@ -18,6 +18,7 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.tool import invalid_tool_call, tool_call
 
+from graphforge.llm import text_tools
 from graphforge.models.base import stable_hash
 
 _VERSIONED = re.compile(r"/v\d+[a-z]*$")
@@ -134,13 +135,24 @@ def parse_assistant(data: Mapping[str, Any]) -> AIMessage:
                     error=str(exc),
                 )
             )
+    content = data.get("content") or ""
+    if not calls and not invalid and isinstance(content, str):
+        # A server that leaves the calls in the text (a GGUF served with GraphForge's template): read them.
+        content, written = text_tools.split_calls(content)
+        for position, found in enumerate(written):
+            call_id = f"call_{position}"
+            if found.args is not None:
+                calls.append(tool_call(name=found.name, args=found.args, id=call_id))
+            else:
+                invalid.append(invalid_tool_call(name=found.name or None, args=found.raw, id=call_id,
+                                                 error=found.error))
     extra: dict[str, Any] = {}
     # vLLM/SGLang reasoning parsers and GLM return the thinking trace beside the answer.
     for key in ("reasoning_content", "reasoning"):
         if data.get(key):
             extra["reasoning_content"] = data[key]
     return AIMessage(
-        content=data.get("content") or "",
+        content=content,
         tool_calls=calls,
         invalid_tool_calls=invalid,
         additional_kwargs=extra,

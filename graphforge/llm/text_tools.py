@@ -1,0 +1,126 @@
+"""Tool calls written as text: the chat template GraphForge serves its own small models with, and the parser
+that reads the calls back out of a reply.
+
+llama-cpp-python's ``chatml-function-calling`` format drops what a tool returned (a ``tool`` message is
+rendered as its role header only) and lets a reply be a message or calls, never both: an agent served
+that way cannot read a file. Models the project fine-tunes are therefore exported with the template below
+in their GGUF metadata (``tokenizer.chat_template``); llama.cpp's server renders every request with it,
+the training rows are rendered with the very same template, and the calls come back as text in the
+Hermes form many small instruct models know::
+
+    I will read the budget first.
+    <tool_call>
+    {"name": "read_file", "arguments": {"path": "budget.csv"}}
+    </tool_call>
+
+:func:`split_calls` turns such a reply into its prose and its calls; the chat client applies it to any
+reply that holds no structured calls, so a server that leaves calls in the text works like one that
+parses them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+OPEN = "<tool_call>"
+CLOSE = "</tool_call>"
+
+# No literal newline in the template: a newline is always the expression {{ nl }}, so the result does not
+# depend on the renderer's trim_blocks / lstrip_blocks settings (llama.cpp's and transformers' differ).
+_NL = "{{ '\\n' }}"
+CHAT_TEMPLATE = (
+    "{%- for message in messages -%}"
+    "{%- if loop.first and message.role != 'system' and tools -%}"
+    "<|im_start|>system" + _NL + "{{ tool_listing(tools) }}<|im_end|>" + _NL +
+    "{%- endif -%}"
+    "<|im_start|>{{ message.role }}" + _NL +
+    "{%- if message.role == 'system' -%}"
+    "{{ message.content or '' }}"
+    "{%- if tools -%}" + _NL + _NL + "{{ tool_listing(tools) }}{%- endif -%}"
+    "{%- elif message.role == 'assistant' -%}"
+    "{{ message.content or '' }}"
+    "{%- for call in (message.tool_calls or []) -%}"
+    "{%- if message.content or not loop.first -%}" + _NL + "{%- endif -%}"
+    "<tool_call>" + _NL +
+    "{\"name\": {{ call.function.name | tojson }}, \"arguments\": "
+    "{%- if call.function.arguments is string %} {{ call.function.arguments }}"
+    "{%- else %} {{ call.function.arguments | tojson }}{%- endif -%}"
+    "}" + _NL + "</tool_call>"
+    "{%- endfor -%}"
+    "{%- else -%}"
+    "{{ message.content or '' }}"
+    "{%- endif -%}"
+    "<|im_end|>" + _NL +
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt -%}<|im_start|>assistant" + _NL + "{%- endif -%}"
+)
+# The macro is defined first so both places above can call it.
+CHAT_TEMPLATE = (
+    "{%- macro tool_listing(tools) -%}"
+    "You can call these tools. To call one, write" + _NL +
+    "<tool_call>" + _NL + "{\"name\": <tool name>, \"arguments\": <JSON object>}" + _NL +
+    "</tool_call>" + _NL +
+    "Tools:" + _NL +
+    "{%- for tool in tools -%}{{ tool | tojson }}" + _NL + "{%- endfor -%}"
+    "{%- endmacro -%}" + CHAT_TEMPLATE
+)
+
+
+@dataclass(frozen=True)
+class TextCall:
+    """One call found in a reply: its arguments parsed (``args``) or the reason they are not (``error``)."""
+
+    name: str
+    args: dict[str, Any] | None
+    raw: str
+    error: str | None = None
+
+
+def split_calls(content: str) -> tuple[str, list[TextCall]]:
+    """A reply's prose (the text outside the call blocks, stripped) and its ``<tool_call>`` blocks in order.
+
+    Each block's body is read as one JSON value with ``raw_decode`` (so a ``</tool_call>`` inside a quoted
+    argument does not end it); a body that is not ``{"name": ..., "arguments": {...}}`` is kept as a call
+    with its error, so the model is told what was wrong. A reply without a block comes back unchanged.
+    """
+    if OPEN not in content:
+        return content, []
+    decoder = json.JSONDecoder()
+    prose: list[str] = []
+    calls: list[TextCall] = []
+    pos = 0
+    while (start := content.find(OPEN, pos)) >= 0:
+        prose.append(content[pos:start])
+        body_at = start + len(OPEN)
+        while body_at < len(content) and content[body_at].isspace():
+            body_at += 1
+        end = body_at
+        try:
+            value, end = decoder.raw_decode(content, body_at)
+            call = _call_of(value, content[body_at:end])
+        except ValueError as exc:
+            close = content.find(CLOSE, body_at)
+            end = close if close >= 0 else len(content)
+            call = TextCall(name="", args=None, raw=content[body_at:end].strip(),
+                            error=f"not JSON: {getattr(exc, 'msg', exc)}")
+        calls.append(call)
+        rest = content[end:].lstrip()
+        pos = end + (len(content[end:]) - len(rest)) + (len(CLOSE) if rest.startswith(CLOSE) else 0)
+    prose.append(content[pos:])
+    return "".join(prose).strip(), calls
+
+
+def _call_of(value: Any, raw: str) -> TextCall:
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return TextCall(name="", args=None, raw=raw, error='a call is {"name": ..., "arguments": {...}}')
+    args = value.get("arguments", {})
+    if isinstance(args, str):  # arguments sent as JSON text, as the OpenAI wire form carries them
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except ValueError:
+            return TextCall(name=value["name"], args=None, raw=raw, error="arguments are not JSON")
+    if not isinstance(args, dict):
+        return TextCall(name=value["name"], args=None, raw=raw, error="arguments are not a JSON object")
+    return TextCall(name=value["name"], args=args, raw=raw)

@@ -1,0 +1,124 @@
+"""GraphForge's tool-call chat template and the parser that reads calls back out of a reply.
+
+The template is rendered by llama-cpp-python's own Jinja formatter (what its server does with a GGUF that
+carries the template), so a test fails if the served prompt loses a tool result or a call.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jinja2
+import pytest
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+from graphforge.llm.protocol import parse_assistant, to_openai
+from graphforge.llm.text_tools import CHAT_TEMPLATE, split_calls
+
+TOOLS = [{"type": "function", "function": {
+    "name": "read_file", "description": "Read one file of the workspace",
+    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]
+
+
+def _call(i: int, name: str, args: dict[str, object]) -> dict[str, Any]:
+    return {"id": f"c{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+
+
+CONVERSATION: list[dict[str, Any]] = [
+    {"role": "system", "content": "You prepare budget summaries."},
+    {"role": "user", "content": "Total the FY2024 column of budget.csv."},
+    {"role": "assistant", "content": "I will read the budget first.",
+     "tool_calls": [_call(0, "read_file", {"path": "budget.csv"})]},
+    {"role": "tool", "tool_call_id": "c0", "content": "line,FY2024\nstaff,41250\ntravel,3810"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        _call(1, "read_file", {"path": "notes </tool_call> draft.md"}),
+        _call(2, "write_file", {"path": "total.md", "content": "Total: 45060 {\"x\": 1}"})]},
+    {"role": "tool", "tool_call_id": "c1", "content": "superseded draft"},
+    {"role": "tool", "tool_call_id": "c2", "content": "wrote total.md"},
+    {"role": "assistant", "content": "The FY2024 total is 45060."},
+]
+
+
+def served_prompt(messages: list[dict[str, Any]], generation: bool = False) -> str:
+    formatter = Jinja2ChatFormatter(CHAT_TEMPLATE, eos_token="<|im_end|>", bos_token="<|im_start|>",
+                                    add_generation_prompt=generation)
+    return formatter(messages=messages, tools=TOOLS).prompt  # type: ignore[arg-type]
+
+
+def assistant_turns(prompt: str) -> list[str]:
+    return [part.split("<|im_end|>")[0] for part in prompt.split("<|im_start|>assistant\n")[1:]]
+
+
+def test_the_served_prompt_shows_every_tool_result_and_the_tool_list() -> None:
+    prompt = served_prompt(CONVERSATION)
+    for text in ("line,FY2024\nstaff,41250\ntravel,3810", "superseded draft", "wrote total.md",
+                 '"name": "read_file"', "Read one file of the workspace"):
+        assert text in prompt, text
+    # One turn per message, in order, each closed.
+    assert prompt.count("<|im_start|>") == len(CONVERSATION) == prompt.count("<|im_end|>")
+    assert prompt.index("41250") < prompt.index("superseded draft") < prompt.index("45060.")
+
+
+def test_each_served_assistant_turn_parses_back_to_its_prose_and_calls() -> None:
+    turns = assistant_turns(served_prompt(CONVERSATION))
+    sent = [m for m in CONVERSATION if m["role"] == "assistant"]
+    assert len(turns) == len(sent)
+    for text, message in zip(turns, sent, strict=True):
+        prose, calls = split_calls(text)
+        assert prose == (message["content"] or "")
+        expected = [(c["function"]["name"], json.loads(c["function"]["arguments"]))
+                    for c in message.get("tool_calls") or []]
+        assert [(c.name, c.args) for c in calls] == expected
+        assert all(c.error is None for c in calls)
+
+
+def test_the_prompt_does_not_depend_on_the_renderer_whitespace_settings() -> None:
+    # transformers renders chat templates with trim_blocks/lstrip_blocks, plain Jinja without them.
+    rendered = set()
+    for trim in (True, False):
+        env = ImmutableSandboxedEnvironment(trim_blocks=trim, lstrip_blocks=trim, undefined=jinja2.Undefined)
+        env.filters["tojson"] = lambda value: json.dumps(value, ensure_ascii=False)
+        rendered.add(env.from_string(CHAT_TEMPLATE).render(messages=CONVERSATION, tools=TOOLS,
+                                                            add_generation_prompt=True))
+    assert rendered == {served_prompt(CONVERSATION, generation=True)}
+    assert next(iter(rendered)).endswith("<|im_start|>assistant\n")
+
+
+def test_a_conversation_without_a_system_message_still_lists_the_tools() -> None:
+    prompt = served_prompt(CONVERSATION[1:2], generation=True)
+    assert prompt.startswith("<|im_start|>system\n") and '"name": "read_file"' in prompt
+
+
+@pytest.mark.parametrize(("body", "error"), [
+    ("{bad json", "not JSON"),
+    ('{"name": "read_file", "arguments": [1]}', "not a JSON object"),
+    ('{"arguments": {}}', "a call is"),
+    ('{"name": "read_file", "arguments": "{\\"path\\": "}', "not JSON"),
+])
+def test_a_malformed_call_is_kept_with_its_error(body: str, error: str) -> None:
+    prose, calls = split_calls(f"Reading now.\n<tool_call>\n{body}\n</tool_call>")
+    assert prose == "Reading now." and len(calls) == 1
+    assert calls[0].args is None and error in (calls[0].error or "")
+
+
+def test_a_reply_without_calls_is_unchanged() -> None:
+    text = "The total is 45060; see <b>total.md</b>."
+    assert split_calls(text) == (text, [])
+
+
+def test_the_chat_client_reads_calls_written_as_text_and_sends_them_back_structured() -> None:
+    reply = parse_assistant({"role": "assistant", "content": (
+        'I will read it.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "a.csv"}}\n</tool_call>'
+        '\n<tool_call>\n{"name": "read_file", "arguments": {"path": </tool_call>')})
+    assert reply.content == "I will read it."
+    assert [(c["name"], c["args"], c["id"]) for c in reply.tool_calls] == [("read_file", {"path": "a.csv"},
+                                                                          "call_0")]
+    assert [c["id"] for c in reply.invalid_tool_calls] == ["call_1"]
+    sent = to_openai(reply)
+    assert [c["id"] for c in sent["tool_calls"]] == ["call_0", "call_1"]
+    # A server that parses calls itself is read as before: the text is not searched again.
+    structured = parse_assistant({"role": "assistant", "content": "<tool_call>{}</tool_call>", "tool_calls": [
+        {"id": "x", "type": "function", "function": {"name": "list_files", "arguments": "{}"}}]})
+    assert [c["name"] for c in structured.tool_calls] == ["list_files"] and not structured.invalid_tool_calls
