@@ -158,7 +158,7 @@ def benchmark_prompt(statement: str, deliverables: list[str]) -> str:
 
 def render_rows(ctx: Any, source: Path, dest: Path) -> dict[str, Any]:
     """Exported rows -> ``{"text": ...}`` rows: the conversation as the llama.cpp server would render it."""
-    from graphforge import specs_store
+    from graphforge.stores import specs as specs_store
 
     rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
     out = []
@@ -272,7 +272,7 @@ def serve(model_file: Path, alias: str, threads: int, log: Path) -> tuple[subpro
 
 def interleaved(ctx: Any, specs: list[str]) -> list[str]:
     """Held-out specs taking each workspace in turn (a capped evaluation covers every held-out workspace)."""
-    from graphforge import specs_store
+    from graphforge.stores import specs as specs_store
 
     by_ws: dict[str, list[str]] = {}
     for sid in specs:
@@ -284,9 +284,9 @@ def interleaved(ctx: Any, specs: list[str]) -> list[str]:
 
 def heldout_benchmarks(ctx: Any, specs: list[str], root: Path) -> dict[str, str]:
     """One benchmark per held-out workspace: its files and one task per spec. Returns spec -> benchmark."""
-    from graphforge import specs_store
-    from graphforge.specs_store import spec_workspace
     from graphforge.stages import load_benchmark
+    from graphforge.stores import specs as specs_store
+    from graphforge.stores.specs import spec_workspace
 
     by_ws: dict[str, list[str]] = {}
     for sid in specs:

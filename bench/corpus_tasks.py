@@ -99,11 +99,11 @@ def load_folder(ctx: StageContext, folder: Path) -> Loaded:
 
 
 def run(args: argparse.Namespace) -> int:
-    from graphforge import specs_store
     from graphforge.context import open_context
     from graphforge.evidence import quality
     from graphforge.specs.checks import DocumentText, leaks
     from graphforge.specs.families._common import two_file_criteria
+    from graphforge.stores import specs as specs_store
     corpus = args.corpus.resolve()
     folders = sorted(p for p in corpus.iterdir() if p.is_dir() and (not args.only or p.name in args.only))
     if not folders:

@@ -26,9 +26,9 @@ import time
 import zipfile
 from pathlib import Path
 
-from graphforge import server
 from graphforge.context import StageContext, open_context
 from graphforge.demo.sample.workspace import generate_sample_workspace
+from graphforge.graphdb import server
 from graphforge.parsers import ParsedFile, parse_file
 from graphforge.stages import load_workspace as stage
 

@@ -76,8 +76,8 @@ class Case:
 def _specs_by_workspace(ctx: StageContext, folders: Sequence[Path], reload: bool) -> dict[str, list[str]]:
     """Current spec ids per workspace id, loading (and compiling) the folders the graph does not hold yet."""
     from bench.corpus_tasks import load_folder, workspace_id
-    from graphforge import specs_store
     from graphforge.stages.rollout_oracle import GET_CURRENT_SPECS
+    from graphforge.stores import specs as specs_store
 
     def current() -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -257,11 +257,11 @@ def perturbed_cases(attempt: Attempt, paraphrases: list[str], work: Path, skippe
 
 
 def run(args: argparse.Namespace) -> int:
-    from graphforge import store
     from graphforge.context import open_context
     from graphforge.judge import load_view
     from graphforge.judge.standing import with_standing
     from graphforge.stages import rollout_oracle
+    from graphforge.stores import trajectories as store
 
     corpus = args.corpus.resolve()
     folders = sorted(p for p in corpus.iterdir() if p.is_dir() and (not args.only or p.name in args.only))

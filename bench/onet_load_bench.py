@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 from bench import check
-from graphforge import db
 from graphforge.context import open_context
 from graphforge.demo.sample.taxonomy import write_synthetic_release
-from graphforge.graph import Graph
+from graphforge.graphdb import chores
+from graphforge.graphdb.graph import Graph
 from graphforge.stages import load_onet
 from loaders.onet import read_release
 
@@ -44,18 +44,18 @@ def main(argv: list[str]) -> int:
 
     with open_context(start=True) as ctx:
         graph = ctx.graph
-        db.delete_data(graph)
+        chores.delete_data(graph)
         start = time.perf_counter()
         load_onet.run(ctx, load_onet.LoadOnetParams(path=folder))
         t_full = time.perf_counter() - start
-        first = db.counts(graph)
+        first = chores.counts(graph)
         start = time.perf_counter()
         load_onet.run(ctx, load_onet.LoadOnetParams(path=folder))
         t_again = time.perf_counter() - start
         print(
             f"full load (read + batched UNWIND, batch {graph.batch_size}): "
             f"{t_full:.2f} s = {rows / t_full:,.0f} rows/s; "
-            f"re-load {t_again:.2f} s, counts unchanged: {db.counts(graph) == first}"
+            f"re-load {t_again:.2f} s, counts unchanged: {chores.counts(graph) == first}"
         )
 
         rows_t = load_onet.release_rows(release)
@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
         timings = {}
         for name, g in (("one query per row", Graph(graph.driver, graph.database, batch_size=1)),
                         ("batched UNWIND", graph)):
-            db.delete_data(graph)
+            chores.delete_data(graph)
             graph.write(load_onet.MERGE_RELEASE, [rows_t.header])
             graph.write(load_onet.MERGE_OCCUPATIONS, rows_t.occupations)
             start = time.perf_counter()
@@ -74,6 +74,6 @@ def main(argv: list[str]) -> int:
                   f"{len(subset) / timings[name]:,.0f} rows/s")
         print(f"  throughput ratio batched / per-row = "
               f"{timings['one query per row'] / timings['batched UNWIND']:.0f}x")
-        db.delete_data(graph)
+        chores.delete_data(graph)
     tmp.cleanup()
     return 0

@@ -427,9 +427,9 @@ class Meter:
 
 
 def run_fraction(shape: Shape, work: Path, seed: int) -> dict[str, Any]:
-    from graphforge import db, server, store
     from graphforge.context import open_context
     from graphforge.demo.sample import benchmark as sample_benchmark
+    from graphforge.graphdb import chores, server
     from graphforge.models.judge import JudgeArm
     from graphforge.oracle import InjectKind
     from graphforge.settings import GraphforgeSettings
@@ -450,6 +450,7 @@ def run_fraction(shape: Shape, work: Path, seed: int) -> dict[str, Any]:
         rollout_oracle,
         select_seeds,
     )
+    from graphforge.stores import trajectories as store
 
     settings = GraphforgeSettings()
     rng = random.Random(seed)
@@ -467,7 +468,7 @@ def run_fraction(shape: Shape, work: Path, seed: int) -> dict[str, Any]:
     print(f"  generated in {time.perf_counter() - started:.1f} s (not timed below)", flush=True)
 
     with open_context(settings, out_dir=work / "out", start=True) as ctx:
-        db.delete_data(ctx.graph)
+        chores.delete_data(ctx.graph)
         pid = server.ManagedServer(settings).pid() if settings.managed else None
         meter = Meter(pid, settings.server_home / "data" if settings.managed else None)
 
@@ -616,7 +617,7 @@ def run_fraction(shape: Shape, work: Path, seed: int) -> dict[str, Any]:
             m["rows"] = exported.rows
             jsonl = work / "out" / "export" / "sft.jsonl"
             m["note"] = f"({jsonl.stat().st_size / 1e6:.0f} MB JSONL)" if jsonl.exists() else ""
-        counts = db.counts(ctx.graph)
+        counts = chores.counts(ctx.graph)
 
     ordered = sorted(tokens)
     return {

@@ -17,7 +17,7 @@ import random
 import time
 from collections.abc import Callable
 
-from graphforge import seeding
+from graphforge.seeds import selection as seeding
 
 
 def synthetic_pool(pairs: int, occupations: int, task_types: int, seed: int = 11,

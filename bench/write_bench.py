@@ -34,9 +34,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from graphforge import bulk_import, db, migrations, server
 from graphforge.context import StageContext, open_context
-from graphforge.graph import Graph
+from graphforge.graphdb import bulk_import, chores, migrations, server
+from graphforge.graphdb.graph import Graph
 from graphforge.models.workspace import FileFormat, FileIngestRow, SpanKind, SpanRow
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages import load_workspace as stage
@@ -182,7 +182,7 @@ def profile_codec_threads_index(ctx: StageContext, rows: Sequence[FileIngestRow]
         measure("without neo4j-rust-ext (pure-Python packstream)", ctx, rows)
     measure("2 writer threads", ctx, rows, threads=2)
     migration, statement = fulltext_statement()
-    g.execute_autocommit(db.DELETE_INDEX, name=FULLTEXT_INDEX)
+    g.execute_autocommit(chores.DELETE_INDEX, name=FULLTEXT_INDEX)
     try:
         no_index = measure("without the Span.text full-text index", ctx, rows)
     finally:

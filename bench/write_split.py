@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphforge import bulk_import, db, migrations, server
 from graphforge.context import StageContext, open_context
+from graphforge.graphdb import bulk_import, chores, migrations, server
 from graphforge.models.workspace import FileIngestRow
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages import load_workspace as stage
@@ -174,7 +174,7 @@ def main(argv: list[str]) -> None:
     with open_context(settings) as ctx:
         base = measure(ctx, pid, rows, "batched UNWIND (stage's query)", args.repeats)
         migration, statement = fulltext_statement()
-        ctx.graph.execute_autocommit(db.DELETE_INDEX, name=FULLTEXT_INDEX)
+        ctx.graph.execute_autocommit(chores.DELETE_INDEX, name=FULLTEXT_INDEX)
         try:
             no_index = measure(ctx, pid, rows, "same, Span.text full-text index off", args.repeats)
         finally:

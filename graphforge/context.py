@@ -8,9 +8,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphforge import migrations, server
 from graphforge.errors import GraphConnectionError
-from graphforge.graph import Graph
+from graphforge.graphdb import migrations, server
+from graphforge.graphdb.graph import Graph
 from graphforge.settings import GraphforgeSettings
 
 Progress = Callable[[int, int, str], None]  # (done, total, current item): a stage's long loop reports here

@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graphforge import projects
+from graphforge.graphdb import projects
 
 NEO4J_VERSION = "5.26.29"
 BROWSER_VERSION = "5.24.0"

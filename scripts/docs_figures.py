@@ -100,8 +100,8 @@ L = [("graphforge/cli/   graphforge/demo/",
       "#e4f3dc"),
      ("loaders/", "pure readers: source files -> graphforge.models (no graph, no context, no CLI)",
       "#fdf0d5"),
-     ("graphforge/ (core)", "settings, projects, models, figures, parsers, graph, cypher, server, llm, "
-      "evidence, specs, judge, export, eval", "#dbe7f7")]
+     ("graphforge/ (core)", "settings, models, figures, parsers, graphdb, stores, seeds, llm, evidence, "
+      "specs, judge, export, eval", "#dbe7f7")]
 W2, H2 = 980, 470
 o = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W2} {H2}" width="{W2}" height="{H2}" '
      'font-family="Helvetica, Arial, sans-serif" font-size="14">',
@@ -127,7 +127,7 @@ o.append(f'<text x="36" y="{y + 47}" font-size="12">every query a named file in 
 o.append(f'<line x1="350" y1="{y - 28}" x2="350" y2="{y}" stroke="#555" stroke-width="1.5" '
          'marker-end="url(#a)"/>')
 o.append(f'<text x="360" y="{y - 10}" font-size="11" fill="#555">'
-         'Bolt (graph.py, values as parameters)</text>')
+         'Bolt (graphdb/graph.py, values as parameters)</text>')
 o.append('<rect x="720" y="110" width="240" height="152" rx="8" fill="#dff3f1" stroke="#333"/>')
 o.append('<text x="736" y="136" font-weight="bold">training/</text>')
 for k, t in enumerate(["trl SFT / RFT scripts", "reads exported JSONL / Parquet", "imports no graph code"]):

@@ -71,8 +71,6 @@ def shoot_guide(page: Any, out: Path, errors: list[str], criterion_id: str | Non
                 name: str = "browser_anchor_chain") -> list[tuple[Path, str]]:
     """Log in to Neo4j Browser, play the guide, apply the style from its button (the guide stays) and draw
     a criterion's anchor chain (the guide's example, or ``criterion_id``)."""
-    from graphforge import server
-    from graphforge.captions import set_captions
     from graphforge.cli.browser import (
         GUIDE_FILE,
         browser_query,
@@ -82,6 +80,8 @@ def shoot_guide(page: Any, out: Path, errors: list[str], criterion_id: str | Non
         write_guide,
     )
     from graphforge.context import open_context
+    from graphforge.graphdb import server
+    from graphforge.graphdb.captions import set_captions
     from graphforge.settings import GraphforgeSettings
 
     settings = GraphforgeSettings()

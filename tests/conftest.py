@@ -14,9 +14,9 @@ from pathlib import Path
 import neo4j
 import pytest
 
-from graphforge import db, migrations, server
 from graphforge.context import StageContext
-from graphforge.graph import Graph
+from graphforge.graphdb import chores, migrations, server
+from graphforge.graphdb.graph import Graph
 from graphforge.settings import GraphforgeSettings
 
 # Scripted OpenAI-compatible chat server fixtures (a real local HTTP server, not a mock).
@@ -61,8 +61,8 @@ def neo4j_info(settings: GraphforgeSettings) -> server.ServerInfo:
 def neo4j_driver(neo4j_info: server.ServerInfo, settings: GraphforgeSettings) -> Iterator[neo4j.Driver]:
     driver = server.open_driver(neo4j_info)
     graph = Graph(driver, neo4j_info.database, settings.batch_size)
-    db.delete_data(graph)
-    db.drop_schema(graph)
+    chores.delete_data(graph)
+    chores.drop_schema(graph)
     migrations.migrate(graph)  # so every run also tests schema/
     yield driver
     driver.close()
@@ -72,7 +72,7 @@ def neo4j_driver(neo4j_info: server.ServerInfo, settings: GraphforgeSettings) ->
 def graph(neo4j_driver: neo4j.Driver, neo4j_info: server.ServerInfo, settings: GraphforgeSettings) -> Graph:
     """A fresh graph: every node but the migration records deleted."""
     g = Graph(neo4j_driver, neo4j_info.database, settings.batch_size)
-    db.delete_data(g)
+    chores.delete_data(g)
     return g
 
 

@@ -1,4 +1,4 @@
-// Set the display caption of nodes found by their element id (graphforge.captions).
+// Set the display caption of nodes found by their element id (graphforge.graphdb.captions).
 // $rows: list<CaptionRow>
 UNWIND $rows AS row
 MATCH (n)

@@ -1,5 +1,5 @@
 // Every node (refresh) or every node without a caption, with the properties its display caption is made of
-// and, for a file, its path in a workspace (graphforge.captions).
+// and, for a file, its path in a workspace (graphforge.graphdb.captions).
 // $refresh: bool
 MATCH (n)
 WHERE NOT n:__GraphforgeMigration AND ($refresh OR n.caption IS NULL)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graphforge import cypher
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 
 LINK_BENCHMARK_OCCUPATIONS = cypher.load("benchmark/link_benchmark_occupations")
 

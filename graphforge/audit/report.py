@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from graphforge.audit.overlap import OverlapFindings
-from graphforge.report_html import Section, write_report
+from graphforge.reports.html import Section, write_report
 
 
 class OccupationCoverage(BaseModel):

@@ -22,10 +22,10 @@ from typing import Annotated, Any
 
 import typer
 
-from graphforge import cypher
-from graphforge.captions import set_captions
 from graphforge.cli.common import JsonOption, console, emit, print_fields, say
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.captions import set_captions
+from graphforge.graphdb.graph import Graph
 
 GET_GUIDE_EXAMPLES = cypher.load("guide/get_guide_examples")
 BROWSER_DIR = cypher.CYPHER_DIR / "browser"
@@ -247,8 +247,8 @@ def browser_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Open Neo4j Browser with the GraphForge guide (:play) and style (:style); serves them until Ctrl-C."""
-    from graphforge import server
     from graphforge.context import open_context
+    from graphforge.graphdb import server
     from graphforge.settings import GraphforgeSettings
 
     settings = GraphforgeSettings()

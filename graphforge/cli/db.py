@@ -26,8 +26,8 @@ class DbStatus(BaseModel):
 
 
 def _status(show_password: bool) -> DbStatus:
-    from graphforge import db, server
-    from graphforge.graph import Graph
+    from graphforge.graphdb import chores, server
+    from graphforge.graphdb.graph import Graph
     from graphforge.settings import GraphforgeSettings
 
     settings = GraphforgeSettings()
@@ -44,7 +44,7 @@ def _status(show_password: bool) -> DbStatus:
     info = server.resolve(settings, start=False)
     driver = server.open_driver(info)
     try:
-        component = db.server_component(Graph(driver, info.database))
+        component = chores.server_component(Graph(driver, info.database))
     finally:
         driver.close()
     return DbStatus(
@@ -63,8 +63,8 @@ def _status(show_password: bool) -> DbStatus:
 
 def start_cmd(as_json: JsonOption = False) -> None:
     """Fetch (first use), configure and start the project-managed Neo4j; a no-op when it runs."""
-    from graphforge import server
     from graphforge.errors import ConfigError
+    from graphforge.graphdb import server
     from graphforge.settings import GraphforgeSettings
 
     settings = GraphforgeSettings()
@@ -78,7 +78,7 @@ def start_cmd(as_json: JsonOption = False) -> None:
 
 def stop_cmd(as_json: JsonOption = False) -> None:
     """Stop the project-managed Neo4j cleanly."""
-    from graphforge import server
+    from graphforge.graphdb import server
     from graphforge.settings import GraphforgeSettings
 
     stopped = server.ManagedServer(GraphforgeSettings()).stop()
@@ -97,8 +97,8 @@ def status_cmd(
 
 def migrate_cmd(as_json: JsonOption = False) -> None:
     """Apply pending schema migrations from schema/ in order (no-op when none is pending)."""
-    from graphforge import migrations
     from graphforge.context import open_context
+    from graphforge.graphdb import migrations
 
     with open_context(migrate=False) as ctx:
         result = migrations.migrate(ctx.graph)
@@ -107,23 +107,23 @@ def migrate_cmd(as_json: JsonOption = False) -> None:
 
 def counts_cmd(as_json: JsonOption = False) -> None:
     """Nodes per label and relationships per type."""
-    from graphforge import db
     from graphforge.context import open_context
+    from graphforge.graphdb import chores
 
     with open_context() as ctx:
-        result = db.counts(ctx.graph)
+        result = chores.counts(ctx.graph)
     emit(result, as_json, "Graph counts")
 
 
 def reset_cmd(yes: Annotated[bool, typer.Option("--yes", help="Confirm deleting every node.")] = False,
               as_json: JsonOption = False) -> None:
     """Delete all data (schema and migration records stay)."""
-    from graphforge import db
     from graphforge.context import open_context
     from graphforge.errors import ConfigError
+    from graphforge.graphdb import chores
 
     if not yes:
         raise ConfigError("`db reset` deletes every node; pass --yes to confirm")
     with open_context() as ctx:
-        deleted = db.delete_data(ctx.graph)
+        deleted = chores.delete_data(ctx.graph)
     emit({"deleted_nodes": deleted}, as_json)

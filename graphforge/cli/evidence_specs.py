@@ -49,9 +49,9 @@ def specs_compile_cmd(workspace: WorkspaceOption = None,
                       shard: ShardOption = None,
                       as_json: JsonOption = False) -> None:
     """Compile each workspace's evidence graph into anchored task specs (one per supported family)."""
-    from graphforge import seed_fit
     from graphforge.context import open_context
     from graphforge.errors import ConfigError
+    from graphforge.seeds import fit as seed_fit
     from graphforge.sharding import parse_shard
     from graphforge.stages import compile_specs
 
@@ -80,8 +80,8 @@ def specs_show_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Print a saved spec (judge view, with criteria and anchors) or the agent's view of it."""
-    from graphforge import specs_store
     from graphforge.context import open_context
+    from graphforge.stores import specs as specs_store
 
     with open_context() as ctx:
         require_known(ctx.graph, "spec", spec_id, "SPEC_ID")

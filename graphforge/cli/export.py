@@ -92,7 +92,7 @@ def _warn_refused(result: object) -> None:
 def _fail_if_empty(result: object, idle: str | None = None) -> None:
     """An export that wrote no row says why on stderr and exits 1 (the files and Export node stay).
 
-    ``idle``: what the graph lacks for this export and what to run first (see graphforge.graph_status)."""
+    ``idle``: what the graph lacks for this export and what to run first (see graphforge.graphdb.status)."""
     from graphforge.export.dataset import ExportSummary, empty_reason
 
     if not isinstance(result, ExportSummary):

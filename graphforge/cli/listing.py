@@ -12,11 +12,11 @@ from typing import Annotated, Any
 
 import typer
 
-from graphforge import cypher
 from graphforge.cli.common import JsonOption, stdout
 from graphforge.cli.tables import Col, fit_table, wide_table
 from graphforge.errors import ConfigError
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 from graphforge.models.trajectory import TrajectoryStatus
 
 LIST_SPECS = cypher.load("list/list_specs")

@@ -1,5 +1,5 @@
 """`graphforge project new|list|use|show`: graphs kept apart, each its own managed Neo4j (see
-graphforge.projects); registered by cli.main."""
+graphforge.graphdb.projects); registered by cli.main."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class ProjectInfo(BaseModel):
 
 
 def _info(name: str, current: str, selected_by: str | None = None) -> ProjectInfo:
-    from graphforge import server
+    from graphforge.graphdb import server
     from graphforge.settings import project_settings
 
     settings = project_settings(name)
@@ -42,7 +42,7 @@ def _info(name: str, current: str, selected_by: str | None = None) -> ProjectInf
 
 def _base() -> Any:
     """Settings of the default project: where projects live and which ports new ones count up from."""
-    from graphforge import projects
+    from graphforge.graphdb import projects
     from graphforge.settings import GraphforgeSettings
 
     return GraphforgeSettings(project=projects.DEFAULT)
@@ -65,7 +65,7 @@ def new_cmd(name: NameArg,
             = None,
             as_json: JsonOption = False) -> None:
     """Create a project: its own Neo4j home and ports (recorded; no server is started)."""
-    from graphforge import projects
+    from graphforge.graphdb import projects
 
     base = _base()
     record = projects.create(base.home, name, base.listen_address, base.bolt_port, base.http_port,
@@ -87,7 +87,7 @@ def new_cmd(name: NameArg,
 
 def list_cmd(as_json: JsonOption = False) -> None:
     """Every project, the current one marked with *."""
-    from graphforge import projects
+    from graphforge.graphdb import projects
 
     base = _base()
     current, _ = _current()
@@ -115,7 +115,7 @@ def use_cmd(name: NameArg, as_json: JsonOption = False) -> None:
     """Make NAME the current project (recorded in <home>/state.json; GRAPHFORGE_PROJECT overrides it)."""
     import os
 
-    from graphforge import projects
+    from graphforge.graphdb import projects
 
     base = _base()
     if not projects.exists(base.home, projects.check_name(name)):

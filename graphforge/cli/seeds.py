@@ -10,7 +10,7 @@ import typer
 from graphforge.cli.common import JsonOption, choice, emit, stdout, working
 
 if TYPE_CHECKING:
-    from graphforge.seed_fit import SeedSuggestion
+    from graphforge.seeds.fit import SeedSuggestion
     from graphforge.stages.load_workspace import LoadWorkspaceResult
 
 
@@ -149,11 +149,11 @@ def suggest_cmd(
     """Rank seeds by how well their occupation, task and DWA text fit the workspace's files and facts.
 
     TF-IDF cosine (sublinear tf, English stop words, light stemming) between each seed's words and the
-    folder's (file names, the openings of its files, its facts); see graphforge/seed_fit.py.
+    folder's (file names, the openings of its files, its facts); see graphforge/seeds/fit.py.
     """
     from graphforge.cli.listing import require_known
     from graphforge.context import open_context
-    from graphforge.seed_fit import suggest
+    from graphforge.seeds.fit import suggest
 
     with open_context() as ctx:
         require_known(ctx.graph, "workspace", workspace, "--workspace")
@@ -173,7 +173,7 @@ def assign_cmd(
     """Make SEED the workspace's seed (kept on later loads); compile its specs again to use it."""
     from graphforge.cli.listing import require_known
     from graphforge.context import open_context
-    from graphforge.seed_fit import assign, suggest
+    from graphforge.seeds.fit import assign, suggest
 
     with open_context() as ctx:
         require_known(ctx.graph, "workspace", workspace, "--workspace")
@@ -188,7 +188,7 @@ def load_note(result: LoadWorkspaceResult) -> str | None:
     """What `load workspace` says about the seed it assigned by fit (None when the user chose one)."""
     wid = result.workspace_id
     if result.seed_source == "fit" and result.seed_fit is not None:
-        from graphforge.seed_fit import POOR_FIT
+        from graphforge.seeds.fit import POOR_FIT
 
         poor = (f" (a poor fit, below {POOR_FIT}: `--all` ranks every seed)"
                 if result.seed_fit < POOR_FIT else "")

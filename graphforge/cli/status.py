@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from graphforge.cli.common import JsonOption, console, emit, print_fields, say, stdout
-from graphforge.graph import Graph
-from graphforge.graph_status import GraphStatus
+from graphforge.graphdb.graph import Graph
+from graphforge.graphdb.status import GraphStatus
 
 
 def note_if_idle(graph: Graph, command: str, *, quiet: bool = False) -> str | None:
@@ -12,7 +12,7 @@ def note_if_idle(graph: Graph, command: str, *, quiet: bool = False) -> str | No
 
     A stage with nothing to work on still exits 0 (nothing to do is normal on a fresh graph), but never
     silently. Returns the note (None when the input is there); ``quiet`` only returns it."""
-    from graphforge.graph_status import idle_note, read_status
+    from graphforge.graphdb.status import idle_note, read_status
 
     note = idle_note(read_status(graph), command)
     if note and not quiet:
@@ -61,7 +61,7 @@ def status_cmd(as_json: JsonOption = False) -> None:
     """What the graph holds per stage (taxonomy, seeds, workspaces, facts, specs, trajectories, judgments,
     exports) and the command to run next."""
     from graphforge.context import open_context
-    from graphforge.graph_status import read_status
+    from graphforge.graphdb.status import read_status
 
     with open_context() as ctx:
         status = read_status(ctx.graph)

@@ -17,8 +17,6 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from rich.console import Console
 
-from graphforge import cypher, db, server
-from graphforge.captions import set_captions
 from graphforge.context import StageContext, open_context
 from graphforge.demo.sample import benchmark as sample_benchmark
 from graphforge.demo.sample import comparisons as sample_comparisons
@@ -26,6 +24,8 @@ from graphforge.demo.sample import taxonomy as sample_taxonomy
 from graphforge.demo.sample.broken_files import BrokenFiles, generate_broken_files
 from graphforge.demo.sample.workspace import SampleWorkspace, generate_sample_workspace
 from graphforge.eval import elo, winrate
+from graphforge.graphdb import chores, cypher, server
+from graphforge.graphdb.captions import set_captions
 from graphforge.models.judge import JudgeArm
 from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.oracle import InjectKind
@@ -388,14 +388,14 @@ def run_demo(settings: GraphforgeSettings | None = None, out_dir: Path = Path("o
             run_stage(ctx, step.name, partial(step.fn, state), timings)
             say(f"  done in {timings[step.name]:.1f}s")
         say(f"[bold]{len(STEPS)} steps in {sum(timings.values()):.1f}s[/]")
-        component = db.server_component(ctx.graph)
-        counts = db.counts(ctx.graph)
+        component = chores.server_component(ctx.graph)
+        counts = chores.counts(ctx.graph)
 
     info = server.resolve(settings, start=False)
     return _result(state, component.version, info, counts, timings)
 
 
-def _result(s: DemoState, version: str, info: server.ServerInfo, counts: db.GraphCounts,
+def _result(s: DemoState, version: str, info: server.ServerInfo, counts: chores.GraphCounts,
             timings: dict[str, float]) -> DemoResult:
     selected = _set(s.selected, "select seeds")
     admitted = _set(s.admitted, "admit")

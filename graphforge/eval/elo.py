@@ -284,7 +284,7 @@ def write_outputs(result: EloResult, out_dir: Path) -> dict[str, str]:
     """Write elo.json, elo.csv, elo.png (ratings with CIs) and elo.html into out_dir; record in outputs."""
     import polars as pl
 
-    from graphforge.report_html import Section, write_report
+    from graphforge.reports.html import Section, write_report
 
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"json": out_dir / "elo.json", "csv": out_dir / "elo.csv", "png": out_dir / "elo.png",

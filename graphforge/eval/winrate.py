@@ -125,7 +125,7 @@ def write_outputs(result: WinRateResult, out_dir: Path) -> dict[str, str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from graphforge.report_html import Section, write_report
+    from graphforge.reports.html import Section, write_report
 
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from graphforge import cypher
 from graphforge.errors import SourceFormatError
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 
 GET_FACT_SAMPLE = cypher.load("evidence/get_fact_sample")
 

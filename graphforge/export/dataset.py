@@ -23,7 +23,7 @@ from graphforge.export.rows import (
 )
 from graphforge.export.split import HELDOUT_SHARE, SPLIT_SEED, Split, make_split
 from graphforge.export.writer import FileEntry, RowWriter, TokenStats, git_commit, token_stats, write_json
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 from graphforge.models.base import stable_hash
 from graphforge.review.verdicts import ReviewPolicy
 

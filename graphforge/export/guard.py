@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from graphforge.errors import ExportError
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 
 
 class Override(StrEnum):

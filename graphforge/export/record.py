@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from graphforge import cypher
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 from graphforge.models.base import Row
 
 MERGE_EXPORTS = cypher.load("export/merge_exports")

@@ -30,11 +30,11 @@ ESTIMATE_NAME = "estimate: ceil(utf8_bytes/3) + 4 per message"
 _MESSAGES = TypeAdapter(list[Message])
 
 
-# The canonical stored form (graphforge.store writes messages with exclude_none and every ToolCall
-# field) checked as TypedDicts: pydantic-core validates while it parses and hands back plain dicts in
-# schema-field order, so the common case never builds a model instance or dumps one again. It accepts
-# a strict subset of what Message accepts (no nulls, "type" present) and, on that subset, yields
-# exactly what Message + dump_python(exclude_none=True) yields; anything else takes the model path.
+# The canonical stored form (graphforge.stores.trajectories writes messages with exclude_none and every
+# ToolCall field) checked as TypedDicts: pydantic-core validates while it parses and hands back plain dicts
+# in schema-field order, so the common case never builds a model instance or dumps one again. It accepts a
+# strict subset of what Message accepts (no nulls, "type" present) and, on that subset, yields exactly what
+# Message + dump_python(exclude_none=True) yields; anything else takes the model path.
 @with_config(ConfigDict(extra="forbid"))
 class _FunctionCallDict(TypedDict):
     name: str

@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from graphforge import cypher
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 
 GET_SPLIT_UNITS = cypher.load("export/get_split_units")
 GET_WORKSPACE_FILE_TEXTS = cypher.load("export/get_workspace_file_texts")
@@ -152,10 +152,10 @@ def finish_split(graph: Graph, split: Split, out_dir: Path, name: str) -> dict[s
     """Audit the written training rows against the held-out side; write ``<name>.split.json``.
 
     An audit that is not clean removes the written rows and raises ExportError (no training on them)."""
-    from graphforge import specs_store
     from graphforge.errors import ExportError
     from graphforge.export.verify import read_rows
     from graphforge.export.writer import write_json
+    from graphforge.stores import specs as specs_store
 
     jsonl = out_dir / f"{name}.jsonl"
     rows = read_rows(jsonl) if jsonl.is_file() else []

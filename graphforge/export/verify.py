@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphforge.graph import Graph
-from graphforge.specs_store import spec_workspace
+from graphforge.graphdb.graph import Graph
+from graphforge.stores.specs import spec_workspace
 
 PLACEHOLDER = re.compile(r"<\d+ bytes")
 _PAGE = re.compile(r"^\[page: .*, characters (\d+)-(\d+) of (\d+)\]")
@@ -84,9 +84,9 @@ def _parsed(path: Path) -> str:
 
 def check_row(graph: Graph, row: dict[str, Any], *, judge: bool = True) -> RowCheck:
     """Replay one exported row (``messages``, ``trajectory_id``, ``spec_id``) and say what differs."""
-    from graphforge import store
     from graphforge.agent.loop import prepare_workdir
     from graphforge.agent.tools import ToolBox
+    from graphforge.stores import trajectories as store
 
     messages: list[dict[str, Any]] = row["messages"]
     check = RowCheck(str(row.get("trajectory_id")), row.get("spec_id"))

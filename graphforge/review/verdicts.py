@@ -16,8 +16,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 from graphforge.models.base import Row
 from graphforge.models.judge import CriterionRating, q_score
 from graphforge.models.spec import TaskSpec

@@ -8,12 +8,13 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher, store
 from graphforge.context import StageContext
+from graphforge.graphdb import cypher
 from graphforge.models.judge import CriterionRating, JudgeArm
 from graphforge.models.trajectory import Trajectory, TrajectoryStatus
 from graphforge.review.verdicts import SpecReview, review_states, reviewed_q
 from graphforge.settings import GraphforgeSettings
+from graphforge.stores import trajectories as store
 
 GET_ADMISSION_CANDIDATES = cypher.load("judge/get_admission_candidates")
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
 from graphforge.audit.occupations import link_occupations
 from graphforge.audit.overlap import (
     BenchmarkDoc,
@@ -22,6 +21,7 @@ from graphforge.audit.report import OccupationCoverage, write_audit_report
 from graphforge.audit.summary import AuditRow, fingerprint_of, record_audit
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError
+from graphforge.graphdb import cypher
 from graphforge.models.base import Row, stable_hash
 
 GET_BENCHMARK_NAMES = cypher.load("audit/get_benchmark_names")

@@ -8,12 +8,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.evidence.base import Extraction, RejectedFact, WorkspaceSpan
 from graphforge.evidence.doc_links import document_edges
 from graphforge.evidence.links import cross_file_edges
 from graphforge.evidence.rule_based import RuleBasedExtractor
+from graphforge.graphdb import cypher
 from graphforge.models.evidence import DependencyKind, DependsOnRow, FactRow
 from graphforge.sharding import Shard
 

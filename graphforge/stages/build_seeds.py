@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError
+from graphforge.graphdb import cypher
 from graphforge.llm.records import StructuredOutputError
 from graphforge.models.base import stable_hash
 from graphforge.models.seeds import EvidenceRow, SeedRow, TaskContext, Vocabulary

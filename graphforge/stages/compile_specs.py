@@ -7,14 +7,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher, specs_store
 from graphforge.context import StageContext
+from graphforge.graphdb import cypher
 from graphforge.models.spec import TaskSpec, statement_hash
 from graphforge.sharding import Shard
 from graphforge.specs.checks import DocumentText, leaks, spec_problems
 from graphforge.specs.families import Family, FamilyInput, SeedContext, choose, load_families
 from graphforge.specs.families._common import named_event
 from graphforge.specs.templates import GraphEdge, GraphFact, WorkspaceGraph
+from graphforge.stores import specs as specs_store
 
 GET_WORKSPACE = cypher.load("specs/get_workspace")
 GET_WORKSPACE_FACTS = cypher.load("specs/get_workspace_facts")

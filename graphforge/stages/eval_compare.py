@@ -17,11 +17,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError, GraphforgeError, JudgeError, StageError
 from graphforge.eval import pairwise as pw
 from graphforge.eval.players import check_name, public_endpoint
+from graphforge.graphdb import cypher
 from graphforge.llm import CallTotals, LLMCallRecord, OpenAICompatibleChatModel, aask_structured
 from graphforge.models.base import Row
 

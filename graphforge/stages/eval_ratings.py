@@ -7,9 +7,9 @@ import hashlib
 
 from pydantic import BaseModel, ConfigDict
 
-from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.eval import elo
+from graphforge.graphdb import cypher
 from graphforge.models.base import Row, stable_hash
 
 MERGE_RATING_RUNS = cypher.load("eval/merge_rating_runs")

@@ -17,13 +17,13 @@ from pathlib import Path
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from graphforge import cypher
 from graphforge.agent.loop import AgentConfig, RolloutOutcome, arun_rollout, run_dir_name
 from graphforge.agent.sandbox import SandboxLimits
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError, GraphforgeError, StageError
 from graphforge.eval import attempts as at
 from graphforge.eval.players import ORACLE_MODEL, PlayerKind, PlayerSpec, public_endpoint
+from graphforge.graphdb import cypher
 from graphforge.llm.protocol import completions_url
 from graphforge.models.trajectory import DeliverableFile, Message, Trajectory
 

@@ -9,11 +9,11 @@ from typing import Literal
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.errors import SourceFormatError
 from graphforge.eval import winrate
 from graphforge.eval.comparisons import Comparisons, read_comparisons
+from graphforge.graphdb import cypher
 from graphforge.models.benchmark import task_key
 
 GET_TASK_COVERAGE = cypher.load("eval/get_task_coverage")

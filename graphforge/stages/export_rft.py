@@ -7,7 +7,6 @@ from collections.abc import Iterable, Iterator
 import pyarrow as pa  # type: ignore[import-untyped]
 from pydantic import Field
 
-from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.export.dataset import (
     DatasetExportParams,
@@ -26,6 +25,7 @@ from graphforge.export.rft_select import (
 )
 from graphforge.export.rows import counter_for
 from graphforge.export.split import finish_split
+from graphforge.graphdb import cypher
 from graphforge.models.base import stable_hash
 from graphforge.models.judge import JudgeArm
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.errors import ExportError
 from graphforge.export.writer import FileEntry, git_commit, sha256_file, write_json
+from graphforge.graphdb import cypher
 from graphforge.models.base import stable_hash
 from graphforge.review.verdicts import review_states, reviewed_spec
 
@@ -74,7 +74,8 @@ def prompt_text(statement: str, files: list[str]) -> str:
 
 def run(ctx: StageContext, params: ExportRubricsParams) -> ExportRubricsResult:
     """Write rubrics.jsonl (full specs, for the reward), grpo_prompts.jsonl (prompt + spec_id), a manifest."""
-    from graphforge import specs_store  # the spec persistence layer (loads a TaskSpec with full fidelity)
+    # the spec persistence layer (loads a TaskSpec with full fidelity)
+    from graphforge.stores import specs as specs_store
 
     out = params.out_dir
     out.mkdir(parents=True, exist_ok=True)

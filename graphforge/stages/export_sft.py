@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.export.dataset import (
     DatasetExportParams,
@@ -15,6 +14,7 @@ from graphforge.export.dataset import (
 from graphforge.export.record import TrajectoryText
 from graphforge.export.rows import counter_for
 from graphforge.export.split import finish_split
+from graphforge.graphdb import cypher
 from graphforge.models.trajectory import TrajectoryStatus
 
 STREAM_ADMITTED_TRAJECTORIES = cypher.load("export/stream_admitted_trajectories")

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError
 from graphforge.models.trajectory import Trajectory
-from graphforge.store import save_trajectories
+from graphforge.stores.trajectories import save_trajectories
 from loaders.trajectories import AUTO, FileOutcome, check_format, format_choices, read_trajectories
 
 

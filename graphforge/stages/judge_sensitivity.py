@@ -7,9 +7,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher, store
 from graphforge.context import StageContext
 from graphforge.errors import JudgeError
+from graphforge.graphdb import cypher
 from graphforge.judge import JudgeView, load_view
 from graphforge.judge.perturb import PerturbationKind
 from graphforge.judge.sensitivity import (
@@ -22,6 +22,7 @@ from graphforge.judge.sensitivity import (
 )
 from graphforge.llm.records import CallTotals, LLMCallRecord
 from graphforge.models.judge import JudgeArm
+from graphforge.stores import trajectories as store
 
 GET_TRAJECTORIES_TO_JUDGE = cypher.load("judge/get_trajectories_to_judge")
 

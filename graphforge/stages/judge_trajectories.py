@@ -8,9 +8,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher, store
 from graphforge.context import StageContext
 from graphforge.errors import JudgeError
+from graphforge.graphdb import cypher
 from graphforge.judge import JudgeView, load_view
 from graphforge.judge.core import ajudge_candidates, judge_name
 from graphforge.judge.llm_verifier import VerdictUnavailable
@@ -18,6 +18,7 @@ from graphforge.llm.records import CallTotals, LLMCallRecord
 from graphforge.models.judge import JudgeArm, Judgment
 from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.sharding import Shard
+from graphforge.stores import trajectories as store
 
 GET_TRAJECTORIES_TO_JUDGE = cypher.load("judge/get_trajectories_to_judge")
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
 from graphforge.audit.occupations import link_occupations
 from graphforge.context import StageContext
+from graphforge.graphdb import cypher
 from loaders.benchmark import read_benchmark
 
 MERGE_BENCHMARKS = cypher.load("benchmark/merge_benchmarks")

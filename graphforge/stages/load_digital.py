@@ -13,9 +13,9 @@ from pathlib import Path
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError
+from graphforge.graphdb import cypher
 from graphforge.models.onet import DigitalLabels, DigitalRow
 from loaders.labels import read_digital_labels
 

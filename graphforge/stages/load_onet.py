@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
 from graphforge.context import StageContext
+from graphforge.graphdb import cypher
 from graphforge.models.onet import (
     DwaRow,
     GwaRow,
@@ -26,7 +26,7 @@ from graphforge.models.onet import (
     TaskDwaRow,
     TaskRow,
 )
-from graphforge.sectors import assign_sectors, unused_rules
+from graphforge.seeds.sectors import assign_sectors, unused_rules
 from loaders.labels import read_sector_mapping
 from loaders.onet import read_release
 

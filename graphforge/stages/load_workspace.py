@@ -20,12 +20,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher, seed_fit
 from graphforge.context import StageContext
 from graphforge.errors import StageError
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 from graphforge.models.workspace import CandidateFile, ContainsRow, FileIngestRow, WorkspaceRow
 from graphforge.parsers import ParsedFile, ParseLimits, ParseTask, file_digest, parse_files
+from graphforge.seeds import fit as seed_fit
 from loaders.workspace import RoleAssigner, WorkspaceScan, rule_role, scan_workspace, shown_path
 
 MERGE_WORKSPACES = cypher.load("workspace/merge_workspaces")
@@ -70,7 +71,7 @@ class LoadWorkspaceParams(BaseModel):
     use_llm_roles: bool = Field(True,
         description="Roles the manifest leaves open come from the chat model, when one is set.")
     # Without a seed (none given, none in the manifest, none the user chose on an earlier load), assign the
-    # seed that fits the folder best (graphforge.seed_fit), when seeds exist and one shares words with it.
+    # seed that fits the folder best (graphforge.seeds.fit), when seeds exist and one shares words with it.
     fit_seed: bool = True
 
 
@@ -134,7 +135,7 @@ def _llm_assigner(ctx: StageContext, root: Path) -> RoleAssigner | None:
     model = chat_model(ctx.settings)
     if model is None:
         return None
-    from graphforge.workspace_roles import make_llm_assigner
+    from graphforge.evidence.workspace_roles import make_llm_assigner
 
     return make_llm_assigner(model, root, fallback=rule_role)
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
 from graphforge.context import StageContext
-from graphforge.report_axes import coverage_axes
+from graphforge.graphdb import cypher
+from graphforge.reports.axes import coverage_axes
 
 STREAM_CORPUS_TRAJECTORIES = cypher.load("corpus/stream_corpus_trajectories")
 COUNT_TAXONOMY_DIMENSIONS = cypher.load("corpus/count_taxonomy_dimensions")
@@ -237,7 +237,7 @@ def write_outputs(result: ReportCorpusResult, rows: Sequence[CorpusTrajectory],
 
     A plot is drawn only where the data supports one; otherwise its section says in words what there is
     and what is missing (one bar, one cell, every value alike, no value recorded)."""
-    from graphforge.report_html import Section, write_report
+    from graphforge.reports.html import Section, write_report
 
     plots = out_dir / "corpus_plots"
     plots.mkdir(parents=True, exist_ok=True)

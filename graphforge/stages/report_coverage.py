@@ -7,10 +7,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from graphforge import cypher
 from graphforge.context import StageContext
-from graphforge.report_axes import coverage_axes
-from graphforge.report_html import Section, write_report
+from graphforge.graphdb import cypher
+from graphforge.reports.axes import coverage_axes
+from graphforge.reports.html import Section, write_report
 
 COUNT_COVERAGE = cypher.load("coverage/count_coverage")
 GET_SECTOR_PATTERN_CELLS = cypher.load("coverage/get_sector_pattern_cells")

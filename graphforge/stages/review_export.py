@@ -9,10 +9,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher, specs_store
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError, ExportError
 from graphforge.export.writer import FileEntry, sha256_file, write_json
+from graphforge.graphdb import cypher
 from graphforge.models.base import stable_hash
 from graphforge.review.label_studio import (
     LABEL_CONFIG,
@@ -23,6 +23,7 @@ from graphforge.review.label_studio import (
     build_task,
 )
 from graphforge.review.verdicts import review_states
+from graphforge.stores import specs as specs_store
 
 STREAM_REVIEW_SPECS = cypher.load("export/stream_current_specs")
 

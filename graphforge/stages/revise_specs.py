@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher, specs_store, store
 from graphforge.context import StageContext
 from graphforge.errors import GraphforgeError
 from graphforge.figures.formula import parse_computation
 from graphforge.figures.numbers import matches_value
+from graphforge.graphdb import cypher
 from graphforge.judge import JudgeView, load_view
 from graphforge.judge.llm_verifier import fence, scrub
 from graphforge.judge.locations import parse_location
@@ -28,6 +28,8 @@ from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity, TaskS
 from graphforge.models.trajectory import Trajectory, TrajectoryStatus
 from graphforge.sharding import Shard
 from graphforge.specs.checks import DocumentText, find_leaks, redact_word
+from graphforge.stores import specs as specs_store
+from graphforge.stores import trajectories as store
 
 if TYPE_CHECKING:
     from graphforge.llm import OpenAICompatibleChatModel
@@ -475,7 +477,7 @@ def _oracle_rerun(ctx: StageContext, spec: TaskSpec) -> str:
 
     view = load_view(ctx.graph, spec.spec_id)
     confusers = ctx.graph.read(GET_CONFUSER_FACTS, Anchor, spec_id=spec.spec_id)
-    from graphforge.specs_store import spec_workspace
+    from graphforge.stores.specs import spec_workspace
 
     agent, workspace_dir = spec_workspace(ctx.graph, spec.spec_id)
     done = run_oracle(view, view.paths, ctx.out_dir / "rollouts", confusers=confusers,
@@ -497,7 +499,7 @@ def _teacher_reruns(ctx: StageContext, llm: OpenAICompatibleChatModel,
         trajectory_id,
     )
     from graphforge.errors import StageError
-    from graphforge.specs_store import agent_view_from_graph
+    from graphforge.stores.specs import agent_view_from_graph
 
     runs_root = ctx.settings.home / "runs"
     jobs: list[RolloutJob] = []

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher, store
 from graphforge.context import StageContext
 from graphforge.errors import StageError
+from graphforge.graphdb import cypher
 from graphforge.judge import Anchor, load_view
 from graphforge.oracle import ORACLE_MODEL, InjectKind, run_oracle
 from graphforge.sharding import Shard
-from graphforge.specs_store import spec_workspace
+from graphforge.stores import trajectories as store
+from graphforge.stores.specs import spec_workspace
 
 GET_CONFUSER_FACTS = cypher.load("oracle/get_confuser_facts")
 GET_CURRENT_SPECS = cypher.load("oracle/get_current_specs")

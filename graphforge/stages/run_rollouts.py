@@ -10,7 +10,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphforge import cypher
 from graphforge.agent.loop import (
     AgentConfig,
     RolloutJob,
@@ -22,12 +21,13 @@ from graphforge.agent.loop import (
 from graphforge.agent.sandbox import SandboxLimits
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError, StageError
+from graphforge.graphdb import cypher
 from graphforge.llm import chat_model
 from graphforge.models.base import Row
 from graphforge.models.spec import AgentView
 from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.sharding import Shard
-from graphforge.store import save_trajectories
+from graphforge.stores.trajectories import save_trajectories
 
 GET_CURRENT_SPECS = cypher.load("oracle/get_current_specs")
 GET_SPEC_WORKSPACE = cypher.load("rollouts/get_spec_workspace")
@@ -186,7 +186,7 @@ def run(ctx: StageContext, params: RunRolloutsParams) -> RunRolloutsResult:
 
 def _view(ctx: StageContext, spec_id: str, workspace_dir: Path | None) -> tuple[AgentView, Path]:
     """What the agent sees of a spec, and the workspace folder its files come from."""
-    from graphforge.specs_store import agent_view_from_graph
+    from graphforge.stores.specs import agent_view_from_graph
 
     view = agent_view_from_graph(ctx.graph, spec_id)
     if workspace_dir is None:

@@ -8,10 +8,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from graphforge import cypher, seeding
 from graphforge.context import StageContext
 from graphforge.errors import StageError
+from graphforge.graphdb import cypher
 from graphforge.models.seeds import SeedCandidate, SelectedValueCount, SelectionRow
+from graphforge.seeds import selection as seeding
 
 GET_SEED_CANDIDATES = cypher.load("seeds/get_seed_candidates")
 COUNT_SELECTED_VALUES = cypher.load("seeds/count_selected_values")

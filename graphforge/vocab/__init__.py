@@ -7,9 +7,9 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from graphforge import cypher
 from graphforge.errors import SourceFormatError
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 from graphforge.models.seeds import InputFamilyRow, PatternRow, Vocabulary
 
 DEFAULT_VOCAB = Path(__file__).resolve().parent / "execution_patterns.yaml"

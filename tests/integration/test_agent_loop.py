@@ -16,7 +16,7 @@ from openpyxl import load_workbook
 from graphforge.agent import AgentConfig, run_rollout, trajectory_id
 from graphforge.cli.main import main
 from graphforge.context import StageContext
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 from graphforge.llm import chat_model
 from graphforge.models.spec import (
     AgentView,
@@ -28,10 +28,10 @@ from graphforge.models.spec import (
 )
 from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.settings import GraphforgeSettings
-from graphforge.specs_store import save_spec
 from graphforge.stages import run_rollouts
 from graphforge.stages.admit_trajectories import degenerate_reasons
-from graphforge.store import get_trajectories, save_trajectories
+from graphforge.stores.specs import save_spec
+from graphforge.stores.trajectories import get_trajectories, save_trajectories
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, error, slow, text, tool_call
 
 pytestmark = pytest.mark.neo4j

@@ -11,7 +11,7 @@ from graphforge.audit import latest_audit, training_fingerprint
 from graphforge.context import StageContext
 from graphforge.demo.sample.benchmark import SAMPLE_NAME, plant_near_duplicate, write_benchmark_sample
 from graphforge.errors import ConfigError
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 from graphforge.parsers import parse_file
 from graphforge.stages import audit_contamination, load_benchmark
 from graphforge.stages.audit_contamination import AuditContaminationParams

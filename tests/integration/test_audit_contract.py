@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphforge.audit import AuditRow, latest_audit, record_audit, training_fingerprint
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 
 pytestmark = pytest.mark.neo4j
 

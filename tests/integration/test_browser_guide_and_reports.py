@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from graphforge import cypher
 from graphforge.cli.browser import SLIDES, browser_query, guide_examples, render_guide
 from graphforge.cli.main import main
 from graphforge.demo.sample.comparisons import SAMPLE_ANCHOR
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 from graphforge.settings import GraphforgeSettings
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]

@@ -15,8 +15,6 @@ from typing import Any
 
 import pytest
 
-from graphforge import server
-from graphforge.captions import set_captions
 from graphforge.cli.browser import (
     GUIDE_FILE,
     browser_link,
@@ -27,7 +25,9 @@ from graphforge.cli.browser import (
     write_guide,
 )
 from graphforge.context import StageContext
-from graphforge.graph import Graph
+from graphforge.graphdb import server
+from graphforge.graphdb.captions import set_captions
+from graphforge.graphdb.graph import Graph
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages import load_workspace
 

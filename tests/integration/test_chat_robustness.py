@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from graphforge.context import StageContext
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages import build_seeds, load_digital, load_onet
 from tests.support.llm_server import ScriptedLLMServer, text

@@ -194,7 +194,7 @@ def test_version_and_verbose_are_documented(capsys: pytest.CaptureFixture[str]) 
 
 def test_list_specs_json_returns_spec_ids(cli_env: Path, graph: Any,
                                           capsys: pytest.CaptureFixture[str]) -> None:
-    from graphforge.specs_store import save_spec
+    from graphforge.stores.specs import save_spec
     from tests.integration.test_spec_store import _spec  # a real compiled-spec fixture
 
     spec = _spec()

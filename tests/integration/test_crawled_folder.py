@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import server
+from graphforge.graphdb import server
 from graphforge.settings import GraphforgeSettings
 from tests.support.planted import markers_found, plant
 

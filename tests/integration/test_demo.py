@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from graphforge import db
 from graphforge.demo.run import run_demo
-from graphforge.graph import Graph
+from graphforge.graphdb import chores
+from graphforge.graphdb.graph import Graph
 from graphforge.settings import GraphforgeSettings
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
@@ -20,9 +20,9 @@ def test_demo_runs_end_to_end_and_rerun_changes_no_counts(graph: Graph, settings
                                                           tmp_path: Path) -> None:
     quiet = Console(file=open("/dev/null", "w"), stderr=False)  # noqa: SIM115
     first = run_demo(settings, tmp_path / "demo", console=quiet)
-    counts_after_first = db.counts(graph)
+    counts_after_first = chores.counts(graph)
     second = run_demo(settings, tmp_path / "demo", console=quiet)
-    counts_after_second = db.counts(graph)
+    counts_after_second = chores.counts(graph)
     quiet.file.close()
 
     assert counts_after_second == counts_after_first

@@ -21,7 +21,7 @@ import pytest
 from graphforge.cli.main import main
 from graphforge.context import StageContext
 from graphforge.demo.sample.benchmark import write_eval_benchmark
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 from graphforge.stages import eval_compare, load_benchmark
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer, text, tool_call
 

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import cypher, db, specs_store
 from graphforge.context import StageContext
 from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.figures.numbers import parse_value
+from graphforge.graphdb import chores, cypher
 from graphforge.models.spec import CriterionKind, Polarity
 from graphforge.specs.checks import leaks, recompute
 from graphforge.stages import build_evidence, compile_specs, load_workspace
+from graphforge.stores import specs as specs_store
 
 pytestmark = pytest.mark.neo4j
 REPO = Path(__file__).resolve().parents[2]
@@ -67,12 +68,12 @@ def test_sample_compiles_to_anchored_leak_free_specs_and_reruns_change_nothing(c
         assert set(view.deliverables) == {d.name for d in spec.deliverables}
         for d in spec.deliverables:
             assert d.name in view.statement
-    before = db.counts(ctx.graph)
+    before = chores.counts(ctx.graph)
     again_evidence, again_specs = (
         build_evidence.run(ctx, build_evidence.BuildEvidenceParams(extractor="rule-based")),
         compile_specs.run(ctx, compile_specs.CompileSpecsParams(compiler="template")),
     )
-    assert db.counts(ctx.graph) == before
+    assert chores.counts(ctx.graph) == before
     assert again_evidence.workspaces == evidence.workspaces and again_specs == compiled
 
 

@@ -9,15 +9,15 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from graphforge import store
 from graphforge.audit import AuditRow, record_audit, training_fingerprint
 from graphforge.context import StageContext
 from graphforge.errors import ExportError
 from graphforge.export.record import list_exports
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 from graphforge.models.judge import JudgeArm, Judgment
 from graphforge.models.trajectory import FunctionCall, Message, ToolCall, Trajectory, TrajectoryStatus
 from graphforge.stages import export_rft, export_sft
+from graphforge.stores import trajectories as store
 
 pytestmark = pytest.mark.neo4j
 
@@ -272,7 +272,6 @@ def test_rft_arms_share_the_same_queries_and_pick_by_their_own_rule(
 def test_rubrics_export_serves_the_grpo_reward_without_neo4j(
     ctx: StageContext, graph: Graph, tmp_path: Path
 ) -> None:
-    from graphforge import specs_store
     from graphforge.export.reward import load_rubric_reward
     from graphforge.models.spec import (
         CriterionKind,
@@ -283,6 +282,7 @@ def test_rubrics_export_serves_the_grpo_reward_without_neo4j(
         statement_hash,
     )
     from graphforge.stages import export_rubrics
+    from graphforge.stores import specs as specs_store
 
     statement = "Total the Q3 ledger and write total.md."
     spec = TaskSpec(

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import specs_store, store
 from graphforge.audit.ngrams import tokenise
 from graphforge.context import StageContext
 from graphforge.demo.sample.workspace import generate_sample_workspace
@@ -23,6 +22,8 @@ from graphforge.stages import (
     load_workspace,
     rollout_oracle,
 )
+from graphforge.stores import specs as specs_store
+from graphforge.stores import trajectories as store
 
 pytestmark = pytest.mark.neo4j
 

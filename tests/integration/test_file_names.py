@@ -11,9 +11,9 @@ from typing import Any
 import docx
 import pytest
 
-from graphforge import migrations
 from graphforge.context import StageContext
-from graphforge.graph import Graph
+from graphforge.graphdb import migrations
+from graphforge.graphdb.graph import Graph
 from graphforge.stages import load_workspace
 
 pytestmark = pytest.mark.neo4j

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import cypher, db, migrations, server
 from graphforge.errors import CypherError, GraphConnectionError, MigrationError, ServerError
-from graphforge.graph import Graph
+from graphforge.graphdb import chores, cypher, migrations, server
+from graphforge.graphdb.graph import Graph
 from graphforge.settings import GraphforgeSettings
 
 pytestmark = pytest.mark.neo4j
@@ -24,13 +24,13 @@ def _labels_in_design() -> set[str]:
 
 
 def test_server_reports_5_26(graph: Graph) -> None:
-    component = db.server_component(graph)
+    component = chores.server_component(graph)
     assert component.version.startswith("5.26.")
     assert component.edition == "community"
 
 
 def test_every_graph_model_label_has_its_key_constraint(graph: Graph) -> None:
-    names = {r["name"] for r in graph.read_dicts(db.GET_CONSTRAINTS)}
+    names = {r["name"] for r in graph.read_dicts(chores.GET_CONSTRAINTS)}
     expected = {"Sector": "code", "Occupation": "soc_code", "Task": "task_id", "DWA": "dwa_id",
                 "IWA": "iwa_id", "GWA": "element_id", "Seed": "seed_id", "ExecutionPattern": "name",
                 "InputFamily": "name", "Evidence": "evidence_id", "Workspace": "workspace_id",
@@ -71,13 +71,13 @@ def test_new_migration_file_is_applied_once(graph: Graph, tmp_path: Path) -> Non
     try:
         assert migrations.migrate(graph, copy).applied == ["V9000__test_only_index.cypher"]
         assert migrations.migrate(graph, copy).applied == []
-        names = {r["name"] for r in graph.read_dicts(db.GET_INDEXES)}
+        names = {r["name"] for r in graph.read_dicts(chores.GET_INDEXES)}
         assert "test_only_seed_demand" in names
         # The real schema dir no longer knows V9000: that is refused, not ignored.
         with pytest.raises(MigrationError, match="file is missing"):
             migrations.pending(graph)
     finally:
-        graph.execute_autocommit(db.DELETE_INDEX, name="test_only_seed_demand")
+        graph.execute_autocommit(chores.DELETE_INDEX, name="test_only_seed_demand")
         graph.driver.execute_query("MATCH (m:__GraphforgeMigration {version: 9000}) DELETE m")
 
 
@@ -94,12 +94,12 @@ def test_batched_write_is_idempotent_and_counts_rows(graph: Graph) -> None:
     )
     assert graph.write(merge, sector_rows) == 10
     assert graph.write(merge, sector_rows) == 10
-    assert db.counts(graph).nodes["Sector"] == 10
+    assert chores.counts(graph).nodes["Sector"] == 10
 
 
 def test_missing_parameter_is_refused_before_sending(graph: Graph) -> None:
     with pytest.raises(CypherError, match="missing parameters: name"):
-        graph.execute_autocommit(db.DELETE_INDEX)
+        graph.execute_autocommit(chores.DELETE_INDEX)
 
 
 def test_driver_error_names_the_query(graph: Graph) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 from graphforge.settings import GraphforgeSettings
 from tests.support.hostile import build_hostile_workspace, open_tmp_dir, unlock
 

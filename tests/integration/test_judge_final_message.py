@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import store
 from graphforge.context import StageContext
 from graphforge.demo.sample.workspace import generate_sample_workspace
 from graphforge.models.trajectory import Message
@@ -17,6 +16,7 @@ from graphforge.stages import (
     load_workspace,
     rollout_oracle,
 )
+from graphforge.stores import trajectories as store
 
 pytestmark = pytest.mark.neo4j
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import cypher, specs_store, store
 from graphforge.context import StageContext
 from graphforge.demo.sample.workspace import generate_sample_workspace
+from graphforge.graphdb import cypher
 from graphforge.judge import judge_attempt, load_view
 from graphforge.judge.perturb import PerturbationKind
 from graphforge.models.judge import JudgeArm
@@ -33,6 +33,8 @@ from graphforge.stages import (
     revise_specs,
     rollout_oracle,
 )
+from graphforge.stores import specs as specs_store
+from graphforge.stores import trajectories as store
 from tests.support.llm_server import (
     RecordedRequest,
     Reply,

@@ -20,7 +20,7 @@ from graphforge.demo.sample.workspace import (
     generate_broken_files,
     generate_sample_workspace,
 )
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages import load_workspace
 

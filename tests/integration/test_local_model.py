@@ -20,8 +20,9 @@ from graphforge.agent.tools import TOOL_NAMES, TOOL_SCHEMAS
 from graphforge.context import StageContext
 from graphforge.evidence.base import WorkspaceSpan
 from graphforge.evidence.llm import LLMExtractor
+from graphforge.evidence.workspace_roles import make_llm_assigner
 from graphforge.figures.numbers import parse_value
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 from graphforge.llm import LEDGER, StructuredOutputError, ask_structured, chat_model, records_of
 from graphforge.llm.structured import capabilities
 from graphforge.models.spec import (
@@ -34,11 +35,10 @@ from graphforge.models.spec import (
 from graphforge.models.trajectory import TrajectoryStatus
 from graphforge.models.workspace import FileRole
 from graphforge.settings import GraphforgeSettings
-from graphforge.specs_store import save_spec
 from graphforge.stages import build_evidence, load_workspace, run_rollouts
 from graphforge.stages.build_evidence import GET_WORKSPACE_SPANS
-from graphforge.store import get_trajectories
-from graphforge.workspace_roles import make_llm_assigner
+from graphforge.stores.specs import save_spec
+from graphforge.stores.trajectories import get_trajectories
 from loaders.workspace import rule_role
 
 # A 135M model on two shared CPU cores answers at a few tokens a second: generous per-test limits.

@@ -12,21 +12,21 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import db, server
 from graphforge.cli import listing
 from graphforge.cli.main import main
 from graphforge.context import StageContext
 from graphforge.demo.sample.workspace import generate_sample_workspace
-from graphforge.graph import Graph
+from graphforge.graphdb import chores, server
+from graphforge.graphdb.graph import Graph
 from graphforge.settings import GraphforgeSettings, project_settings
 from graphforge.stages import build_evidence, compile_specs
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 
 
-def _snapshot(graph: Graph) -> tuple[db.GraphCounts, list[tuple[str, int, bool]]]:
+def _snapshot(graph: Graph) -> tuple[chores.GraphCounts, list[tuple[str, int, bool]]]:
     specs = sorted((r["spec_id"], r["version"], r["current"]) for r in listing.specs(graph))
-    return db.counts(graph), specs
+    return chores.counts(graph), specs
 
 
 def test_demo_leaves_the_users_graph_unchanged(monkeypatch: pytest.MonkeyPatch, settings: GraphforgeSettings,
@@ -68,7 +68,7 @@ def test_demo_leaves_the_users_graph_unchanged(monkeypatch: pytest.MonkeyPatch, 
             demo_graph = Graph(driver, info.database)
             demo_specs = [r["spec_id"] for r in listing.specs(demo_graph)]
             assert set(result["spec_ids"]) <= set(demo_specs)
-            assert db.counts(demo_graph).nodes.get("Judgment", 0) > 0
+            assert chores.counts(demo_graph).nodes.get("Judgment", 0) > 0
         finally:
             driver.close()
     finally:

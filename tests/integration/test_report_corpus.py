@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from graphforge.context import StageContext
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 from graphforge.stages import report_corpus
 
 pytestmark = pytest.mark.neo4j

@@ -190,7 +190,7 @@ def test_review_round_trip_through_label_studio_web_page(ctx: StageContext, tmp_
 def _lost_criteria(ctx: StageContext, trajectory_id: str) -> list[str]:
     """The criteria that cost this trajectory credit in its anchored judgment: positive ones scored below 1,
     negative ones that fired."""
-    from graphforge import cypher
+    from graphforge.graphdb import cypher
 
     query = cypher.CypherQuery(
         "test/lost_criteria",

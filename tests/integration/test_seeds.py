@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import cypher, db
 from graphforge.context import StageContext
+from graphforge.graphdb import chores, cypher
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages import build_seeds, load_digital, load_onet, report_coverage, select_seeds
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer
@@ -63,10 +63,10 @@ def test_every_seed_is_a_full_tuple_citing_evidence(ctx: StageContext) -> None:
 
 def test_rebuilding_seeds_changes_nothing(ctx: StageContext) -> None:
     first = _rule_seeds(ctx)
-    before = db.counts(ctx.graph)
+    before = chores.counts(ctx.graph)
     ids = {r["id"] for r in _rows(ctx, "MATCH (s:Seed) RETURN s.seed_id AS id")}
     second = build_seeds.run(ctx, build_seeds.BuildSeedsParams(backend=build_seeds.DemandBackend.RULE_BASED))
-    assert db.counts(ctx.graph) == before and second.stale_seeds_deleted == 0
+    assert chores.counts(ctx.graph) == before and second.stale_seeds_deleted == 0
     assert {r["id"] for r in _rows(ctx, "MATCH (s:Seed) RETURN s.seed_id AS id")} == ids
     assert second.seeds_written == first.seeds_written
 

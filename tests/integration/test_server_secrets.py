@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import server
 from graphforge.errors import GraphConnectionError
+from graphforge.graphdb import server
 from graphforge.settings import GraphforgeSettings
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]

@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from graphforge import db
 from graphforge.context import StageContext
 from graphforge.demo.sample.workspace import generate_sample_workspace
+from graphforge.graphdb import chores
 from graphforge.sharding import Shard, shard_of
 from tests.support.llm_fixtures import TEST_API_KEY
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer, text, tool_calls
@@ -50,12 +50,12 @@ def _rows(ctx: StageContext, text: str) -> list[dict[str, Any]]:
     return [r.data() for r in ctx.graph.driver.execute_query(text, database_=ctx.graph.database).records]
 
 
-def _fingerprint(ctx: StageContext) -> tuple[db.GraphCounts, Counter[str], Counter[str]]:
+def _fingerprint(ctx: StageContext) -> tuple[chores.GraphCounts, Counter[str], Counter[str]]:
     nodes = Counter(json.dumps([sorted(r["labels"]), r["key"], r["value"]], default=str)
                     for r in _rows(ctx, NODES))
     rels = Counter(json.dumps([r["type"], r["start_key"], r["end_key"], r["kind"]], default=str)
                    for r in _rows(ctx, RELATIONSHIPS))
-    return db.counts(ctx.graph), nodes, rels
+    return chores.counts(ctx.graph), nodes, rels
 
 
 def _diff(a: Counter[str], b: Counter[str]) -> tuple[list[str], list[str]]:
@@ -165,7 +165,7 @@ def test_two_concurrent_shards_build_the_same_graph_as_one_run(
     single = _fingerprint(ctx)
     calls_single = len(scripted_llm.chat_requests)
 
-    db.delete_data(ctx.graph)
+    chores.delete_data(ctx.graph)
     loaded = _run(load, tmp_path / "sharded", 2)
     assert _fingerprint(ctx) == single_load
     per_stage = {" ".join(args): _run(args, tmp_path / "sharded", 2, scripted_llm, f"sharded-{run_tag}")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphforge import db, specs_store
-from graphforge.graph import Graph
+from graphforge.graphdb import chores
+from graphforge.graphdb.graph import Graph
 from graphforge.models.spec import (
     CriterionKind,
     CriterionSpec,
@@ -14,6 +14,7 @@ from graphforge.models.spec import (
     TaskSpec,
     statement_hash,
 )
+from graphforge.stores import specs as specs_store
 
 pytestmark = pytest.mark.neo4j
 
@@ -64,7 +65,7 @@ def test_spec_round_trips_with_full_fidelity_and_idempotent_save(graph: Graph) -
     specs_store.save_spec(graph, spec)
     specs_store.save_spec(graph, spec)
     assert specs_store.load_spec(graph, spec.spec_id) == spec
-    counts = db.counts(graph)
+    counts = chores.counts(graph)
     assert (
         counts.nodes["TaskSpec"] == 1 and counts.nodes["Criterion"] == 2 and counts.nodes["Deliverable"] == 2
     )
@@ -80,7 +81,7 @@ def test_resave_with_fewer_parts_leaves_nothing_stale(graph: Graph) -> None:
                                       "deliverables": spec.deliverables[:1]})
     specs_store.save_spec(graph, smaller)
     assert specs_store.load_spec(graph, spec.spec_id) == smaller
-    counts = db.counts(graph)
+    counts = chores.counts(graph)
     assert counts.nodes["Criterion"] == 1 and counts.relationships.get("ANCHORED_TO", 0) == 0
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import docx
 import pytest
 
-from graphforge import cypher, db, specs_store, store
 from graphforge.context import StageContext
+from graphforge.graphdb import chores, cypher
 from graphforge.judge import judge_attempt, load_view
 from graphforge.models.judge import JudgeArm
 from graphforge.models.trajectory import TrajectoryStatus
@@ -23,6 +23,8 @@ from graphforge.stages import (
     load_workspace,
     rollout_oracle,
 )
+from graphforge.stores import specs as specs_store
+from graphforge.stores import trajectories as store
 
 pytestmark = pytest.mark.neo4j
 
@@ -93,9 +95,9 @@ def test_a_changed_workspace_compiles_a_new_version_and_the_old_one_keeps_its_tr
     assert held["anchors"] > 0
 
     # Re-compiling the unchanged workspace changes nothing.
-    before = db.counts(ctx.graph)
+    before = chores.counts(ctx.graph)
     assert _compile(ctx, "ws-ver") == first
-    assert db.counts(ctx.graph) == before
+    assert chores.counts(ctx.graph) == before
 
     # The quote deadline moves: the same task, compiled again, is a new version linked to the old one.
     (root / CURRENT).write_text(RFQ.format(deadline="June 7, 2024"), encoding="utf-8")
@@ -116,9 +118,9 @@ def test_a_changed_workspace_compiles_a_new_version_and_the_old_one_keeps_its_tr
     assert [j.q for j in again.judgments] == [pytest.approx(1.0)], again.judgments  # still judged against v1
 
     # And the new version, compiled again, is left alone too.
-    before = db.counts(ctx.graph)
+    before = chores.counts(ctx.graph)
     assert _compile(ctx, "ws-ver") == second
-    assert db.counts(ctx.graph) == before
+    assert chores.counts(ctx.graph) == before
 
 
 def _swap(source: Path, target: Path, old: str, new: str) -> None:
@@ -196,7 +198,7 @@ def test_compiling_an_unchanged_workspace_again_any_way_leaves_one_current_versi
     every = compile_specs.run(ctx, compile_specs.CompileSpecsParams(
         workspace_id="ws-again", compiler="template", all_families=True))
     assert len(every.specs) >= 2, every.skipped
-    before = db.counts(ctx.graph)
+    before = chores.counts(ctx.graph)
     # The same families asked for one at a time, or all again: same specs, same versions, nothing written.
     for spec in every.specs:
         one = compile_specs.run(ctx, compile_specs.CompileSpecsParams(
@@ -205,7 +207,7 @@ def test_compiling_an_unchanged_workspace_again_any_way_leaves_one_current_versi
     again = compile_specs.run(ctx, compile_specs.CompileSpecsParams(
         workspace_id="ws-again", compiler="template", all_families=True))
     assert [s.spec_id for s in again.specs] == [s.spec_id for s in every.specs]
-    assert db.counts(ctx.graph) == before
+    assert chores.counts(ctx.graph) == before
     rows = list_specs(ctx.graph, workspace_id="ws-again")
     assert len(rows) == len(every.specs) and all(r["current"] for r in rows)
 

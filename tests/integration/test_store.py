@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from graphforge import db, store
-from graphforge.graph import Graph
+from graphforge.graphdb import chores
+from graphforge.graphdb.graph import Graph
 from graphforge.models.judge import CriterionRating, JudgeArm, Judgment, q_score
 from graphforge.models.trajectory import FunctionCall, Message, ToolCall, Trajectory, TrajectoryStatus
+from graphforge.stores import trajectories as store
 
 pytestmark = pytest.mark.neo4j
 
@@ -25,7 +26,7 @@ def test_trajectory_round_trip_and_idempotent_save(graph: Graph) -> None:
     t = _trajectory("t1")
     assert store.save_trajectories(graph, [t]) == 1
     store.save_trajectories(graph, [t])
-    assert db.counts(graph).nodes["Trajectory"] == 1
+    assert chores.counts(graph).nodes["Trajectory"] == 1
     assert store.get_trajectories(graph, ["t1"]) == [t]
     store.set_status(graph, [("t1", TrajectoryStatus.ADMITTED, "Q=0.97 > 0.90")])
     assert store.get_trajectories(graph, ["t1"])[0].status is TrajectoryStatus.ADMITTED
@@ -49,7 +50,7 @@ def test_judgment_is_linked_to_its_trajectory(graph: Graph) -> None:
     )
     assert judgment.q == pytest.approx(0.5)
     assert store.save_judgments(graph, [judgment]) == 1
-    counts = db.counts(graph)
+    counts = chores.counts(graph)
     assert counts.relationships["SCORES"] == 1
     # No Criterion nodes exist in this test, so no RATES edges are invented.
     assert "RATES" not in counts.relationships

@@ -8,8 +8,8 @@ from pathlib import Path
 import docx
 import pytest
 
-from graphforge import cypher, specs_store
 from graphforge.context import StageContext
+from graphforge.graphdb import cypher
 from graphforge.oracle.agent import InjectKind
 from graphforge.specs.families import load_families
 from graphforge.specs.templates import GraphFact
@@ -20,6 +20,7 @@ from graphforge.stages import (
     load_workspace,
     rollout_oracle,
 )
+from graphforge.stores import specs as specs_store
 
 pytestmark = pytest.mark.neo4j
 

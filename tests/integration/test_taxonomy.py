@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import db
 from graphforge.cli.main import main
 from graphforge.context import StageContext
 from graphforge.demo.sample import taxonomy
 from graphforge.errors import ConfigError, SourceFormatError
-from graphforge.sectors import SOC_MAJOR_GROUPS
+from graphforge.graphdb import chores
+from graphforge.seeds.sectors import SOC_MAJOR_GROUPS
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages import load_digital, load_onet
 from tests.support.llm_server import ScriptedLLMServer, json_answer
@@ -29,9 +29,9 @@ def _load(ctx: StageContext, path: Path, sectors: Path | None = None) -> load_on
 
 def test_loading_the_sample_twice_changes_no_counts(ctx: StageContext) -> None:
     first = _load(ctx, FIXTURE)
-    before = db.counts(ctx.graph)
+    before = chores.counts(ctx.graph)
     _load(ctx, FIXTURE)
-    after = db.counts(ctx.graph)
+    after = chores.counts(ctx.graph)
     assert before == after
     occupations = len(taxonomy.OCCUPATIONS)
     assert before.nodes["Occupation"] == first.occupations == occupations
@@ -64,17 +64,17 @@ def test_renamed_required_column_writes_nothing(ctx: StageContext, tmp_path: Pat
     )
     with pytest.raises(SourceFormatError, match=r"Tasks to DWAs\.txt: missing required column 'DWA ID'"):
         _load(ctx, folder)
-    counts = db.counts(ctx.graph)
+    counts = chores.counts(ctx.graph)
     assert {k: v for k, v in counts.nodes.items() if not k.startswith("__")} == {}
 
 
 def test_xlsx_release_loads_the_same_graph(ctx: StageContext, tmp_path: Path) -> None:
     _load(ctx, FIXTURE)
-    from_text = db.counts(ctx.graph)
-    db.delete_data(ctx.graph)
+    from_text = chores.counts(ctx.graph)
+    chores.delete_data(ctx.graph)
     result = _load(ctx, taxonomy.write_release(tmp_path / "xlsx", "xlsx"))
     assert result.source_format == "xlsx"
-    assert db.counts(ctx.graph) == from_text
+    assert chores.counts(ctx.graph) == from_text
 
 
 def test_user_sector_mapping_replaces_the_soc_groups_and_back(ctx: StageContext) -> None:
@@ -92,7 +92,7 @@ def test_user_sector_mapping_replaces_the_soc_groups_and_back(ctx: StageContext)
     assert subs == len(taxonomy.OCCUPATIONS)
     again = _load(ctx, FIXTURE)
     assert again.sectors_pruned == mapped.sectors + mapped.sub_sectors
-    assert db.counts(ctx.graph).nodes["Sector"] == default.sectors
+    assert chores.counts(ctx.graph).nodes["Sector"] == default.sectors
 
 
 def test_digital_labels_mark_tasks_and_record_the_source(ctx: StageContext) -> None:
@@ -154,14 +154,14 @@ def test_sectors_in_soc_structure_form_load_and_a_mapping_matching_nothing_prune
 ) -> None:
     _cli_env(settings, monkeypatch)
     default = _load(ctx, FIXTURE)
-    before = db.counts(ctx.graph)
+    before = chores.counts(ctx.graph)
     nothing = tmp_path / "nothing.csv"
     nothing.write_text("soc,sector\n53-0000,Transportation\n55-1000,Military officers\n")
     assert main(["load", "onet", str(FIXTURE), "--sectors", str(nothing)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"error: {nothing.resolve()}: the sector mapping matches none of the 23 occupations "
                    "(prefixes 53, 55-1); nothing loaded"]
-    assert db.counts(ctx.graph) == before and before.nodes["Sector"] == default.sectors
+    assert chores.counts(ctx.graph) == before and before.nodes["Sector"] == default.sectors
     groups = tmp_path / "groups.csv"  # the codes as the SOC structure file writes them
     groups.write_text("soc,sector\n" + "".join(f"{g}-0000,{name}\n" for g, name in SOC_MAJOR_GROUPS.items())
                       + "13-2000,Accounting and finance\n")

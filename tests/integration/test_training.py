@@ -11,9 +11,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may reach a model hub
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
-from graphforge import store  # noqa: E402
 from graphforge.context import StageContext  # noqa: E402
-from graphforge.graph import Graph  # noqa: E402
+from graphforge.graphdb.graph import Graph  # noqa: E402
 from graphforge.models.judge import JudgeArm, Judgment  # noqa: E402
 from graphforge.models.trajectory import (  # noqa: E402
     FunctionCall,
@@ -23,6 +22,7 @@ from graphforge.models.trajectory import (  # noqa: E402
     TrajectoryStatus,
 )
 from graphforge.stages import export_rft, export_sft  # noqa: E402
+from graphforge.stores import trajectories as store  # noqa: E402
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.train]
 

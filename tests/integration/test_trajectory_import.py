@@ -11,10 +11,10 @@ import pytest
 
 from graphforge.cli.main import main
 from graphforge.context import StageContext
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 from graphforge.settings import GraphforgeSettings
 from graphforge.stages.import_trajectories import ImportTrajectoriesParams, run
-from graphforge.store import get_trajectories
+from graphforge.stores.trajectories import get_trajectories
 from tests.support import trajectory_logs as logs
 
 pytestmark = pytest.mark.neo4j

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from graphforge.bulk_import import ARRAY_DELIMITER, import_arguments, write_csv
+from graphforge.graphdb.bulk_import import ARRAY_DELIMITER, import_arguments, write_csv
 from graphforge.models.workspace import FileFormat, FileIngestRow, SpanKind, SpanRow
 
 

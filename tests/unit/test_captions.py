@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphforge.captions import NAME_CHARS, caption, first_words, locator_caption, middle
+from graphforge.graphdb.captions import NAME_CHARS, caption, first_words, locator_caption, middle
 
 
 def test_names_are_shortened_from_the_middle_and_keep_their_extension() -> None:

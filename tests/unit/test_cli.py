@@ -45,7 +45,7 @@ def test_json_output_is_one_object(monkeypatch: pytest.MonkeyPatch, capsys: pyte
 
 
 def test_generated_passwords_never_look_like_options() -> None:
-    from graphforge.server import generate_password
+    from graphforge.graphdb.server import generate_password
 
     passwords = {generate_password() for _ in range(2000)}
     assert len(passwords) == 2000

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import graphforge
-from graphforge import cypher
+from graphforge.graphdb import cypher
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE_DIRS = [REPO / "graphforge", REPO / "loaders"]

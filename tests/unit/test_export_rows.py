@@ -178,7 +178,8 @@ def test_audit_gate_refuses_then_records_overrides() -> None:
 def test_canonical_stored_messages_take_the_fast_path_with_the_model_paths_output() -> None:
     from graphforge.models.trajectory import Message
 
-    # The form graphforge.store writes: exclude_none, sorted keys, compact; ToolCall.type present.
+    # The form graphforge.stores.trajectories writes: exclude_none, sorted keys, compact; ToolCall.type
+    # present.
     stored = json.dumps(
         [Message.model_validate(m).model_dump(mode="json", exclude_none=True) for m in MESSAGES],
         sort_keys=True,

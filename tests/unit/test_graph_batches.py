@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphforge.graph import batches, payload_size
+from graphforge.graphdb.graph import batches, payload_size
 
 
 def test_batches_close_on_rows_or_bytes() -> None:

@@ -24,7 +24,7 @@ from graphforge.models.spec import (
     statement_hash,
 )
 from graphforge.models.trajectory import Message
-from graphforge.store import DeliverablesRow, final_message
+from graphforge.stores.trajectories import DeliverablesRow, final_message
 
 SPEC = "policy@v1"
 MEMO = "memo.md"

@@ -3,7 +3,7 @@
 1. core ``graphforge/*`` never imports ``loaders``, ``graphforge.stages``, ``graphforge.cli``,
    ``graphforge.demo`` or ``training``;
 2. ``loaders/`` imports only ``graphforge.models``, ``.parsers``, ``.figures``, ``.errors`` (and
-   ``loaders.*``), never the graph: no ``neo4j``, no ``graphforge.graph`` / ``.context`` / ``.cypher``;
+   ``loaders.*``), never the graph: no ``neo4j``, no ``graphforge.graphdb`` / ``.stores`` / ``.context``;
 3. ``graphforge/stages/`` never imports another stage (so no stage calls another's ``run``), the CLI or
    the demo;
 4. ``graphforge/cli/`` and ``graphforge/demo/`` sit on top; the demo does not import the CLI;
@@ -29,8 +29,8 @@ LOADER_ALLOWED = ("graphforge.models", "graphforge.parsers", "graphforge.figures
 LOADER_FORBIDDEN = ("neo4j", "training")
 STAGE_FORBIDDEN = ("graphforge.cli", "graphforge.demo", "training")
 DEMO_FORBIDDEN = ("graphforge.cli", "training")
-TRAINING_FORBIDDEN = ("neo4j", "loaders", "graphforge.graph", "graphforge.context", "graphforge.stages",
-                      "graphforge.cli", "graphforge.demo")
+TRAINING_FORBIDDEN = ("neo4j", "loaders", "graphforge.graphdb", "graphforge.stores", "graphforge.context",
+                      "graphforge.stages", "graphforge.cli", "graphforge.demo")
 # The package's `python -m graphforge` entry point is the CLI's, on top like it.
 ON_TOP = {"stages", "cli", "demo", "__main__.py"}
 
@@ -126,8 +126,9 @@ VIOLATIONS = [
     ("loaders/fake.py", "import neo4j\n", "loaders import only"),
     ("loaders/fake.py", "from neo4j import GraphDatabase\n", "loaders import only"),
     ("loaders/fake.py", "from graphforge.context import StageContext\n", "loaders import only"),
-    ("loaders/fake.py", "from graphforge.graph import Graph\n", "loaders import only"),
-    ("loaders/fake.py", "from graphforge import cypher\n", "loaders import only"),
+    ("loaders/fake.py", "from graphforge.graphdb.graph import Graph\n", "loaders import only"),
+    ("loaders/fake.py", "from graphforge.graphdb import cypher\n", "loaders import only"),
+    ("loaders/fake.py", "from graphforge.stores import specs\n", "loaders import only"),
     ("loaders/fake.py", "from graphforge.stages import load_workspace\n", "loaders import only"),
     ("loaders/trajectories/fake.py", "def f():\n    from graphforge.llm import chat_model\n",
      "loaders import only"),
@@ -137,16 +138,17 @@ VIOLATIONS = [
     ("graphforge/stages/load_fake.py", "from .load_vocab import run\n", "another stage"),
     ("graphforge/stages/load_fake.py", "from graphforge.demo.run import STEPS\n", "never imports the cli"),
     ("graphforge/demo/fake.py", "from graphforge.cli.common import app\n", "never the cli"),
-    ("training/fake.py", "from graphforge.graph import Graph\n", "no graph code"),
+    ("training/fake.py", "from graphforge.graphdb.graph import Graph\n", "no graph code"),
 ]
 ALLOWED = [
-    ("graphforge/specs/fake.py", ["from graphforge import cypher",
+    ("graphforge/specs/fake.py", ["from graphforge.graphdb import cypher",
                                   "from graphforge.figures import parse_value"]),
     ("graphforge/stages/load_fake.py", ["from loaders.workspace import scan_workspace",
                                         "from graphforge.stages.load_fake import X",
                                         "import graphforge.stages"]),
     ("loaders/fake.py", ["from graphforge.models.workspace import FileRole",
                          "from graphforge.parsers import ParseLimits",
+                         "from graphforge.parsers.office_zip import normalize_package",
                          "from graphforge.errors import SourceFormatError",
                          "from graphforge.figures import parse_value",
                          "from loaders.workspace import walk_regular_files", "import yaml"]),

@@ -8,7 +8,7 @@ import neo4j
 import pytest
 
 from graphforge.errors import GraphConnectionError
-from graphforge.graph import Graph
+from graphforge.graphdb.graph import Graph
 from graphforge.models.workspace import ContainsRow, FileFormat, FileRole, SpanKind
 from graphforge.parsers import ParsedFile
 from graphforge.parsers.base import ParsedSpan

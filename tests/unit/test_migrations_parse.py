@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import migrations
 from graphforge.errors import MigrationError
+from graphforge.graphdb import migrations
 
 
 def test_discover_orders_versions_and_splits_statements() -> None:

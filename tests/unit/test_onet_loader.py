@@ -11,7 +11,7 @@ import pytest
 from graphforge.demo.sample import taxonomy
 from graphforge.errors import SourceFormatError
 from graphforge.models.onet import Occupation, SectorAssignment, SectorMapping
-from graphforge.sectors import SOC_MAJOR_GROUPS, assign_sectors
+from graphforge.seeds.sectors import SOC_MAJOR_GROUPS, assign_sectors
 from graphforge.stages.load_onet import release_rows
 from loaders import onet
 from loaders.labels import read_digital_labels, read_sector_mapping

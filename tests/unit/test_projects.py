@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import projects
 from graphforge.cli.main import main
 from graphforge.errors import ConfigError
+from graphforge.graphdb import projects
 from graphforge.settings import GraphforgeSettings, project_settings
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from graphforge import server
 from graphforge.errors import ConfigError, GraphConnectionError
+from graphforge.graphdb import server
 from graphforge.settings import GraphforgeSettings
 
 SECRET = "S3cr3t-Pa55-in-uri"

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from graphforge import seed_fit
-from graphforge.seed_fit import SeedFit, SeedProfile, SeedSuggestion, analyze, rank_seeds, stem
+from graphforge.seeds import fit as seed_fit
+from graphforge.seeds.fit import SeedFit, SeedProfile, SeedSuggestion, analyze, rank_seeds, stem
 
 # Seeds written in O*NET's manner (occupation, description, task, DWA), two per line of work.
 SEEDS = [

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphforge import seeding
 from graphforge.models.seeds import TaskContext
+from graphforge.seeds import selection as seeding
 from graphforge.stages.build_seeds import (
     Proposal,
     classify_input,

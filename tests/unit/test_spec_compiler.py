@@ -7,7 +7,7 @@ import pytest
 from graphforge.models.spec import CriterionKind, Polarity
 from graphforge.specs.checks import leaks, number_forms, recompute, spec_problems
 from graphforge.specs.templates import GraphEdge, GraphFact, WorkspaceGraph, compile_template
-from graphforge.specs_store import agent_view
+from graphforge.stores.specs import agent_view
 
 
 def fact(fid: str, value: str, num: float, metric: str, entity: str | None, period: str, path: str, role: str,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphforge.specs_store import as_version, content_key
+from graphforge.stores.specs import as_version, content_key
 from tests.unit._judge_sample import sample_spec
 
 

@@ -178,7 +178,7 @@ def test_judge_is_a_command_whose_help_names_its_arguments(capsys: pytest.Captur
 
 
 def test_status_json_shape_is_documented_by_the_model() -> None:
-    from graphforge.graph_status import GraphStatus
+    from graphforge.graphdb.status import GraphStatus
 
     fields = set(GraphStatus.model_fields)
     assert {"taxonomy", "seeds", "workspaces", "specs", "trajectories", "judgments", "exports",

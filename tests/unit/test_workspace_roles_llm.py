@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from graphforge.evidence.workspace_roles import make_llm_assigner
 from graphforge.llm import OpenAICompatibleChatModel
 from graphforge.models.workspace import FileRole
-from graphforge.workspace_roles import make_llm_assigner
 from loaders.workspace import rule_role
 from tests.support.llm_server import RecordedRequest, Reply, ScriptedLLMServer, json_answer, text
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from graphforge.office_zip import FIXED_ZIP_TIME
+from graphforge.parsers.office_zip import FIXED_ZIP_TIME
 
 # What each file is, and a phrase its invalid_reason must contain.
 EXPECTED_REASONS: dict[str, str] = {

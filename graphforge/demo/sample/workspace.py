@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from graphforge.demo.sample.broken_files import generate_broken_files
 from graphforge.models.workspace import FileRole
-from graphforge.office_zip import normalize_package
+from graphforge.parsers.office_zip import normalize_package
 
 __all__ = ["SampleWorkspace", "generate_sample_workspace", "generate_broken_files", "ground_truth"]
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from graphforge import cypher
-from graphforge.cypher import CYPHER_DIR, CypherQuery
+from graphforge.graphdb import cypher
+from graphforge.graphdb.cypher import CYPHER_DIR, CypherQuery
 from graphforge.models.spec import TaskSpec
 from graphforge.registry import Column, Registry
 from graphforge.specs.templates import WorkspaceGraph

@@ -10,8 +10,8 @@ import neo4j
 from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable
 from pydantic import BaseModel
 
-from graphforge.cypher import CypherQuery
 from graphforge.errors import CypherError, GraphConnectionError
+from graphforge.graphdb.cypher import CypherQuery
 
 M = TypeVar("M", bound=BaseModel)
 Row = BaseModel | Mapping[str, Any]

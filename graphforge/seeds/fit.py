@@ -28,8 +28,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from graphforge import cypher
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 
 GET_SEED_PROFILES = cypher.load("seeds/get_seed_profiles")
 GET_FOLDER_OPENINGS = cypher.load("seeds/get_folder_openings")

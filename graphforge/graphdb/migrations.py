@@ -11,10 +11,10 @@ import neo4j
 from neo4j.exceptions import DriverError, Neo4jError
 from pydantic import BaseModel
 
-from graphforge import cypher
-from graphforge.cypher import _resource_dir
 from graphforge.errors import MigrationError
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.cypher import _resource_dir
+from graphforge.graphdb.graph import Graph
 
 SCHEMA_DIR = _resource_dir("schema")
 _NAME_RE = re.compile(r"^V(\d{4})__([a-z0-9_]+)\.cypher$")

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from pydantic import BaseModel
 
-from graphforge import cypher
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 from graphforge.models.base import Row
 from graphforge.models.judge import Judgment
 from graphforge.models.trajectory import DeliverableFile, Message, Trajectory, TrajectoryStatus

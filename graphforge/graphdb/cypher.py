@@ -15,8 +15,8 @@ from graphforge.errors import ConfigError
 
 def _resource_dir(name: str) -> Path:
     """Repo-root folder in a checkout, or the copy a wheel carries under graphforge/_data."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here.parent / name, here / "_data" / name):
+    package = Path(__file__).resolve().parents[1]  # graphforge/ (this module is graphforge/graphdb/cypher.py)
+    for candidate in (package.parent / name, package / "_data" / name):
         if candidate.is_dir():
             return candidate
     raise ConfigError(f"cannot find the {name}/ folder next to the graphforge package")

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphforge import cypher
 from graphforge.errors import GraphforgeError
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 from graphforge.models.workspace import FileIngestRow
 
 GET_FILE_SPANS = cypher.load("bulk/get_file_spans")

@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from graphforge import cypher
 from graphforge.errors import GraphforgeError
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 from graphforge.models.base import Row, stable_hash
 from graphforge.models.spec import AgentView, CriterionSpec, DeliverableSpec, TaskSpec
 

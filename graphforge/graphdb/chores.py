@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from graphforge import cypher
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 
 COUNT_NODES_BY_LABEL = cypher.load("meta/count_nodes_by_label")
 COUNT_RELATIONSHIPS_BY_TYPE = cypher.load("meta/count_relationships_by_type")

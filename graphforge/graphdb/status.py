@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from graphforge import cypher
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 
 STATUS_TAXONOMY = cypher.load("status/count_taxonomy")
 STATUS_WORKSPACES = cypher.load("status/count_workspaces")

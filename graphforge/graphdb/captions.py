@@ -24,8 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from graphforge import cypher
-from graphforge.graph import Graph
+from graphforge.graphdb import cypher
+from graphforge.graphdb.graph import Graph
 from graphforge.models.base import Row
 
 STREAM_CAPTION_SOURCES = cypher.load("captions/stream_caption_sources")
