@@ -13,7 +13,7 @@ from typing import LiteralString
 from graphforge.errors import ConfigError
 
 
-def _resource_dir(name: str) -> Path:
+def resource_dir(name: str) -> Path:
     """Repo-root folder in a checkout, or the copy a wheel carries under graphforge/_data."""
     package = Path(__file__).resolve().parents[1]  # graphforge/ (this module is graphforge/graphdb/cypher.py)
     for candidate in (package.parent / name, package / "_data" / name):
@@ -22,7 +22,7 @@ def _resource_dir(name: str) -> Path:
     raise ConfigError(f"cannot find the {name}/ folder next to the graphforge package")
 
 
-CYPHER_DIR = _resource_dir("cypher")
+CYPHER_DIR = resource_dir("cypher")
 # Parameters look like $name; strip // comments and string literals first so neither counts.
 _PARAM_RE = re.compile(r"\$([A-Za-z_]\w*)")
 _COMMENT_RE = re.compile(r"//[^\n]*")

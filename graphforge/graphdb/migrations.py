@@ -13,10 +13,10 @@ from pydantic import BaseModel
 
 from graphforge.errors import MigrationError
 from graphforge.graphdb import cypher
-from graphforge.graphdb.cypher import _resource_dir
+from graphforge.graphdb.cypher import resource_dir
 from graphforge.graphdb.graph import Graph
 
-SCHEMA_DIR = _resource_dir("schema")
+SCHEMA_DIR = resource_dir("schema")
 _NAME_RE = re.compile(r"^V(\d{4})__([a-z0-9_]+)\.cypher$")
 
 GET_APPLIED_MIGRATIONS = cypher.load("meta/get_applied_migrations")
