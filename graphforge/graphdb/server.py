@@ -270,7 +270,7 @@ class ManagedServer:
             pid = int(self.pid_file.read_text().strip())
         except (OSError, ValueError):
             pid = None
-        if pid is not None and _alive(pid) and self._is_ours(pid):
+        if pid is not None and pid_alive(pid) and self._is_ours(pid):
             return pid
         found = self._find_running()
         if found is None:
@@ -290,7 +290,7 @@ class ManagedServer:
     def _find_running(self) -> int | None:
         for pid in (_lock_holder(self.home / "data" / "databases" / "store_lock"),
                     _port_listener(self.settings.bolt_port)):
-            if pid is not None and _alive(pid) and self._is_ours(pid):
+            if pid is not None and pid_alive(pid) and self._is_ours(pid):
                 return pid
         return None
 
@@ -351,10 +351,10 @@ class ManagedServer:
                 stopped_cleanly = self._java(_BOOT, "stop", timeout=180).returncode == 0
             except ServerError:  # the stop command hung: signals below finish the job
                 stopped_cleanly = False
-            if _alive(pid):
+            if pid_alive(pid):
                 if stopped_cleanly:
                     _wait_gone(pid, 30)
-                if _alive(pid):
+                if pid_alive(pid):
                     os.kill(pid, signal.SIGTERM)
                     if not _wait_gone(pid, 60):
                         os.kill(pid, signal.SIGKILL)
@@ -462,7 +462,7 @@ def _require_free_port(host: str, port: int) -> None:
                               "GRAPHFORGE_BOLT_PORT / GRAPHFORGE_HTTP_PORT") from exc
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -478,7 +478,7 @@ def _alive(pid: int) -> bool:
 
 def _wait_gone(pid: int, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
-    while _alive(pid):
+    while pid_alive(pid):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.25)

