@@ -156,8 +156,16 @@ def benchmark_prompt(statement: str, deliverables: list[str]) -> str:
     return statement + "\n\nDeliverables to write:\n" + "\n".join(f"- {d}" for d in deliverables)
 
 
-def render_rows(ctx: Any, source: Path, dest: Path) -> dict[str, Any]:
-    """Exported rows -> ``{"text": ...}`` rows: the conversation as the llama.cpp server would render it."""
+def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any) -> dict[str, Any]:
+    """Exported rows -> ``{"text": ...}`` training windows: the conversation as the llama.cpp server would
+    render it, cut into windows of at most ``max_tokens`` (``count`` gives a text's tokens).
+
+    A demonstration is longer than a training sequence once every tool result is shown (a median near 8k
+    tokens against 3k): cut at the sequence length, training saw the opening reads and never the calls that
+    write the deliverables. So each row becomes windows that cover every assistant turn once: the system and
+    task turns, then as many consecutive turns (a reply and the tool results that answer it) as fit, the
+    latest window first, earlier turns dropped from its front as a server's context would be.
+    """
     from graphforge.stores import specs as specs_store
 
     rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -171,10 +179,39 @@ def render_rows(ctx: Any, source: Path, dest: Path) -> dict[str, Any]:
             if m["role"] == "user":
                 m["content"] = eval_user_turn(spec.statement, view.deliverables, view.files)
             msgs.append(m)
-        text = served_prompt(msgs, json.loads(r["tools"]))
-        out.append({"text": text})
+        tools = json.loads(r["tools"])
+        out += [{"text": text} for text in windows(msgs, tools, max_tokens, count)]
     dest.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in out), encoding="utf-8")
-    return {"rows": len(out), "chars": sum(len(o["text"]) for o in out)}
+    return {"rows": len(rows), "windows": len(out), "chars": sum(len(o["text"]) for o in out)}
+
+
+def windows(msgs: list[dict[str, Any]], tools: list[dict[str, Any]], max_tokens: int,
+            count: Any) -> list[str]:
+    """The conversation's windows, in order (see :func:`render_rows`); one when it fits whole."""
+    first_reply = next((i for i, m in enumerate(msgs) if m["role"] == "assistant"), len(msgs))
+    head, rest = msgs[:first_reply], msgs[first_reply:]
+    turns: list[list[dict[str, Any]]] = []
+    for m in rest:
+        if m["role"] == "assistant" or not turns:
+            turns.append([])
+        turns[-1].append(m)
+    out: list[str] = []
+    end = len(turns)
+    while end > 0:
+        start = end - 1  # a turn too long alone is still one window (the trainer cuts its tail)
+        while start > 0 and count(served_prompt(head + sum(turns[start - 1:end], []), tools)) <= max_tokens:
+            start -= 1
+        out.append(served_prompt(head + sum(turns[start:end], []), tools))
+        end = start
+    return out[::-1]
+
+
+def token_counter(model_file: Path) -> Any:
+    """Tokens of a rendered text, by the served model's own vocabulary (llama.cpp, vocabulary only)."""
+    from llama_cpp import Llama
+
+    vocab = Llama(model_path=str(model_file), vocab_only=True, verbose=False)
+    return lambda text: len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
 
 def train(dataset: Path, out_dir: Path, args: argparse.Namespace) -> dict[str, Any]:
@@ -416,7 +453,11 @@ def run(args: argparse.Namespace) -> int:
                   flush=True)
             clock.lap("exports (replayed, split-audited)")
             arms = {"anchored": export_dir / "sft.jsonl", "random": export_dir / "rft-random.jsonl"}
-            rendered = {arm: render_rows(ctx, path, out / f"train-{arm}.jsonl") for arm, path in arms.items()}
+            count = token_counter(base_gguf)
+            rendered = {arm: render_rows(ctx, path, out / f"train-{arm}.jsonl", args.max_length, count)
+                        for arm, path in arms.items()}
+            print("training windows: " + ", ".join(f"{arm} {r['windows']} from {r['rows']} rows"
+                                                   for arm, r in rendered.items()), flush=True)
             report["rendered"] = rendered
             trained: dict[str, dict[str, Any]] = {}
             from graphforge.llm.text_tools import CHAT_TEMPLATE
@@ -488,7 +529,9 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
                   results: list[dict[str, Any]], fit: Any, players: list[str]) -> None:
     print("\n=== closed loop ===")
     for arm, t in trained.items():
-        print(f"training ({arm} arm): {t['rows']} rows, {t['steps']} steps, "
+        shown = report.get("rendered", {}).get(arm, {})
+        print(f"training ({arm} arm): {shown.get('rows', '?')} rows as {t['rows']} windows, "
+              f"{t['steps']} steps, "
               f"tokens trained {t['tokens_trained']:,} "
               f"({t['trained_token_share']:.0%} of {t['tokens_available']:,} in the rows), loss "
               f"{t['losses'][0]:.3f} -> {t['losses'][-1]:.3f}")
