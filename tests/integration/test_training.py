@@ -322,3 +322,31 @@ def test_smollm2_from_its_gguf_fine_tunes_on_an_export(
     tokenizer = AutoTokenizer.from_pretrained(out, local_files_only=True)
     mine = _held_out_loss(tuned, tokenizer, rows[8:])
     assert abs(mine - after) < 0.1 * after, (mine, after)
+
+    # Exported back to GGUF with GraphForge's tool-call chat template, llama.cpp serves the same network:
+    # the template is the one stored, and its next-token logits follow the checkpoint's.
+    import numpy as np
+    import torch
+    from gguf import GGUFReader
+    from llama_cpp import Llama
+
+    from graphforge.llm.server import default_model_file
+    from graphforge.llm.text_tools import CHAT_TEMPLATE
+    from training.gguf_export import export as gguf_export
+
+    base = default_model_file()
+    assert base is not None
+    gguf_file = tmp_path / "tuned.gguf"
+    gguf_export(out, base, gguf_file, chat_template=CHAT_TEMPLATE)
+    field = GGUFReader(str(gguf_file)).fields["tokenizer.chat_template"]
+    assert field.contents() == CHAT_TEMPLATE
+    served = Llama(model_path=str(gguf_file), n_ctx=256, logits_all=True, verbose=False)
+    text = "<|im_start|>user\nThe FY2024 total of the budget file is<|im_end|>\n<|im_start|>assistant\n"
+    ids = served.tokenize(text.encode(), add_bos=False, special=True)
+    assert ids == tokenizer(text)["input_ids"]
+    served.eval(ids)
+    theirs = np.asarray(served.scores[len(ids) - 1], dtype=np.float64)
+    with torch.no_grad():
+        mine_logits = tuned(input_ids=torch.tensor([ids])).logits[0, -1].double().numpy()
+    assert np.corrcoef(theirs, mine_logits)[0, 1] > 0.99
+    assert int(np.argmax(mine_logits)) in np.argsort(theirs)[-3:]
