@@ -279,6 +279,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def weights_digest(model_file: Path) -> str:
+    """The first 12 hex digits of the GGUF file's SHA-256."""
+    digest = hashlib.sha256()
+    with model_file.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()[:12]
+
+
 def serve(model_file: Path, alias: str, threads: int, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     """llama-cpp-python's OpenAI-compatible server (the project's local-model server) on a free port."""
     import httpx
@@ -491,9 +500,12 @@ def run(args: argparse.Namespace) -> int:
             players = list(ggufs)
             specs: list[PlayerSpec] = []
             for name, file in ggufs.items():
-                proc, url = serve(file, name, args.threads, out / f"server-{name}.log")
+                # The served name carries the weights' digest: the chat cache keys on the model name, and a
+                # retrained model under the same name would replay the previous weights' answers.
+                alias = f"{name}-{weights_digest(file)}"
+                proc, url = serve(file, alias, args.threads, out / f"server-{name}.log")
                 servers.append(proc)
-                specs.append(PlayerSpec(name=name, kind=PlayerKind.CHAT, base_url=url, served_model=name))
+                specs.append(PlayerSpec(name=name, kind=PlayerKind.CHAT, base_url=url, served_model=alias))
             clock.lap("held-out benchmarks + servers")
             attempts = []
             for name in sorted(set(bench.values())):
@@ -556,7 +568,6 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
             per_deliverable[f"{r['player']}: {Path(w).suffix}"] += 1
     print(f"deliverables written by player and format: {dict(sorted(per_deliverable.items()))}")
     print(f"stage seconds: {report['seconds']}")
-    _ = hashlib  # (kept for content digests of the report, see closed_loop.json)
 
 
 if __name__ == "__main__":
