@@ -37,7 +37,6 @@ calls in the reply's text and the chat client reads them (``text_tools.split_cal
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 import socket
@@ -132,18 +131,6 @@ def demonstrate(ctx: Any, specs: list[str], read_chars: int) -> list[str]:
 
 # ---- 4: training rows in the served format ----------------------------------------------------------
 
-def served_prompt(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
-    """A conversation as llama.cpp's server renders it for a GGUF that carries GraphForge's chat template:
-    rendered by llama-cpp-python's own Jinja formatter, so the training text is the served prompt."""
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-    from graphforge.llm.text_tools import CHAT_TEMPLATE
-
-    formatter = Jinja2ChatFormatter(CHAT_TEMPLATE, eos_token="<|im_end|>", bos_token="<|im_start|>",
-                                    add_generation_prompt=False)
-    return str(formatter(messages=messages, tools=tools).prompt)  # type: ignore[arg-type]
-
-
 def eval_user_turn(statement: str, deliverables: list[str], files: list[str]) -> str:
     """The user turn a player gets in ``eval run`` (benchmark prompt + the loop's file list)."""
     from graphforge.agent.loop import task_prompt
@@ -188,6 +175,8 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any)
 def windows(msgs: list[dict[str, Any]], tools: list[dict[str, Any]], max_tokens: int,
             count: Any) -> list[str]:
     """The conversation's windows, in order (see :func:`render_rows`); one when it fits whole."""
+    from graphforge.llm.text_tools import render
+
     first_reply = next((i for i, m in enumerate(msgs) if m["role"] == "assistant"), len(msgs))
     head, rest = msgs[:first_reply], msgs[first_reply:]
     turns: list[list[dict[str, Any]]] = []
@@ -199,9 +188,9 @@ def windows(msgs: list[dict[str, Any]], tools: list[dict[str, Any]], max_tokens:
     end = len(turns)
     while end > 0:
         start = end - 1  # a turn too long alone is still one window (the trainer cuts its tail)
-        while start > 0 and count(served_prompt(head + sum(turns[start - 1:end], []), tools)) <= max_tokens:
+        while start > 0 and count(render(head + sum(turns[start - 1:end], []), tools)) <= max_tokens:
             start -= 1
-        out.append(served_prompt(head + sum(turns[start:end], []), tools))
+        out.append(render(head + sum(turns[start:end], []), tools))
         end = start
     return out[::-1]
 
@@ -277,15 +266,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def weights_digest(model_file: Path) -> str:
-    """The first 12 hex digits of the GGUF file's SHA-256."""
-    digest = hashlib.sha256()
-    with model_file.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()[:12]
 
 
 def serve(model_file: Path, alias: str, threads: int, log: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -470,6 +450,7 @@ def run(args: argparse.Namespace) -> int:
             report["rendered"] = rendered
             trained: dict[str, dict[str, Any]] = {}
             from graphforge.llm.text_tools import CHAT_TEMPLATE
+            from graphforge.parsers.base import file_digest
             from training.gguf_export import export as gguf_export
 
             ggufs = {"base": out / "base.gguf"}
@@ -502,7 +483,7 @@ def run(args: argparse.Namespace) -> int:
             for name, file in ggufs.items():
                 # The served name carries the weights' digest: the chat cache keys on the model name, and a
                 # retrained model under the same name would replay the previous weights' answers.
-                alias = f"{name}-{weights_digest(file)}"
+                alias = f"{name}-{file_digest(file)[0][:12]}"
                 proc, url = serve(file, alias, args.threads, out / f"server-{name}.log")
                 servers.append(proc)
                 specs.append(PlayerSpec(name=name, kind=PlayerKind.CHAT, base_url=url, served_model=alias))

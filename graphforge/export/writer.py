@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import statistics
@@ -18,6 +17,7 @@ import pydantic_core
 from pydantic import BaseModel
 
 from graphforge.errors import ExportError
+from graphforge.parsers.base import file_digest
 
 # A Parquet row group closes at whichever comes first: this many bytes of JSONL text or this many
 # rows. The writer holds only the pending rows' JSONL bytes (not Python dicts), so memory stays flat
@@ -73,11 +73,7 @@ def dumps_row(row: dict[str, Any]) -> bytes:
 
 
 def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return file_digest(path)[0]
 
 
 def git_commit(repo: Path | None = None) -> str:

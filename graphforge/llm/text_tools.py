@@ -68,6 +68,18 @@ CHAT_TEMPLATE = (
 )
 
 
+def render(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+           add_generation_prompt: bool = False) -> str:
+    """The prompt llama.cpp's server builds from :data:`CHAT_TEMPLATE` for these OpenAI-form messages:
+    rendered by llama-cpp-python's own Jinja formatter (the ``local-llm`` extra), so training text rendered
+    here is the served prompt, byte for byte."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    formatter = Jinja2ChatFormatter(CHAT_TEMPLATE, eos_token="<|im_end|>", bos_token="<|im_start|>",
+                                    add_generation_prompt=add_generation_prompt)
+    return str(formatter(messages=messages, tools=tools).prompt)  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class TextCall:
     """One call found in a reply: its arguments parsed (``args``) or the reason they are not (``error``)."""

@@ -12,10 +12,9 @@ from typing import Any
 import jinja2
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from graphforge.llm.protocol import parse_assistant, to_openai
-from graphforge.llm.text_tools import CHAT_TEMPLATE, split_calls
+from graphforge.llm.text_tools import CHAT_TEMPLATE, render, split_calls
 
 TOOLS = [{"type": "function", "function": {
     "name": "read_file", "description": "Read one file of the workspace",
@@ -42,9 +41,7 @@ CONVERSATION: list[dict[str, Any]] = [
 
 
 def served_prompt(messages: list[dict[str, Any]], generation: bool = False) -> str:
-    formatter = Jinja2ChatFormatter(CHAT_TEMPLATE, eos_token="<|im_end|>", bos_token="<|im_start|>",
-                                    add_generation_prompt=generation)
-    return formatter(messages=messages, tools=TOOLS).prompt  # type: ignore[arg-type]
+    return render(messages, TOOLS, add_generation_prompt=generation)
 
 
 def assistant_turns(prompt: str) -> list[str]:
