@@ -144,16 +144,22 @@ def benchmark_prompt(statement: str, deliverables: list[str]) -> str:
 
 
 def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any) -> dict[str, Any]:
-    """Exported rows -> ``{"text": ...}`` training windows: the conversation as the llama.cpp server would
-    render it, cut into windows of at most ``max_tokens`` (``count`` gives a text's tokens).
+    """Exported rows -> training windows (``{"messages", "tools"}`` rows the trainer templates with
+    :data:`~graphforge.llm.text_tools.TRAINING_TEMPLATE`, i.e. the served prompt, and trains on the replies
+    only), each at most ``max_tokens`` (``count`` gives a rendered text's tokens).
 
     A demonstration is longer than a training sequence once every tool result is shown (a median near 8k
     tokens against 3k): cut at the sequence length, training saw the opening reads and never the calls that
-    write the deliverables. So each row becomes windows that cover every assistant turn once: the system and
-    task turns, then as many consecutive turns (a reply and the tool results that answer it) as fit, the
-    latest window first, earlier turns dropped from its front as a server's context would be.
+    write the deliverables. So each row becomes windows that together cover every assistant turn: each
+    window holds the system and task turns and the first turn (the folder listing and its result), so it
+    starts as an attempt starts, then as many consecutive later turns (a reply and the tool results that
+    answer it) as fit; the middle of a long demonstration is what a window leaves out. Windows whose later
+    turns began straight after the task taught "answer at once" (measured: every tuned attempt one text
+    reply).
     """
+    from graphforge.llm.text_tools import render
     from graphforge.stores import specs as specs_store
+    from training.windows import windows
 
     rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
     out = []
@@ -167,32 +173,15 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any)
                 m["content"] = eval_user_turn(spec.statement, view.deliverables, view.files)
             msgs.append(m)
         tools = json.loads(r["tools"])
-        out += [{"text": text} for text in windows(msgs, tools, max_tokens, count)]
-    dest.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in out), encoding="utf-8")
-    return {"rows": len(rows), "windows": len(out), "chars": sum(len(o["text"]) for o in out)}
 
+        def size(window: list[dict[str, Any]], tools: list[dict[str, Any]] = tools) -> int:
+            return int(count(render(window, tools)))
 
-def windows(msgs: list[dict[str, Any]], tools: list[dict[str, Any]], max_tokens: int,
-            count: Any) -> list[str]:
-    """The conversation's windows, in order (see :func:`render_rows`); one when it fits whole."""
-    from graphforge.llm.text_tools import render
-
-    first_reply = next((i for i, m in enumerate(msgs) if m["role"] == "assistant"), len(msgs))
-    head, rest = msgs[:first_reply], msgs[first_reply:]
-    turns: list[list[dict[str, Any]]] = []
-    for m in rest:
-        if m["role"] == "assistant" or not turns:
-            turns.append([])
-        turns[-1].append(m)
-    out: list[str] = []
-    end = len(turns)
-    while end > 0:
-        start = end - 1  # a turn too long alone is still one window (the trainer cuts its tail)
-        while start > 0 and count(render(head + sum(turns[start - 1:end], []), tools)) <= max_tokens:
-            start -= 1
-        out.append(render(head + sum(turns[start:end], []), tools))
-        end = start
-    return out[::-1]
+        out += [{"messages": w, "tools": r["tools"], "chars": len(render(w, tools))}
+                for w in windows(msgs, max_tokens, size)]
+    dest.write_text("".join(json.dumps({"messages": o["messages"], "tools": o["tools"]}, ensure_ascii=False)
+                            + "\n" for o in out), encoding="utf-8")
+    return {"rows": len(rows), "windows": len(out), "chars": sum(o["chars"] for o in out)}
 
 
 def token_counter(model_file: Path) -> Any:
@@ -221,7 +210,7 @@ def train(dataset: Path, out_dir: Path, args: argparse.Namespace) -> dict[str, A
             "per_device_train_batch_size": 1,
             "packing": False,
             "max_length": args.max_length,
-            "assistant_only_loss": False,
+            "assistant_only_loss": True,
             "use_cpu": True,
             "activation_checkpointing": False,
             "logging_steps": 1,
@@ -233,6 +222,11 @@ def train(dataset: Path, out_dir: Path, args: argparse.Namespace) -> dict[str, A
     }
     import yaml
 
+    from graphforge.llm.text_tools import TRAINING_TEMPLATE
+
+    template = out_dir.with_suffix(".jinja")
+    template.write_text(TRAINING_TEMPLATE, encoding="utf-8")
+    config["chat_template_file"] = str(template)
     cfg = out_dir.with_suffix(".yaml")
     cfg.write_text(yaml.safe_dump(config), encoding="utf-8")
     log = out_dir.with_suffix(".log")

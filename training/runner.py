@@ -397,6 +397,10 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     model = with_plain_weights(model, model_ref)
     if tokenizer.pad_token is None:  # e.g. GGUF tokenizers without one: pad with EOS (labels mask it anyway)
         tokenizer.pad_token = tokenizer.eos_token
+    if config.get("chat_template_file"):
+        # The template the model will be served with (in training, with its replies marked for
+        # assistant-only loss), in place of the one the model shipped with.
+        tokenizer.chat_template = Path(str(config["chat_template_file"])).read_text(encoding="utf-8")
 
     dataset = for_template(dataset, tokenizer, args, config, model_ref)
     eval_rows = None

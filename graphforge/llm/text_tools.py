@@ -30,42 +30,70 @@ CLOSE = "</tool_call>"
 # No literal newline in the template: a newline is always the expression {{ nl }}, so the result does not
 # depend on the renderer's trim_blocks / lstrip_blocks settings (llama.cpp's and transformers' differ).
 _NL = "{{ '\\n' }}"
-CHAT_TEMPLATE = (
-    "{%- for message in messages -%}"
-    "{%- if loop.first and message.role != 'system' and tools -%}"
-    "<|im_start|>system" + _NL + "{{ tool_listing(tools) }}<|im_end|>" + _NL +
-    "{%- endif -%}"
-    "<|im_start|>{{ message.role }}" + _NL +
-    "{%- if message.role == 'system' -%}"
-    "{{ message.content or '' }}"
-    "{%- if tools -%}" + _NL + _NL + "{{ tool_listing(tools) }}{%- endif -%}"
-    "{%- elif message.role == 'assistant' -%}"
-    "{{ message.content or '' }}"
-    "{%- for call in (message.tool_calls or []) -%}"
-    "{%- if message.content or not loop.first -%}" + _NL + "{%- endif -%}"
-    "<tool_call>" + _NL +
-    "{\"name\": {{ call.function.name | tojson }}, \"arguments\": "
-    "{%- if call.function.arguments is string %} {{ call.function.arguments }}"
-    "{%- else %} {{ call.function.arguments | tojson }}{%- endif -%}"
-    "}" + _NL + "</tool_call>"
-    "{%- endfor -%}"
-    "{%- else -%}"
-    "{{ message.content or '' }}"
-    "{%- endif -%}"
-    "<|im_end|>" + _NL +
-    "{%- endfor -%}"
-    "{%- if add_generation_prompt -%}<|im_start|>assistant" + _NL + "{%- endif -%}"
-)
-# The macro is defined first so both places above can call it.
-CHAT_TEMPLATE = (
+# The tools are listed as signatures, one line each (``read_file(path: string, offset?: integer) - Read a
+# file``), not as JSON schemas: a small model shown schemas copies them into its calls' arguments
+# (measured in the closed loop: calls whose arguments were the tool's schema).
+_TOOL_LISTING = (
     "{%- macro tool_listing(tools) -%}"
     "You can call these tools. To call one, write" + _NL +
     "<tool_call>" + _NL + "{\"name\": <tool name>, \"arguments\": <JSON object>}" + _NL +
     "</tool_call>" + _NL +
     "Tools:" + _NL +
-    "{%- for tool in tools -%}{{ tool | tojson }}" + _NL + "{%- endfor -%}"
-    "{%- endmacro -%}" + CHAT_TEMPLATE
+    "{%- for tool in tools -%}"
+    "{%- set f = tool.function if tool.function is defined else tool -%}"
+    "{%- set params = (f.parameters or {}) -%}"
+    "{%- set required = params.required or [] -%}"
+    "- {{ f.name }}("
+    "{%- for name, prop in (params.properties or {}).items() -%}"
+    "{{ name }}{% if name not in required %}?{% endif %}: {{ prop.type or 'any' }}"
+    "{%- if not loop.last %}, {% endif -%}"
+    "{%- endfor -%}"
+    ")"
+    "{%- if f.description %} - {{ f.description }}{% endif -%}" + _NL +
+    "{%- endfor -%}"
+    "{%- endmacro -%}"
 )
+
+
+def _template(mark_replies: bool) -> str:
+    """The chat template; with ``mark_replies`` each assistant turn (its end marker included, so a model
+    learns to stop) sits in ``{% generation %}`` marks, which print nothing: transformers reads them for
+    assistant-only loss, and the text is the served template's, character for character."""
+    open_mark, close_mark = ("{% generation %}", "{% endgeneration %}") if mark_replies else ("", "")
+    return _TOOL_LISTING + (
+        "{%- for message in messages -%}"
+        "{%- if loop.first and message.role != 'system' and tools -%}"
+        "<|im_start|>system" + _NL + "{{ tool_listing(tools) }}<|im_end|>" + _NL +
+        "{%- endif -%}"
+        "<|im_start|>{{ message.role }}" + _NL +
+        "{%- if message.role == 'system' -%}"
+        "{{ message.content or '' }}"
+        "{%- if tools -%}" + _NL + _NL + "{{ tool_listing(tools) }}{%- endif -%}"
+        "<|im_end|>"
+        "{%- elif message.role == 'assistant' -%}" + open_mark +
+        "{{ message.content or '' }}"
+        "{%- for call in (message.tool_calls or []) -%}"
+        "{%- if message.content or not loop.first -%}" + _NL + "{%- endif -%}"
+        "<tool_call>" + _NL +
+        "{\"name\": {{ call.function.name | tojson }}, \"arguments\": "
+        "{%- if call.function.arguments is string %} {{ call.function.arguments }}"
+        "{%- else %} {{ call.function.arguments | tojson }}{%- endif -%}"
+        "}" + _NL + "</tool_call>"
+        "{%- endfor -%}"
+        "<|im_end|>" + close_mark +
+        "{%- else -%}"
+        "{{ message.content or '' }}"
+        "<|im_end|>"
+        "{%- endif -%}" + _NL +
+        "{%- endfor -%}"
+        "{%- if add_generation_prompt -%}<|im_start|>assistant" + _NL + "{%- endif -%}"
+    )
+
+
+CHAT_TEMPLATE = _template(mark_replies=False)
+"""The served template (stored in the GGUF)."""
+TRAINING_TEMPLATE = _template(mark_replies=True)
+"""The same text, each reply marked for assistant-only loss (the tokenizer's template in training)."""
 
 
 def render(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,

@@ -14,7 +14,7 @@ import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from graphforge.llm.protocol import parse_assistant, to_openai
-from graphforge.llm.text_tools import CHAT_TEMPLATE, render, split_calls
+from graphforge.llm.text_tools import CHAT_TEMPLATE, TRAINING_TEMPLATE, render, split_calls
 
 TOOLS = [{"type": "function", "function": {
     "name": "read_file", "description": "Read one file of the workspace",
@@ -85,7 +85,32 @@ def test_the_prompt_does_not_depend_on_the_renderer_whitespace_settings() -> Non
 
 def test_a_conversation_without_a_system_message_still_lists_the_tools() -> None:
     prompt = served_prompt(CONVERSATION[1:2], generation=True)
-    assert prompt.startswith("<|im_start|>system\n") and '"name": "read_file"' in prompt
+    assert prompt.startswith("<|im_start|>system\n") and "- read_file(path: string)" in prompt
+
+
+def test_tools_are_listed_as_signatures_not_schemas() -> None:
+    tools = [*TOOLS, {"type": "function", "function": {
+        "name": "list_files", "description": "List the files",
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": []}}}]
+    system = render(CONVERSATION[:1], tools).split("<|im_end|>")[0]
+    assert "- read_file(path: string) - Read one file of the workspace\n" in system
+    assert "- list_files(path?: string) - List the files\n" in system  # optional: marked
+    assert '"properties"' not in system and '"type": "function"' not in system
+
+
+def test_the_training_template_prints_the_served_text_and_marks_only_the_replies() -> None:
+    from training import tiny
+
+    text = served_prompt(CONVERSATION)
+    tok = tiny.build_tokenizer([text], vocab_size=300)
+    tok.chat_template = TRAINING_TEMPLATE
+    assert tok.apply_chat_template(CONVERSATION, tools=TOOLS, tokenize=False) == text
+    out = tok.apply_chat_template(CONVERSATION, tools=TOOLS, tokenize=True, return_dict=True,
+                                  return_assistant_tokens_mask=True)
+    trained = tok.decode([t for t, m in zip(out["input_ids"], out["assistant_masks"], strict=True) if m])
+    # Every reply with its end marker (so the model learns to stop), nothing of the prompt or the results.
+    assert trained == "".join(turn + "<|im_end|>" for turn in assistant_turns(text))
+    assert "41250" not in trained and "Total the FY2024" not in trained
 
 
 @pytest.mark.parametrize(("body", "error"), [

@@ -1,0 +1,45 @@
+"""Long demonstrations cut into training windows that each start as an attempt starts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from training.windows import windows
+
+HEAD = [{"role": "system", "content": "s" * 50}, {"role": "user", "content": "task " * 20}]
+
+
+def _turn(i: int, result: int) -> list[dict[str, Any]]:
+    call = {"id": f"c{i}", "type": "function", "function": {"name": "read_file", "arguments": f'{{"n": {i}}}'}}
+    return [{"role": "assistant", "content": f"step {i}", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{i}", "content": "x" * result}]
+
+
+def _size(messages: list[dict[str, Any]]) -> int:
+    return sum(len(m.get("content") or "") + 10 for m in messages)
+
+
+def test_a_conversation_that_fits_is_one_window() -> None:
+    msgs = HEAD + sum((_turn(i, 30) for i in range(4)), []) + [{"role": "assistant", "content": "done"}]
+    assert windows(msgs, 10_000, _size) == [msgs]
+
+
+def test_every_window_starts_as_an_attempt_and_together_they_cover_every_turn() -> None:
+    turns = [_turn(i, 300) for i in range(8)]
+    msgs = HEAD + sum(turns, []) + [{"role": "assistant", "content": "done"}]
+    out = windows(msgs, 1200, _size)
+    assert len(out) > 1
+    opening = HEAD + turns[0]
+    for w in out:
+        assert w[: len(opening)] == opening  # the task, then the first call and its result
+        assert _size(w) <= 1200
+    replies = [m["content"] for w in out for m in w[len(opening):] if m["role"] == "assistant"]
+    # Each later reply in exactly one window, in order.
+    assert replies == [f"step {i}" for i in range(1, 8)] + ["done"]
+
+
+def test_a_turn_too_long_alone_is_still_its_own_window() -> None:
+    turns = [_turn(0, 10), _turn(1, 5000), _turn(2, 10)]
+    msgs = HEAD + sum(turns, [])
+    out = windows(msgs, 1000, _size)
+    assert [w[len(HEAD) + 2:] for w in out] == [turns[1], turns[2]]

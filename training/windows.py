@@ -1,0 +1,38 @@
+"""Long demonstrations cut into training windows that each start as an attempt starts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def windows(msgs: list[dict[str, Any]], max_tokens: int,
+            size: Callable[[list[dict[str, Any]]], int]) -> list[list[dict[str, Any]]]:
+    """A conversation cut into training windows of at most ``max_tokens`` (``size`` gives the tokens of a
+    list of messages as the served template renders them), in order; the whole conversation when it fits.
+
+    Every window holds the turns before the first reply (system, task) and the first turn (the first call
+    and its result), so it starts as an attempt starts, then as many consecutive later turns (a reply and
+    the tool results that answer it) as fit; together the windows cover every turn, and the middle of a
+    long conversation is what each window leaves out. A turn too long alone is still one window (the
+    trainer cuts its tail). With assistant-only loss the first reply is trained in every window.
+    """
+    first_reply = next((i for i, m in enumerate(msgs) if m["role"] == "assistant"), len(msgs))
+    head, rest = msgs[:first_reply], msgs[first_reply:]
+    turns: list[list[dict[str, Any]]] = []
+    for m in rest:
+        if m["role"] == "assistant" or not turns:
+            turns.append([])
+        turns[-1].append(m)
+    if len(turns) <= 1:
+        return [head + sum(turns, [])]
+    opening = head + turns[0]
+    out: list[list[dict[str, Any]]] = []
+    end = len(turns)
+    while end > 1:
+        start = end - 1  # a turn too long alone is still one window (the trainer cuts its tail)
+        while start > 1 and size(opening + sum(turns[start - 1:end], [])) <= max_tokens:
+            start -= 1
+        out.append(opening + sum(turns[start:end], []))
+        end = start
+    return out[::-1]
