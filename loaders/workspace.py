@@ -80,19 +80,22 @@ class WorkspaceScan(BaseModel):
 # ---- roles --------------------------------------------------------------------------------------
 
 # Rules look only at the path: they run before parsing and must never depend on content an agent sees.
+# A version number in a name says which version a file is, not that it is the wrong one (the current
+# release is numbered too): the superseded versions are found from the files' own dates and version
+# markers (supersedes links). A README is often the document itself in a crawled repository (a data
+# dictionary, a programme page) and a newsletter a programme's record: neither is background by its name.
 _ROLE_RULES: list[tuple[FileRole, re.Pattern[str]]] = [
     (
         FileRole.CONFUSER,
         re.compile(
-            r"draft|superseded|obsolete|deprecated|outdated|old[_\- ]|backup|\bbak\b|"
-            r"prelim|_v\d+\b|[_\- ]v\d+[_\- .]",
+            r"draft|superseded|obsolete|deprecated|outdated|old[_\- ]|backup|\bbak\b|prelim",
             re.IGNORECASE,
         ),
     ),
     (
         FileRole.AMBIENT,
         re.compile(
-            r"(^|/)(misc|tmp|temp|archive|other|personal)/|notice|newsletter|readme|"
+            r"(^|/)(misc|tmp|temp|archive|other|personal)/|notice|"
             r"invitation|menu|agenda|holiday|party|relocation",
             re.IGNORECASE,
         ),

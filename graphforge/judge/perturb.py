@@ -413,10 +413,17 @@ def _item_paths(criterion: CriterionSpec, view: JudgeView) -> list[str]:
 
 
 def _renamed_files(criterion: CriterionSpec, view: JudgeView, invented: bool) -> dict[str, str]:
-    """For each file the criterion's items come from, the name a broken citation gives it: a file that is not
-    in the workspace (``invented``), else another real file of the workspace that holds none of the items (not
-    a later or earlier version, a copy, or a file stating the same figures)."""
-    paths = _item_paths(criterion, view)
+    """For each file a citation of the criterion's items could rightly name, the name a broken citation gives
+    it: a file that is not in the workspace (``invented``), else another real file of the workspace that
+    holds none of the items (not a later or earlier version, a copy, or a file stating the same figures).
+
+    The files to rename are the ones the items come from, and for a per-item citation (``cites``, checked on
+    each item's own line, where a current file stating the same item counts too) those agreeing files as
+    well: renaming only the items' own files would leave a right citation on the line. A criterion that a
+    section names one given file keeps the other files' names."""
+    facts = [a.fact_id for a in view.anchors_of(criterion)]
+    agreeing = {s.path for f in facts for s in view.agreeing.get(f, [])}
+    paths = sorted(set(_item_paths(criterion, view)) | (agreeing if criterion.check == "cites" else set()))
     if invented:
         out = {}
         for p in paths:
@@ -424,8 +431,6 @@ def _renamed_files(criterion: CriterionSpec, view: JudgeView, invented: bool) ->
             out[p] = f"{stem}_final_v2.{ext}" if dot else f"{_base(p)}_final_v2"
         return out
     shas = {f.sha256 for f in view.files if f.path in paths and f.sha256}
-    facts = [a.fact_id for a in view.anchors_of(criterion)]
-    agreeing = {s.path for f in facts for s in view.agreeing.get(f, [])}
     bases = [_base(f.path) for f in view.files]
     bad = bad_files(view)
     others = sorted(f.path for f in view.files

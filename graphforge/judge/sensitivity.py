@@ -168,6 +168,7 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
         co = [c.criterion_id for c in view.spec.criteria if c.criterion_id != criterion.criterion_id
               and overlaps(before[c.criterion_id].footprint, result.touched)]
         co += mirrored(view, criterion, co)
+        co += same_citations(view, criterion, co)
         others = [after[c.criterion_id].score - before[c.criterion_id].score for c in view.spec.criteria
                   if c.criterion_id != criterion.criterion_id and c.criterion_id not in co]
         out.append(SensitivityCase(
@@ -176,6 +177,19 @@ def cases_for(view: JudgeView, files: dict[str, Path], arm: JudgeArm, work: Path
             target_after=after[criterion.criterion_id].score, non_target_deltas=others, co_targeted=co,
             gate_loss=not ok, negative=criterion.polarity is Polarity.NEGATIVE))
     return out, unscored
+
+
+def same_citations(view: JudgeView, target: CriterionSpec, co: list[str]) -> list[str]:
+    """For a citation target: the deliverable's other citation criteria on the same items (a second file
+    named beside an item the target cites). A broken citation renames every file those lines may rightly
+    cite, so these are hit by design, not by accident."""
+    if target.kind is not CriterionKind.CITATION:
+        return []
+    items = set(target.anchors)
+    return [c.criterion_id for c in view.spec.criteria
+            if c.criterion_id != target.criterion_id and c.criterion_id not in co
+            and c.kind is CriterionKind.CITATION and c.target_deliverable == target.target_deliverable
+            and items & set(c.anchors)]
 
 
 def mirrored(view: JudgeView, target: CriterionSpec, co: list[str]) -> list[str]:

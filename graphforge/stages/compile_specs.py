@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge.context import StageContext
 from graphforge.graphdb import cypher
-from graphforge.models.spec import TaskSpec, statement_hash
+from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity, TaskSpec, statement_hash
 from graphforge.sharding import Shard
 from graphforge.specs.checks import DocumentText, leaks, spec_problems
 from graphforge.specs.families import Family, FamilyInput, SeedContext, choose, load_families
@@ -306,9 +306,13 @@ def needs_two_files(
     if two_file_criteria(spec, {i: f.path for i, f in facts.items()}):
         return spec, []
     items = [c for c in spec.positive if c.check == "item" and c.anchors and c.anchors[0] in facts]
-    if not items:
+    # A spec checked cell by cell (a fixed-layout workbook) asks for no item by meaning: one more item goes
+    # into its prose deliverable (the memo), like the figures its cells hold.
+    base = items[0] if items else _prose_item(spec)
+    if base is None:
         return spec, []
-    firsts = [facts[c.anchors[0]] for c in items]
+    firsts = [facts[c.anchors[0]] for c in items] or [
+        facts[a] for c in spec.positive for a in c.anchors if a in facts]
     asked = {c.anchors[0]: c for c in items}
     paths = sorted({f.path for f in firsts})
     anchored = {a for c in spec.criteria for a in c.anchors}
@@ -334,13 +338,38 @@ def needs_two_files(
         # None of the spec's own files is stated elsewhere: one more item of a kind the spec holds from any
         # current file that another file restates (or an earlier version states differently).
         options = fitting(_second_file_options(ctx, graph.workspace_id, None, sorted(fits), asked, anchored))
+    if not options and not per_file and not any(c.check == "invented" for c in spec.criteria):
+        # Nothing of the spec's kinds is stated by two files: one more item of any kind a colleague can
+        # name (a named figure or date, a rule, an item, a definition) that two files state, from the spec's
+        # own files first. A spec that lists a whole set of its kind gets no stray item of another.
+        for paths_wanted in (paths, None):
+            found = _second_file_options(ctx, graph.workspace_id, paths_wanted, sorted(_ASKABLE), asked,
+                                         anchored)
+            options = [o for o in found if _usable_item(o[-2])]
+            if options:
+                break
     if not options:
         return spec, []
     new_item, warn, *_, first, second = options[0]
-    item = asked.get(first.fact_id) or items[0]
+    item = asked.get(first.fact_id) or base
     if warn:
         return warn_superseded(spec, item, first, second, new_item=new_item), [first, second]
     return ask_second_file(spec, item, first, second, new_item=new_item), [first, second]
+
+
+def _prose_item(spec: TaskSpec) -> CriterionSpec | None:
+    """An item criterion of the spec's first prose deliverable (Markdown or Word) with nothing asked yet:
+    the pattern one more item is asked like."""
+    prose = next((d for d in spec.deliverables if d.format in ("md", "docx")), None)
+    if prose is None:
+        return None
+    return CriterionSpec(
+        criterion_id="", polarity=Polarity.POSITIVE, kind=CriterionKind.VALUE, weight=1.0, requirement="",
+        target_deliverable=prose.name, expected="", tolerance=0.005,
+        verification=(f"Open {prose.name} and find the item on a line that names it: the figure in any "
+                      "printed form and stated scale, a date naming the same day, or a passage with most of "
+                      "the anchored text's content words; the anchored span gives the value."),
+        anchors=[], check="item")
 
 
 _ASKABLE = frozenset({"requirement", "list_item", "definition", "quantity", "date"})

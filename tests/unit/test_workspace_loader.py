@@ -35,6 +35,11 @@ def test_sample_scan_takes_roles_from_the_manifest_and_rules(tmp_path: Path) -> 
         ("drafts/report_v2.pdf", FileRole.CONFUSER),
         ("finance/ledger.xlsx", FileRole.CORE),
         ("misc/newsletter.html", FileRole.AMBIENT),
+        ("misc/relocation_notice.txt", FileRole.AMBIENT),
+        # A version number or a README name says nothing of the role: the current release is numbered too.
+        ("data-dictionary/v3.0/CSV_README.md", FileRole.SUPPORTING),
+        ("data-dictionary/v2.2/CSV_v2.2_README.md", FileRole.SUPPORTING),
+        ("newsletters/July2023Newsletter.pdf", FileRole.SUPPORTING),
         ("memos/note.docx", FileRole.SUPPORTING),
     ],
 )

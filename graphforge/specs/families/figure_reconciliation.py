@@ -86,6 +86,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
     )
     items: list[str] = []
     anchored: list[GraphFact] = []
+    confirmed: list[tuple[GraphFact, GraphFact]] = []  # figures two files state alike: both are sources
     for a, c, current in pairs:
         if _agree(a, c):
             sb.item(
@@ -97,6 +98,7 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             )
             items.append(f"{label_of(a)} ({_name(a.path)} and {_name(c.path)})")
             anchored.append(a)
+            confirmed.append((a, c))
         elif current is not None:
             old = c if current is a else a
             sb.item(
@@ -130,6 +132,12 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         items.append(f"the total {label_of(t)} in {_name(t.path)}, checked against its parts")
         anchored.append(t)
     sb.cites(anchored, book)
+    for a, c in confirmed:
+        # The workbook's row names each source file and its value: the second file too, which only a worker
+        # who opened both files can name.
+        sb.covered(a, c, book, inp.graph.files,
+                   requirement=f"{book.name} names {_name(c.path)} beside {label_of(a)} as a second source "
+                               "that states the same value")
     statement = request(
         occupation=inp.seed.occupation,
         context=(
