@@ -15,7 +15,8 @@ def windows(msgs: list[dict[str, Any]], max_tokens: int,
     and its result), so it starts as an attempt starts, then as many consecutive later turns (a reply and
     the tool results that answer it) as fit; together the windows cover every turn, and the middle of a
     long conversation is what each window leaves out. A turn too long alone is still one window (the
-    trainer cuts its tail). With assistant-only loss the first reply is trained in every window.
+    trainer cuts its tail). The first window trains the opening reply; later ones mark it ``context_only``
+    (printed, not trained, by the training template).
     """
     first_reply = next((i for i, m in enumerate(msgs) if m["role"] == "assistant"), len(msgs))
     head, rest = msgs[:first_reply], msgs[first_reply:]
@@ -27,12 +28,15 @@ def windows(msgs: list[dict[str, Any]], max_tokens: int,
     if len(turns) <= 1:
         return [head + sum(turns, [])]
     opening = head + turns[0]
+    # In every window but the first the opening reply is context: trained once, not once per window (a
+    # reply trained in every window was what the tuned model then said at every turn: measured).
+    repeated = head + [dict(m, context_only=True) if m["role"] == "assistant" else m for m in turns[0]]
     out: list[list[dict[str, Any]]] = []
     end = len(turns)
     while end > 1:
         start = end - 1  # a turn too long alone is still one window (the trainer cuts its tail)
         while start > 1 and size(opening + sum(turns[start - 1:end], [])) <= max_tokens:
             start -= 1
-        out.append(opening + sum(turns[start:end], []))
+        out.append((opening if start == 1 else repeated) + sum(turns[start:end], []))
         end = start
     return out[::-1]

@@ -55,12 +55,33 @@ _TOOL_LISTING = (
 )
 
 
+_REPLY = (
+    "{%- macro reply(message) -%}"
+    "{{ message.content or '' }}"
+    "{%- for call in (message.tool_calls or []) -%}"
+    "{%- if message.content or not loop.first -%}" + _NL + "{%- endif -%}"
+    "<tool_call>" + _NL +
+    "{\"name\": {{ call.function.name | tojson }}, \"arguments\": "
+    "{%- if call.function.arguments is string %} {{ call.function.arguments }}"
+    "{%- else %} {{ call.function.arguments | tojson }}{%- endif -%}"
+    "}" + _NL + "</tool_call>"
+    "{%- endfor -%}"
+    "<|im_end|>"
+    "{%- endmacro -%}"
+)
+
+
 def _template(mark_replies: bool) -> str:
     """The chat template; with ``mark_replies`` each assistant turn (its end marker included, so a model
     learns to stop) sits in ``{% generation %}`` marks, which print nothing: transformers reads them for
-    assistant-only loss, and the text is the served template's, character for character."""
-    open_mark, close_mark = ("{% generation %}", "{% endgeneration %}") if mark_replies else ("", "")
-    return _TOOL_LISTING + (
+    assistant-only loss, and the text is the served template's, character for character. A reply with
+    ``context_only`` set (a training window's repeated opening) is printed unmarked: context, not loss."""
+    if mark_replies:
+        assistant = ("{%- if message.context_only -%}{{ reply(message) }}"
+                     "{%- else -%}{% generation %}{{ reply(message) }}{% endgeneration %}{%- endif -%}")
+    else:
+        assistant = "{{ reply(message) }}"
+    return _TOOL_LISTING + _REPLY + (
         "{%- for message in messages -%}"
         "{%- if loop.first and message.role != 'system' and tools -%}"
         "<|im_start|>system" + _NL + "{{ tool_listing(tools) }}<|im_end|>" + _NL +
@@ -70,17 +91,7 @@ def _template(mark_replies: bool) -> str:
         "{{ message.content or '' }}"
         "{%- if tools -%}" + _NL + _NL + "{{ tool_listing(tools) }}{%- endif -%}"
         "<|im_end|>"
-        "{%- elif message.role == 'assistant' -%}" + open_mark +
-        "{{ message.content or '' }}"
-        "{%- for call in (message.tool_calls or []) -%}"
-        "{%- if message.content or not loop.first -%}" + _NL + "{%- endif -%}"
-        "<tool_call>" + _NL +
-        "{\"name\": {{ call.function.name | tojson }}, \"arguments\": "
-        "{%- if call.function.arguments is string %} {{ call.function.arguments }}"
-        "{%- else %} {{ call.function.arguments | tojson }}{%- endif -%}"
-        "}" + _NL + "</tool_call>"
-        "{%- endfor -%}"
-        "<|im_end|>" + close_mark +
+        "{%- elif message.role == 'assistant' -%}" + assistant +
         "{%- else -%}"
         "{{ message.content or '' }}"
         "<|im_end|>"

@@ -144,3 +144,18 @@ def test_the_chat_client_reads_calls_written_as_text_and_sends_them_back_structu
     structured = parse_assistant({"role": "assistant", "content": "<tool_call>{}</tool_call>", "tool_calls": [
         {"id": "x", "type": "function", "function": {"name": "list_files", "arguments": "{}"}}]})
     assert [c["name"] for c in structured.tool_calls] == ["list_files"] and not structured.invalid_tool_calls
+
+
+def test_a_context_only_reply_is_printed_but_not_trained() -> None:
+    from training import tiny
+
+    conversation = [dict(m) for m in CONVERSATION]
+    conversation[2]["context_only"] = True  # the first reply, repeated as a later window's opening
+    text = served_prompt(CONVERSATION)
+    tok = tiny.build_tokenizer([text], vocab_size=300)
+    tok.chat_template = TRAINING_TEMPLATE
+    assert tok.apply_chat_template(conversation, tools=TOOLS, tokenize=False) == text
+    out = tok.apply_chat_template(conversation, tools=TOOLS, tokenize=True, return_dict=True,
+                                  return_assistant_tokens_mask=True)
+    trained = tok.decode([t for t, m in zip(out["input_ids"], out["assistant_masks"], strict=True) if m])
+    assert trained == "".join(turn + "<|im_end|>" for turn in assistant_turns(text)[1:])

@@ -10,7 +10,8 @@ HEAD = [{"role": "system", "content": "s" * 50}, {"role": "user", "content": "ta
 
 
 def _turn(i: int, result: int) -> list[dict[str, Any]]:
-    call = {"id": f"c{i}", "type": "function", "function": {"name": "read_file", "arguments": f'{{"n": {i}}}'}}
+    call = {"id": f"c{i}", "type": "function",
+            "function": {"name": "read_file", "arguments": f'{{"n": {i}}}'}}
     return [{"role": "assistant", "content": f"step {i}", "tool_calls": [call]},
             {"role": "tool", "tool_call_id": f"c{i}", "content": "x" * result}]
 
@@ -30,8 +31,10 @@ def test_every_window_starts_as_an_attempt_and_together_they_cover_every_turn() 
     out = windows(msgs, 1200, _size)
     assert len(out) > 1
     opening = HEAD + turns[0]
-    for w in out:
-        assert w[: len(opening)] == opening  # the task, then the first call and its result
+    for i, w in enumerate(out):
+        # The task, then the first call and its result; its reply trained in the first window only.
+        assert [{k: v for k, v in m.items() if k != "context_only"} for m in w[: len(opening)]] == opening
+        assert bool(w[len(HEAD)].get("context_only")) is (i > 0)
         assert _size(w) <= 1200
     replies = [m["content"] for w in out for m in w[len(opening):] if m["role"] == "assistant"]
     # Each later reply in exactly one window, in order.
@@ -43,3 +46,4 @@ def test_a_turn_too_long_alone_is_still_its_own_window() -> None:
     msgs = HEAD + sum(turns, [])
     out = windows(msgs, 1000, _size)
     assert [w[len(HEAD) + 2:] for w in out] == [turns[1], turns[2]]
+    assert "context_only" not in out[0][len(HEAD)] and out[1][len(HEAD)]["context_only"] is True
