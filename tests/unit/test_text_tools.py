@@ -98,16 +98,24 @@ def test_tools_are_listed_as_signatures_not_schemas() -> None:
     assert '"properties"' not in system and '"type": "function"' not in system
 
 
-def test_the_training_template_prints_the_served_text_and_marks_only_the_replies() -> None:
+def trained_text(conversation: list[dict[str, Any]]) -> tuple[str, str]:
+    """(the text the training template prints, the part of it the loss falls on), by a tokenizer built on
+    the served prompt."""
     from training import tiny
 
-    text = served_prompt(CONVERSATION)
-    tok = tiny.build_tokenizer([text], vocab_size=300)
+    tok = tiny.build_tokenizer([served_prompt(CONVERSATION)], vocab_size=300)
     tok.chat_template = TRAINING_TEMPLATE
-    assert tok.apply_chat_template(CONVERSATION, tools=TOOLS, tokenize=False) == text
-    out = tok.apply_chat_template(CONVERSATION, tools=TOOLS, tokenize=True, return_dict=True,
+    printed = tok.apply_chat_template(conversation, tools=TOOLS, tokenize=False)
+    out = tok.apply_chat_template(conversation, tools=TOOLS, tokenize=True, return_dict=True,
                                   return_assistant_tokens_mask=True)
-    trained = tok.decode([t for t, m in zip(out["input_ids"], out["assistant_masks"], strict=True) if m])
+    ids = [t for t, m in zip(out["input_ids"], out["assistant_masks"], strict=True) if m]
+    return str(printed), str(tok.decode(ids))
+
+
+def test_the_training_template_prints_the_served_text_and_marks_only_the_replies() -> None:
+    text = served_prompt(CONVERSATION)
+    printed, trained = trained_text(CONVERSATION)
+    assert printed == text
     # Every reply with its end marker (so the model learns to stop), nothing of the prompt or the results.
     assert trained == "".join(turn + "<|im_end|>" for turn in assistant_turns(text))
     assert "41250" not in trained and "Total the FY2024" not in trained
@@ -147,15 +155,9 @@ def test_the_chat_client_reads_calls_written_as_text_and_sends_them_back_structu
 
 
 def test_a_context_only_reply_is_printed_but_not_trained() -> None:
-    from training import tiny
-
     conversation = [dict(m) for m in CONVERSATION]
     conversation[2]["context_only"] = True  # the first reply, repeated as a later window's opening
     text = served_prompt(CONVERSATION)
-    tok = tiny.build_tokenizer([text], vocab_size=300)
-    tok.chat_template = TRAINING_TEMPLATE
-    assert tok.apply_chat_template(conversation, tools=TOOLS, tokenize=False) == text
-    out = tok.apply_chat_template(conversation, tools=TOOLS, tokenize=True, return_dict=True,
-                                  return_assistant_tokens_mask=True)
-    trained = tok.decode([t for t, m in zip(out["input_ids"], out["assistant_masks"], strict=True) if m])
+    printed, trained = trained_text(conversation)
+    assert printed == text
     assert trained == "".join(turn + "<|im_end|>" for turn in assistant_turns(text)[1:])
