@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 
 from graphforge.evidence.base import WorkspaceSpan
@@ -172,8 +172,70 @@ def _row_key(f: FactRow) -> str:
     return key if f.kind is FactKind.RECORD else f"{key} / {f.metric}"
 
 
+_WORD = re.compile(r"\w")
+
+
+def _names_elsewhere(text: str, start: int, end: int, target: str) -> bool:
+    """Whether the name matched at ``text[start:end]`` is not the workspace file ``target``: part of a longer
+    word ("readme" in "readmes"), or a segment of a web address or of a path that leads elsewhere
+    (".../Proposal_Resources/readme.html", "./docs/Area1/readme.md" for a file at the folder's root)."""
+    if (start and _WORD.match(text[start - 1])) or (end < len(text) and _WORD.match(text[end])):
+        return True
+    left = max(text.rfind(c, 0, start) for c in " \t\n(<[\"'")
+    right = min([i for c in " \t\n)>]\"'" if (i := text.find(c, end)) >= 0] or [len(text)])
+    token = text[left + 1:right]
+    if "://" in token or token.startswith("www."):
+        return True
+    if "/" not in token[: start - left - 1]:
+        return text[end:right].startswith((".htm", ".php", ".asp"))  # a web page of the same name
+    # a relative path: it names the target only when it ends with the target's own folders
+    wanted = target.lower().replace("_", " ")
+    return not (token.lstrip("./").endswith(wanted) or wanted.endswith(token.lstrip("./")))
+
+
 def _edge(src: FactRow, dst: FactRow, kind: DependencyKind, note: str) -> DependsOnRow:
     return DependsOnRow(src_fact_id=src.fact_id, dst_fact_id=dst.fact_id, kind=kind, note=note[:300])
+
+
+
+_REVISED = 0.6  # share of content words two wordings of one item have in common (Jaccard), at least
+
+
+def _revised_items(facts: Sequence[FactRow], path_of: dict[str, str], newer_of: dict[str, str],
+                   linked: Iterable[DependsOnRow]) -> list[DependsOnRow]:
+    """Reconcile edges for items a later version rewords: in two versions of one document, a requirement
+    or list item of the newer that no item of the older states alike is paired with the older's item whose
+    content words mostly agree (at least ``_REVISED``), when each is the other's best match ("a research
+    proposal selected ... through any previous SMD solicitation" -> "an existing research proposal selected
+    ... by SMD"). Items with the same words in another order are the same item, not a revision."""
+    already = {f for e in linked if e.kind in (DependencyKind.COMPARE, DependencyKind.RECONCILE)
+               for f in (e.src_fact_id, e.dst_fact_id)}
+    per: dict[tuple[str, FactKind], list[tuple[FactRow, frozenset[str]]]] = defaultdict(list)
+    for f in facts:
+        if f.kind in (FactKind.REQUIREMENT, FactKind.LIST_ITEM) and f.fact_id not in already:
+            words = frozenset((f.normalized or "").split())
+            if len(words) >= 5 and f.span_id in path_of:
+                per[(path_of[f.span_id], f.kind)].append((f, words))
+
+    def best(of: frozenset[str], among: list[tuple[FactRow, frozenset[str]]]) -> tuple[float, str]:
+        return max(((len(of & w) / len(of | w), f.fact_id) for f, w in among), default=(0.0, ""))
+
+    out = []
+    for older, newer in sorted(newer_of.items()):
+        for kind in (FactKind.REQUIREMENT, FactKind.LIST_ITEM):
+            olds, news = per.get((older, kind), []), per.get((newer, kind), [])
+            by_id = {f.fact_id: (f, w) for f, w in olds}
+            for n, words in news:
+                score, old_id = best(words, olds)
+                if not old_id or score < _REVISED or words == by_id[old_id][1]:
+                    continue
+                o, old_words = by_id[old_id]
+                if best(old_words, news)[1] != n.fact_id:
+                    continue
+                note = (f"{newer} revises a {kind.value} of {older} ({score:.2f} of its content words "
+                        f"alike): {n.value[:80]!r} vs {o.value[:80]!r}")
+                out.append(_edge(n, o, DependencyKind.RECONCILE, note))
+    return out
 
 
 def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> list[DependsOnRow]:
@@ -233,15 +295,17 @@ def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> 
             )
 
     # references: one pass of one alternation over the text ---------------------------------------------
-    names: dict[str, str] = {}
+    # A name two files share ("readme.md" in three folders) names neither: it is no key.
+    holders: dict[str, set[str]] = defaultdict(set)
     for path in heads:
         p = PurePosixPath(path)
         for key in {p.name.lower(), p.stem.lower().replace("_", " ")}:
             if len(key) >= 6:
-                names.setdefault(key, path)
+                holders[key].add(path)
     for f in heads.values():
         if f.kind is FactKind.METADATA and f.entity == "title" and len(f.value.split()) >= 4:
-            names.setdefault(f.value.lower(), path_of[f.span_id])
+            holders[f.value.lower()].add(path_of[f.span_id])
+    names = {key: next(iter(paths)) for key, paths in holders.items() if len(paths) == 1}
     if names:
         pattern = re.compile("|".join(re.escape(k) for k in sorted(names, key=len, reverse=True)))
         first_in_span: dict[str, FactRow] = {}
@@ -252,6 +316,8 @@ def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> 
             for m in pattern.finditer(lowered):
                 target = names.get(m.group(0))
                 if target is None or target == span.path or target not in heads:
+                    continue
+                if _names_elsewhere(lowered, m.start(), m.end(), target):
                     continue
                 src = first_in_span.get(span.span_id) or heads.get(span.path)
                 if src is not None:
@@ -310,6 +376,9 @@ def document_edges(facts: Sequence[FactRow], spans: Sequence[WorkspaceSpan]) -> 
                     f"{path_b} {verb} {kind} as {path_a}: {fb.value[:80]!r} vs {fa.value[:80]!r}",
                 )
             )
+
+    for e in _revised_items(facts, path_of, newer_of, edges.values()):
+        put(e)
 
     # interpret: a definition naming a measure or a status key used in another file ---------------------
     defined: dict[str, FactRow] = {}

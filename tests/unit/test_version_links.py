@@ -96,3 +96,85 @@ def test_a_charter_made_from_a_template_does_not_supersede_it(tmp_path: Path) ->
         "charter_v2.md": f"# Project charter of the Data Commons\n\n{filled}\n",
     })
     assert pairs == set()
+
+
+def _edges(root: Path, files: dict[str, str], kind: DependencyKind) -> set[tuple[str, str]]:
+    """(source, target) path pairs of the edges of ``kind`` over the given files."""
+    spans: list[WorkspaceSpan] = []
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        parsed = parse_file(path, ParseLimits())
+        spans += [
+            WorkspaceSpan(span_id=f"{parsed.sha256}:{s.locator}", file_sha256=parsed.sha256,
+                          locator=s.locator, kind="x", ordinal=i, text=s.text, path=rel)
+            for i, s in enumerate(parsed.spans)
+        ]
+    facts = RuleBasedExtractor().extract(spans).facts
+    path_of = {s.span_id: s.path for s in spans}
+    by_id = {f.fact_id: path_of[f.span_id] for f in facts}
+    return {(by_id[e.src_fact_id], by_id[e.dst_fact_id]) for e in document_edges(facts, spans)
+            if e.kind is kind}
+
+
+def _references(root: Path, files: dict[str, str]) -> set[tuple[str, str]]:
+    return _edges(root, files, DependencyKind.REFERENCE)
+
+
+def test_references_need_a_name_one_file_holds_and_no_address_elsewhere(tmp_path: Path) -> None:
+    policy = (
+        "# Pay policy statement 2021\n\nThe Council must publish its pay multiple each year; the figures are "
+        "in pay_multiple.csv.\n\nMore guidance is in the [readme](https://example.org/guide/readme.html) and "
+        "in [the area notes](./docs/area1/readme.md).\n"
+    )
+    pairs = _references(tmp_path, {
+        "policy/statement.md": policy,
+        "policy/pay_multiple.csv": "year,ratio\n2021,6.9\n2022,7.1\n",
+        "policy/readme.md": "# Policy folder\n\nStatements and their data.\n",
+        "salaries/readme.md": "# Salaries folder\n\nSenior salaries by year.\n",
+    })
+    assert ("policy/statement.md", "policy/pay_multiple.csv") in pairs
+    # "readme" is the name of two files, and the links lead to a web page and to another folder's file
+    assert not any(cited.endswith("readme.md") for _, cited in pairs)
+
+
+def test_a_relative_link_to_a_folder_file_is_a_reference(tmp_path: Path) -> None:
+    pairs = _references(tmp_path, {
+        "programme/overview.md": "# Programme overview\n\nSee the [FAQ](../funding/proposal_faq.md) first.\n",
+        "funding/proposal_faq.md": "# Proposal questions\n\nWho may apply: any research institution.\n",
+    })
+    assert pairs == {("programme/overview.md", "funding/proposal_faq.md")}
+
+
+OLD_RULE = ("- Proposer must have a research proposal selected for funding through any previous solicitation "
+            "with at least 15 months remaining in its period of performance.")
+NEW_RULE = ("- Proposer must have an existing research proposal selected for funding with at least 15 months "
+            "remaining in its period of performance at the time of submission.")
+KEPT = "- Events must be openly available and allow for inclusive participation."
+MOVED = "- Potential proposers must confirm availability of funds before preparing a proposal."
+MOVED_AGAIN = "- Before preparing a proposal, potential proposers must confirm availability of funds."
+
+
+def test_a_later_version_that_rewords_a_requirement_is_linked_to_the_old_wording(tmp_path: Path) -> None:
+    older = PAGE + "\n## Rules\n\n" + "\n".join([OLD_RULE, KEPT, MOVED]) + "\n"
+    newer = PAGE + "\n## Rules\n\n" + "\n".join([NEW_RULE, KEPT, MOVED_AGAIN]) + "\n"
+    files = {"funding/opportunities_2023-04-28.md": older, "funding/opportunities_2023-12-11.md": newer}
+    spans: list[WorkspaceSpan] = []
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        parsed = parse_file(path, ParseLimits())
+        spans += [WorkspaceSpan(span_id=f"{parsed.sha256}:{s.locator}", file_sha256=parsed.sha256,
+                                locator=s.locator, kind="x", ordinal=i, text=s.text, path=rel)
+                  for i, s in enumerate(parsed.spans)]
+    facts = RuleBasedExtractor().extract(spans).facts
+    value = {f.fact_id: f.value for f in facts}
+    revised = [e for e in document_edges(facts, spans)
+               if e.kind is DependencyKind.RECONCILE and "revises" in (e.note or "")]
+    pairs = {(value[e.src_fact_id].lstrip("- "), value[e.dst_fact_id].lstrip("- ")) for e in revised}
+    # the reworded rule, newer over older; the same words in another order are no revision
+    assert (NEW_RULE[2:], OLD_RULE[2:]) in pairs
+    assert not any("confirm" in a for a, _ in pairs)
+    assert not any("openly" in a for a, _ in pairs)
