@@ -22,6 +22,7 @@ GET_WORKSPACE_SPANS = cypher.load("evidence/get_workspace_spans")
 MERGE_FACTS = cypher.load("evidence/merge_facts")
 MERGE_DEPENDENCIES = cypher.load("evidence/merge_dependencies")
 DELETE_STALE_FACTS = cypher.load("evidence/delete_stale_facts")
+DELETE_STALE_DEPENDENCIES = cypher.load("evidence/delete_stale_dependencies")
 COUNT_WORKSPACE_EVIDENCE = cypher.load("evidence/count_workspace_evidence")
 
 
@@ -33,7 +34,8 @@ class BuildEvidenceParams(BaseModel):
     workspace_id: str | None = Field(None, description="None: every workspace in the graph.")
     # "auto": the chat model when GRAPHFORGE_LLM_BASE_URL is set, else the rule-based extractor.
     extractor: Literal["auto", "rule-based", "llm"] = "auto"
-    prune_stale: bool = Field(True, description="Drop this extractor's facts that a rebuild no longer finds.")
+    prune_stale: bool = Field(
+        True, description="Drop this extractor's facts and links that a rebuild no longer finds.")
     shard: Shard | None = Field(None,
         description="Only the workspaces whose id hashes into this shard (graphforge.sharding).")
     # Chat-model extractor: a batch the model gives no verified fact for gets the rule-based facts of its
@@ -133,6 +135,9 @@ def run(ctx: StageContext, params: BuildEvidenceParams) -> BuildEvidenceResult:
                                      keep_ids=[f.fact_id for f in facts])
             stale += int(rows[0]["deleted"]) if rows else 0
         edges_written += ctx.graph.write(MERGE_DEPENDENCIES, edges)
+        if params.prune_stale:
+            ctx.graph.execute(DELETE_STALE_DEPENDENCIES, workspace_id=workspace_id, extractor=name,
+                              keep_keys=[f"{e.src_fact_id}|{e.dst_fact_id}|{e.kind.value}" for e in edges])
         reasons.update(r.reason for r in extraction.rejected)
         capped |= extraction.capped
         examples.extend(extraction.rejected[: max(0, 10 - len(examples))])

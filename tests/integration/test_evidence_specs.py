@@ -106,3 +106,23 @@ def test_browser_queries_return_what_they_claim(ctx: StageContext, tmp_path: Pat
         assert held is not None and held.relationships[0]["role"] in {"core", "supporting", "confuser"}
     assert sorted(facts) == sorted(first.anchors)
     assert all(value in text for value, text in facts.values())
+
+
+def test_a_rebuild_drops_links_its_rules_no_longer_make(ctx: StageContext, tmp_path: Path) -> None:
+    """A link an earlier rule made between facts the rebuild keeps (here planted by hand) is gone after it."""
+    evidence, _ = _pipeline(ctx, tmp_path)
+    text = (
+        "MATCH (w:Workspace {workspace_id: $workspace_id})-[:CONTAINS]->(:File)-[:HAS_SPAN]->(:Span)"
+        "<-[:FROM_SPAN]-(a:Fact) WITH a ORDER BY a.fact_id LIMIT 2 WITH collect(a) AS two "
+        "WITH two[0] AS a, two[1] AS b MERGE (a)-[d:DEPENDS_ON {kind: 'reference'}]->(b) "
+        "SET d.note = 'planted' RETURN count(d) AS planted"
+    )
+    plant = cypher.CypherQuery("test/plant", text, cypher.parameters_of(text))  # type: ignore[arg-type]
+    count_text = "MATCH ()-[d:DEPENDS_ON {note: 'planted'}]->() RETURN count(d) AS n"
+    count = cypher.CypherQuery("test/count", count_text, cypher.parameters_of(count_text))  # type: ignore[arg-type]
+    workspace_id = evidence.workspaces[0].workspace_id
+    assert ctx.graph.execute(plant, workspace_id=workspace_id)[0]["planted"] == 1
+    assert ctx.graph.read_dicts(count)[0]["n"] == 1
+    again = build_evidence.run(ctx, build_evidence.BuildEvidenceParams(extractor="rule-based"))
+    assert ctx.graph.read_dicts(count)[0]["n"] == 0
+    assert again.workspaces == evidence.workspaces
