@@ -195,11 +195,43 @@ def earlier_versions(graph: WorkspaceGraph) -> dict[str, GraphFact]:
     return out
 
 
-def restated_elsewhere(graph: WorkspaceGraph, chosen: Sequence[GraphFact]) -> dict[str, GraphFact]:
-    """For each chosen fact that another current file states too (a compare edge), that file's fact: the
-    first by path (a superseded or untrusted file is no evidence)."""
+def previous_editions(graph: WorkspaceGraph) -> dict[str, GraphFact]:
+    """For each file that is a later edition of a series (same folder, kind and name but for its date: the
+    2024 and 2025 executive summaries, one forum's records after another's) and no version of it, a fact of
+    the edition before it (its title when it has one): newer path -> fact. A records clerk files each
+    edition beside the one before; a revision of one document is a version instead (``earlier_versions``)."""
+    from graphforge.evidence.doc_links import version_folder, version_rank, version_stem
+
+    firsts: dict[str, GraphFact] = {}
+    title_first = sorted(graph.facts, key=lambda f: (f.path, (f.kind, f.entity) != ("metadata", "title"),
+                                                     f.ordinal))
+    for f in title_first:
+        firsts.setdefault(f.path, f)
     facts = {f.fact_id: f for f in graph.facts}
-    old = superseded_paths(graph)
+    versions = {frozenset((facts[e.src_fact_id].path, facts[e.dst_fact_id].path)) for e in graph.edges
+                if e.kind == "supersedes" and e.src_fact_id in facts and e.dst_fact_id in facts}
+    series: dict[tuple[str, str, str], list[str]] = {}
+    for path in firsts:
+        stem = version_stem(path)
+        if stem and re.search(r"\d{4}", PurePosixPath(path).name):  # an edition is dated in its name
+            key = (PurePosixPath(path).suffix.lower(), version_folder(path), stem)
+            series.setdefault(key, []).append(path)
+    out: dict[str, GraphFact] = {}
+    for paths in series.values():
+        ordered = sorted(paths, key=version_rank)
+        for older, newer in zip(ordered, ordered[1:], strict=False):
+            if frozenset((older, newer)) not in versions and version_rank(older)[2] < version_rank(newer)[2]:
+                out[newer] = firsts[older]
+    return out
+
+
+def restated_elsewhere(graph: WorkspaceGraph, chosen: Sequence[GraphFact],
+                       in_file: str | None = None) -> dict[str, GraphFact]:
+    """For each chosen fact that another current file states too (a compare edge), that file's fact: the
+    first by path (a superseded or untrusted file is no evidence). With ``in_file``: that file's fact only,
+    superseded or not (the earlier version a re-issued document is mapped against)."""
+    facts = {f.fact_id: f for f in graph.facts}
+    old = superseded_paths(graph) if in_file is None else set()
     ids = {f.fact_id: f for f in chosen}
     out: dict[str, GraphFact] = {}
     for e in sorted(graph.edges, key=lambda e: (e.src_fact_id, e.dst_fact_id)):
@@ -207,7 +239,10 @@ def restated_elsewhere(graph: WorkspaceGraph, chosen: Sequence[GraphFact]) -> di
             continue
         for mine, theirs in ((e.src_fact_id, e.dst_fact_id), (e.dst_fact_id, e.src_fact_id)):
             f, o = ids.get(mine), facts.get(theirs)
-            if f is None or o is None or o.path == f.path or o.path in old or not trusted(o):
+            if f is None or o is None or o.path == f.path or o.path in old:
+                continue
+            # a file's role is checked for evidence; an earlier version is named, never taken a value from
+            if (in_file is None and not trusted(o)) or (in_file is not None and o.path != in_file):
                 continue
             if mine not in out or o.path < out[mine].path:
                 out[mine] = o
@@ -505,8 +540,8 @@ def two_file_criteria(spec: TaskSpec, file_of: dict[str, str]) -> list[str]:
     """The criteria that need two files read (``file_of``: fact id -> its file), by what they check, not by
     where their anchors happen to lie:
     - a stale negative (the earlier version's value against the current one);
-    - a citation that names a second file beside an item (a fact no item asks for: the other file stating it,
-      the version it replaces), never the per-item citation of items that come from different files;
+    - a citation that names a second file beside an item (the other file stating it, the version it replaces,
+      the edition before it), never the per-item citation of items that come from different files;
     - an item whose own anchors lie in two files (a figure recomputed from parts in two files).
     Layout criteria (their anchors are examples) and set-coverage negatives never count."""
     items = {a for c in spec.criteria if c.check == "item" for a in c.anchors}
@@ -515,7 +550,9 @@ def two_file_criteria(spec: TaskSpec, file_of: dict[str, str]) -> list[str]:
         files = {file_of[a] for a in c.anchors if a in file_of}
         if len(files) < 2 or c.check in ("layout", "invented"):
             continue
-        if c.check == "cites" and all(a in items for a in c.anchors):
+        # A per-item citation of items from two files names each file; one naming a single file beside items
+        # of two files is the second file's (an edition or version the first is filed beside).
+        if c.check == "cites" and all(a in items for a in c.anchors) and ";" in (c.expected or ""):
             continue
         out.append(c.criterion_id)
     return out

@@ -8,6 +8,9 @@ from graphforge.specs.families import Family, FamilyInput
 from graphforge.specs.families._common import (
     SpecBuilder,
     base_name,
+    display_name,
+    earlier_versions,
+    label_of,
     layout_words,
     plain,
     request,
@@ -49,13 +52,20 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         if len(chosen) < 4:
             continue
         source = base_name(chosen[0].path)
+        # Where no other current file states a listed item, a re-issued document is mapped against its
+        # earlier version instead: which requirements that version stated already (a crosswalk row).
+        partners = restated_elsewhere(inp.graph, chosen)
+        before = earlier_versions(inp.graph).get(chosen[0].path)
+        prior = {} if partners or before is None else restated_elsewhere(inp.graph, chosen, before.path)
+        before_name = display_name(before.path, inp.graph.files) if prior and before else ""
         b = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)
         book = b.deliverable(
             f"{slug(inp.graph.name)}_compliance_checklist.xlsx",
             "xlsx",
             "compliance checklist",
             sheets=("Checklist",),
-            columns=("Requirement", "Applies to", "Section", "Source file", "Status", "Evidence"),
+            columns=("Requirement", "Applies to", "Section", "Source file", "Status", "Evidence",
+                     *(("Earlier version",) if prior else ())),
         )
         for r in chosen:
             b.item(
@@ -68,9 +78,12 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         b.cites(chosen, book)
         # Where another current file states a listed item too, the book shows it beside the item (its
         # evidence): what the rest of the folder covers is the point of the exercise, and needs two files.
-        partners = restated_elsewhere(inp.graph, chosen)
         for f in [f for f in chosen if f.fact_id in partners][:MAX_COVERED]:
             b.covered(f, partners[f.fact_id], book, inp.graph.files)
+        for f in [f for f in chosen if f.fact_id in prior][:MAX_COVERED]:
+            b.covered(f, prior[f.fact_id], book, inp.graph.files,
+                      requirement=f"{book.name} shows, under Earlier version, that {before_name} stated "
+                                  f"{short(label_of(f), 70)} too")
         # Every requirement the sources state may be listed; one they do not state may not.
         b.invented(stated[:MAX_POOL], book, "Checklist", "a requirement")
         sections = sorted({short(_where(r), 70) for r in chosen if _where(r)})
@@ -86,7 +99,9 @@ def build(inp: FamilyInput) -> TaskSpec | None:
             ),
             items=[f"the requirements under {s}" for s in sections[:6]] or [f"the requirements in {source}"],
             deliverables=[
-                (book, f"{layout_words(book)}; one row per requirement, its file under Source file")
+                (book, f"{layout_words(book)}; one row per requirement, its file under Source file"
+                       + (f"; under Earlier version, {before_name} where that earlier version of it states "
+                          "the requirement too, else new" if prior else ""))
             ],
             constraints=["Quote each requirement as the document states it; do not invent requirements."],
         )

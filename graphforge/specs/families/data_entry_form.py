@@ -10,6 +10,7 @@ from graphforge.specs.families._common import (
     display_name,
     earlier_versions,
     layout_words,
+    previous_editions,
     request,
     short,
     slug,
@@ -36,23 +37,29 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         if r["title"] in facts
     ]
     docs = [(t, ds) for t, ds in docs if 3 <= len(t.value) <= 120 and sum(c.isalpha() for c in t.value) >= 3]
-    # Two versions share a title: one entry per title keeps items checkable, the current version's.
+    # Two versions (or editions) share a title: one entry per title keeps items checkable, the current
+    # version's, a later edition's.
     old_paths = superseded_paths(inp.graph)
-    docs.sort(key=lambda d: d[0].path in old_paths)  # stable: the rows' order otherwise
+    earlier = earlier_versions(inp.graph)
+    editions = {} if any(t.path in earlier for t, _ in docs) else previous_editions(inp.graph)
+    docs.sort(key=lambda d: (d[0].path in old_paths, d[0].path not in editions))  # else the rows' order
     distinct: dict[str, tuple[GraphFact, list[GraphFact]]] = {}
     for t, ds in docs:
         distinct.setdefault((t.normalized or t.value).lower(), (t, ds))
     # A document that replaces an earlier version first: its entry records which file it replaces, what a
-    # records clerk files beside it (and what needs the two files read side by side).
-    earlier = earlier_versions(inp.graph)
-    docs = sorted(distinct.values(), key=lambda d: d[0].path not in earlier)[:MAX_DOCS]
+    # records clerk files beside it (and what needs the two files read side by side). Else a later edition
+    # of a series first: its entry records the edition before it.
+    docs = sorted(distinct.values(), key=lambda d: (d[0].path not in earlier, d[0].path not in editions))
+    docs = docs[:MAX_DOCS]
     if len(docs) < 2:
         return None
     replacing = [(t, earlier[t.path]) for t, _ in docs if t.path in earlier]
+    following = [(t, editions[t.path]) for t, _ in docs if t.path in editions]
     b = SpecBuilder(inp.graph.workspace_id, FAMILY.name, inp.seed.seed_id, inp.version)
     form = b.deliverable(
         f"{slug(inp.graph.name)}_records.json", "json", "records-system entries", sections=("documents",),
-        keys=("file", "title", "first_date", *(("replaces",) if replacing else ())),
+        keys=("file", "title", "first_date", *(("replaces",) if replacing else ()),
+              *(("previous_edition",) if following else ())),
     )
     anchors = []
     for title, dates in docs:
@@ -72,6 +79,11 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         new_name, old_name = display_name(title.path, files), display_name(old.path, files)
         b.covered(title, old, form, files,
                   requirement=f"{form.name} records that {new_name} replaces {old_name}, its earlier version")
+    for title, before in following:
+        files = inp.graph.files
+        new_name, old_name = display_name(title.path, files), display_name(before.path, files)
+        b.covered(title, before, form, files,
+                  requirement=f"{form.name} records {old_name} as the edition before {new_name}")
     statement = request(
         occupation=inp.seed.occupation,
         context=f"the {inp.graph.name} files need to be registered in our records system.",
@@ -83,7 +95,9 @@ def build(inp: FamilyInput) -> TaskSpec | None:
         deliverables=[
             (form, f"{layout_words(form)} with dates as YYYY-MM-DD (YYYY-MM where a document gives only the "
                    "month)" + ("; under replaces, the file of the folder that a document replaces (an "
-                               "earlier version of it), else null" if replacing else ""))
+                               "earlier version of it), else null" if replacing else "")
+                   + ("; under previous_edition, the file of the folder that is the same series' edition "
+                      "before it (the previous year's or meeting's), else null" if following else ""))
         ],
         constraints=["Copy titles as the documents print them."],
     )
