@@ -30,6 +30,7 @@ from graphforge.judge.item_text import (
     scales_of,
     states,
     windows,
+    without_label,
 )
 from graphforge.judge.regions import TITLE, Footprint, Line, section_lines, sheet_lines, strip_file_names
 from graphforge.judge.view import Anchor, JudgeView
@@ -98,7 +99,9 @@ def _stale(criterion: CriterionSpec, anchors: list[Anchor], lines: list[Line], t
         if said:
             continue
         if textual and old_only:
-            got = set(normalise_text(line.text).split())
+            # The item's name copied from the request ("that begins 'Proposer must have an existing…'")
+            # quotes the new wording: it is no sign that the line states it.
+            got = set(normalise_text(without_label(line.text, criterion.label)).split())
             if not old_only <= got or (new_only and new_only <= got):
                 continue
         elif current_text is not None and states(
