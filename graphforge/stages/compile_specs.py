@@ -293,7 +293,8 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
 def needs_two_files(
     ctx: StageContext, spec: TaskSpec, graph: WorkspaceGraph
 ) -> tuple[TaskSpec, list[GraphFact]]:
-    """A spec whose criteria all rest on one file each gets one that needs two, when the folder allows it.
+    """A spec whose criteria all rest on one file each gets one that needs two, when the folder allows it;
+    one that has such a criterion but no stale negative gets the warning below when the folder allows it.
     Among the facts of the spec's own kind and source files that another file states too:
     - another current file states the same (compare): the deliverable names both files beside the item;
     - a file to avoid (superseded by a later version, or a confuser) states it differently (reconcile): a
@@ -303,7 +304,12 @@ def needs_two_files(
     from graphforge.specs.families._common import ask_second_file, two_file_criteria, warn_superseded
 
     facts = {f.fact_id: f for f in graph.facts}
-    if two_file_criteria(spec, {i: f.path for i, f in facts.items()}):
+    # A spec that needs two files already may still lack its warning: a file to avoid (a superseded version,
+    # a confuser) that states one of its kind of items differently gets a negative criterion all the same.
+    # A records entry registers every file, the superseded ones too: their own values are no stale ones.
+    per_file = any("file" in d.required_keys for d in spec.deliverables)
+    two_files = bool(two_file_criteria(spec, {i: f.path for i, f in facts.items()}))
+    if two_files and (per_file or any(c.check == "stale" for c in spec.negative)):
         return spec, []
     items = [c for c in spec.positive if c.check == "item" and c.anchors and c.anchors[0] in facts]
     # A spec checked cell by cell (a fixed-layout workbook) asks for no item by meaning: one more item goes
@@ -318,7 +324,6 @@ def needs_two_files(
     anchored = {a for c in spec.criteria for a in c.anchors}
     kinds = sorted({f.kind for f in firsts})
     # A records entry holds one record per file (file, title, date): no row for one more item.
-    per_file = any("file" in d.required_keys for d in spec.deliverables)
     # Kinds a row of this spec may hold: its own, and for a spec of things to check (requirements, list
     # items), the other kind of thing to check too: a gap analysis of a checklist may ask for a restated rule.
     fits = set(kinds) | (set(_CHECKABLE) if set(kinds) & _CHECKABLE else set())
@@ -327,7 +332,8 @@ def needs_two_files(
         # An item the spec asks for already, or one more of a kind it holds that a colleague can name: a
         # records entry gets no requirement row, a checklist no stray date or table cell.
         return [o for o in options
-                if not o[0] or (not per_file and o[-2].kind in fits and _usable_item(o[-2]))]
+                if (not o[0] or (not per_file and o[-2].kind in fits and _usable_item(o[-2])))
+                and (o[1] or not two_files)]  # with its two-file criterion, a spec needs only a warning
 
     # The spec's own kind of fact first; any kind of its source files when none of those has a second file.
     options = fitting(_second_file_options(ctx, graph.workspace_id, paths, kinds, asked, anchored))
@@ -338,7 +344,8 @@ def needs_two_files(
         # None of the spec's own files is stated elsewhere: one more item of a kind the spec holds from any
         # current file that another file restates (or an earlier version states differently).
         options = fitting(_second_file_options(ctx, graph.workspace_id, None, sorted(fits), asked, anchored))
-    if not options and not per_file and not any(c.check == "invented" for c in spec.criteria):
+    set_coverage = any(c.check == "invented" for c in spec.criteria)
+    if not options and not two_files and not per_file and not set_coverage:
         # Nothing of the spec's kinds is stated by two files: one more item of any kind a colleague can
         # name (a named figure or date, a rule, an item, a definition) that two files state, from the spec's
         # own files first. A spec that lists a whole set of its kind gets no stray item of another.
