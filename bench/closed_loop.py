@@ -50,6 +50,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 TIE_WITHIN = 0.02
 ADMIT_Q = 0.90
+MAX_REPLY_TOKENS = 1536  # the eval's reply budget, at most: a rambling 135M model fills whatever it is given
+WRITING_TOOLS = ("write_file", "run_python")
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -63,7 +65,9 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-length", type=int, default=3072, help="training sequence length (truncation)")
     p.add_argument("--max-heldout-specs", type=int, default=6, help="held-out specs evaluated (at most)")
     p.add_argument("--agent-steps", type=int, default=10, help="assistant turns per attempt")
-    p.add_argument("--agent-max-tokens", type=int, default=384, help="tokens per reply")
+    p.add_argument("--agent-max-tokens", type=int, default=None,
+                   help="tokens per reply (default: the longest deliverable-writing reply of the training "
+                        f"rows, at least 384, at most {MAX_REPLY_TOKENS})")
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--threads", type=int, default=1, help="llama.cpp threads per served model")
     p.add_argument("--only", nargs="*", default=None, help="only these workspace folders")
@@ -163,6 +167,7 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any)
 
     rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
     out = []
+    writing: list[int] = []  # tokens of each call that writes or builds a deliverable
     for r in rows:
         spec = specs_store.load_spec(ctx.graph, r["spec_id"])
         view = specs_store.agent_view_from_graph(ctx.graph, r["spec_id"])
@@ -179,9 +184,16 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any)
 
         out += [{"messages": w, "tools": r["tools"], "chars": len(render(w, tools))}
                 for w in windows(msgs, max_tokens, size)]
+        writing += [int(count(json.dumps(c.get("function", c), ensure_ascii=False)))
+                    for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls") or []
+                    if c.get("function", c).get("name") in WRITING_TOOLS]
     dest.write_text("".join(json.dumps({"messages": o["messages"], "tools": o["tools"]}, ensure_ascii=False)
                             + "\n" for o in out), encoding="utf-8")
-    return {"rows": len(rows), "windows": len(out), "chars": sum(o["chars"] for o in out)}
+    writing.sort()
+    return {"rows": len(rows), "windows": len(out), "chars": sum(o["chars"] for o in out),
+            "writing_call_tokens": {"calls": len(writing),
+                                    "median": writing[len(writing) // 2] if writing else 0,
+                                    "max": writing[-1] if writing else 0}}
 
 
 def token_counter(model_file: Path) -> Any:
@@ -442,6 +454,14 @@ def run(args: argparse.Namespace) -> int:
             print("training windows: " + ", ".join(f"{arm} {r['windows']} from {r['rows']} rows"
                                                    for arm, r in rendered.items()), flush=True)
             report["rendered"] = rendered
+            # A reply budget below the calls the demonstrations write with cuts every imitated write short.
+            longest = max(r["writing_call_tokens"]["max"] for r in rendered.values())
+            if args.agent_max_tokens is None:
+                args.agent_max_tokens = min(MAX_REPLY_TOKENS, max(384, -(-(longest + 32) // 64) * 64))
+            report["agent_max_tokens"] = args.agent_max_tokens
+            print("deliverable-writing calls in the training rows: "
+                  + ", ".join(f"{arm} {r['writing_call_tokens']}" for arm, r in rendered.items())
+                  + f"; reply budget in the eval: {args.agent_max_tokens} tokens", flush=True)
             trained: dict[str, dict[str, Any]] = {}
             from graphforge.llm.text_tools import CHAT_TEMPLATE
             from graphforge.parsers.base import file_digest

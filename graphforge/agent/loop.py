@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import re
 import shutil
 from collections.abc import Awaitable, Callable
@@ -41,6 +42,9 @@ class AgentConfig:
     max_tokens: int | None = None
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     max_read_chars: int = 20_000
+    # The same failing call this many times in a row stops the rollout ("repeating"): a model that answers
+    # an error with the same call will not get further, and the turns left cost time, not information.
+    max_repeats: int = 3
 
 
 @dataclass
@@ -49,7 +53,7 @@ class RolloutOutcome:
 
     trajectory: Trajectory
     records: list[LLMCallRecord]
-    stop_reason: str  # "finished" | "max_steps" | "llm_error: ..." | "no_deliverables"
+    stop_reason: str  # "finished" | "max_steps" | "repeating" | "llm_error: ..." | "no_deliverables"
     tool_calls: int
     tool_failures: int
 
@@ -149,6 +153,8 @@ async def arun_rollout(
     messages: list[BaseMessage] = [SystemMessage(SYSTEM_PROMPT), HumanMessage(task_prompt(view))]
     records: list[LLMCallRecord] = []
     steps, stop = 0, "max_steps"
+    failing: tuple[str, str] | None = None  # the last call, when it failed
+    repeats = 0
     while steps < config.max_steps:
         try:
             reply = await bound.ainvoke(messages, **params)
@@ -165,8 +171,11 @@ async def arun_rollout(
             break
         for call in reply.tool_calls:
             # Tools block (subprocesses, parsing): keep the event loop free for the other rollouts.
-            result, _ = await asyncio.to_thread(tools.call, call["name"], call["args"])
+            result, ok = await asyncio.to_thread(tools.call, call["name"], call["args"])
             messages.append(ToolMessage(result, tool_call_id=call.get("id") or ""))
+            key = (call["name"], json.dumps(call["args"], sort_keys=True, default=str))
+            repeats = 0 if ok else (repeats + 1 if key == failing else 1)
+            failing = None if ok else key
         for bad in reply.invalid_tool_calls:
             tools.calls += 1
             tools.failures += 1
@@ -176,6 +185,9 @@ async def arun_rollout(
                     tool_call_id=bad.get("id") or "",
                 )
             )
+        if config.max_repeats and repeats >= config.max_repeats:
+            stop = "repeating"
+            break
     deliverables = collect_deliverables(work, view.deliverables, run_dir / "deliverables")
     status = TrajectoryStatus.MATERIALISED if deliverables else TrajectoryStatus.FAILED
     if not deliverables and stop == "finished":

@@ -377,3 +377,19 @@ def test_a_server_echoing_request_headers_leaks_no_part_of_the_key_into_logs_err
     texts += [p.read_text(errors="replace") for p in (llm_settings.home / "runs").rglob("*.json")]
     assert any("llm_error" in t for t in texts)  # the failure is recorded...
     assert not {p for p in pieces for t in texts if p in t}  # ...without any piece of the key
+
+
+def test_a_rollout_that_repeats_a_failing_call_stops(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
+) -> None:
+    """The same failing call three times in a row ends the attempt; a different call in between does not."""
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    missing = tool_call("read_file", {"path": "summary.xlsx"})  # the deliverable it should write
+    scripted_llm.push(missing, tool_call("list_files", {}), missing, missing, missing, missing,
+                      tool_call("run_python", {"code": XLSX_CODE}), text("done"))
+    outcome = run_rollout(llm, _view(), workspace, tmp_path / "run", config=AgentConfig(max_steps=10))
+    assert outcome.stop_reason == "repeating"
+    assert outcome.trajectory.steps == 5  # one failure, a good call, then three failures in a row
+    assert (outcome.tool_calls, outcome.tool_failures) == (5, 4)
+    assert outcome.trajectory.status is TrajectoryStatus.FAILED  # nothing was written
