@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphforge.context import StageContext
+from graphforge.evidence.text_facts import normalise_text
 from graphforge.graphdb import cypher
 from graphforge.models.spec import CriterionKind, CriterionSpec, Polarity, TaskSpec, statement_hash
 from graphforge.sharding import Shard
@@ -418,7 +419,9 @@ def _second_file_options(
             continue
         if a.value not in a.span_text or b.value not in b.span_text:
             continue
-        if r["kind"] != "compare" and " ".join(a.value.split()) == " ".join(b.value.split()):
+        if r["kind"] != "compare" and (" ".join(a.value.split()) == " ".join(b.value.split()) or (
+                a.kind not in ("date", "quantity")
+                and not set(normalise_text(b.value).split()) - set(normalise_text(a.value).split()))):
             continue  # a stale value a worker could not tell from the current one checks nothing
         options.append((a.fact_id not in asked, r["kind"] != "compare", a.path, a.ordinal, a.fact_id, a, b))
     return sorted(options, key=lambda o: o[:5])
