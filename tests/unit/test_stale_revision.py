@@ -59,7 +59,8 @@ def _score(tmp_path: Path, line: str) -> float:
 
 
 def test_the_old_wording_beside_the_requested_name_is_stated_as_current(tmp_path: Path) -> None:
-    assert _score(tmp_path, f"{LABEL}: {OLD_RULE} at the time of submission (source: calls_2023-04.md)") == 1.0
+    line = f"{LABEL}: {OLD_RULE} at the time of submission (source: calls_2023-04.md)"
+    assert _score(tmp_path, line) == 1.0
 
 
 def test_the_new_wording_with_the_old_one_called_earlier_is_no_violation(tmp_path: Path) -> None:
