@@ -561,7 +561,7 @@ def two_file_criteria(spec: TaskSpec, file_of: dict[str, str]) -> list[str]:
 def _with_item(spec: TaskSpec, item: CriterionSpec, fact: GraphFact) -> tuple[list[CriterionSpec], str]:
     """The spec's criteria and statement with ``fact`` asked for as one more item like ``item``; the
     deliverable's cites criterion checks its citation too, weighing its share more."""
-    label = short(label_of(fact), 60)
+    label = short(label_of(fact), 160)  # the whole name: its opening words find the item
     # The family's own cites criterion of the deliverable: the first (a two-file one comes after it).
     cites = next((c.criterion_id for c in spec.criteria
                   if c.check == "cites" and c.target_deliverable == item.target_deliverable), None)
