@@ -506,7 +506,8 @@ def run(args: argparse.Namespace) -> int:
             for name in sorted(set(bench.values())):
                 ran = eval_run.run(ctx, eval_run.EvalRunParams(
                     benchmark=name, players=specs, concurrency=len(specs), max_steps=args.agent_steps,
-                    max_tokens=args.agent_max_tokens, temperature=0.0, force=True))
+                    max_tokens=args.agent_max_tokens, max_read_chars=args.read_chars, temperature=0.0,
+                    force=True))
                 attempts += ran.attempts
             clock.lap("eval run (3 players on the held-out specs)")
             results = judge_attempts(ctx, bench, players, attempts)

@@ -46,6 +46,8 @@ class EvalRunParams(BaseModel):
     max_steps: int = Field(12, ge=1)
     temperature: float | None = None
     max_tokens: int | None = None
+    max_read_chars: int = Field(20_000, ge=500,
+        description="read_file page size (a fine-tuned player sees the pages its demonstrations had).")
     tool_timeout_s: float = Field(60.0, gt=0)
     memory_mb: int = Field(1024, ge=64)
     benchmark_dir: Path | None = Field(None,
@@ -144,6 +146,7 @@ def run(ctx: StageContext, params: EvalRunParams) -> EvalRunResult:
         max_steps=params.max_steps,
         temperature=params.temperature,
         max_tokens=params.max_tokens,
+        max_read_chars=params.max_read_chars,
         limits=SandboxLimits(wall_s=params.tool_timeout_s, memory_mb=params.memory_mb),
     )
     if chat_jobs:
