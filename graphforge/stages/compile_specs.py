@@ -334,7 +334,8 @@ def needs_two_files(
         # records entry gets no requirement row, a checklist no stray date or table cell.
         return [o for o in options
                 if (not o[0] or (not per_file and o[-2].kind in fits and _usable_item(o[-2])))
-                and (o[1] or not two_files)]  # with its two-file criterion, a spec needs only a warning
+                # with its two-file criterion, a spec needs only a warning, on an item it asks for already
+                and (not two_files or (o[1] and not o[0]))]
 
     # The spec's own kind of fact first; any kind of its source files when none of those has a second file.
     options = fitting(_second_file_options(ctx, graph.workspace_id, paths, kinds, asked, anchored))
