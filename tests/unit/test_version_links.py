@@ -10,13 +10,14 @@ from pathlib import Path
 from graphforge.evidence.base import WorkspaceSpan
 from graphforge.evidence.doc_links import document_edges, version_rank
 from graphforge.evidence.rule_based import RuleBasedExtractor
-from graphforge.models.evidence import DependencyKind
+from graphforge.models.evidence import DependencyKind, DependsOnRow, FactRow
 from graphforge.parsers import parse_file
 from graphforge.parsers.base import ParseLimits
 
 
-def _supersedes(root: Path, files: dict[str, str]) -> set[tuple[str, str]]:
-    """(newer, older) path pairs of the supersedes edges over the given files."""
+def _linked(root: Path, files: dict[str, str]) -> tuple[list[FactRow], list[DependsOnRow], dict[str, str]]:
+    """Write the files, parse them with the real parser, extract and link their facts as ``evidence build``
+    does: (facts, edges, fact id -> path)."""
     spans: list[WorkspaceSpan] = []
     for rel, text in files.items():
         path = root / rel
@@ -31,9 +32,18 @@ def _supersedes(root: Path, files: dict[str, str]) -> set[tuple[str, str]]:
         ]
     facts = RuleBasedExtractor().extract(spans).facts
     path_of = {s.span_id: s.path for s in spans}
-    by_id = {f.fact_id: path_of[f.span_id] for f in facts}
-    return {(by_id[e.src_fact_id], by_id[e.dst_fact_id]) for e in document_edges(facts, spans)
-            if e.kind is DependencyKind.SUPERSEDES}
+    return facts, document_edges(facts, spans), {f.fact_id: path_of[f.span_id] for f in facts}
+
+
+def _edges(root: Path, files: dict[str, str], kind: DependencyKind) -> set[tuple[str, str]]:
+    """(source, target) path pairs of the edges of ``kind`` over the given files."""
+    _, edges, by_id = _linked(root, files)
+    return {(by_id[e.src_fact_id], by_id[e.dst_fact_id]) for e in edges if e.kind is kind}
+
+
+def _supersedes(root: Path, files: dict[str, str]) -> set[tuple[str, str]]:
+    """(newer, older) path pairs of the supersedes edges over the given files."""
+    return _edges(root, files, DependencyKind.SUPERSEDES)
 
 
 def _forum(day: str, topic: str, speakers: list[str]) -> str:
@@ -98,26 +108,6 @@ def test_a_charter_made_from_a_template_does_not_supersede_it(tmp_path: Path) ->
     assert pairs == set()
 
 
-def _edges(root: Path, files: dict[str, str], kind: DependencyKind) -> set[tuple[str, str]]:
-    """(source, target) path pairs of the edges of ``kind`` over the given files."""
-    spans: list[WorkspaceSpan] = []
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        parsed = parse_file(path, ParseLimits())
-        spans += [
-            WorkspaceSpan(span_id=f"{parsed.sha256}:{s.locator}", file_sha256=parsed.sha256,
-                          locator=s.locator, kind="x", ordinal=i, text=s.text, path=rel)
-            for i, s in enumerate(parsed.spans)
-        ]
-    facts = RuleBasedExtractor().extract(spans).facts
-    path_of = {s.span_id: s.path for s in spans}
-    by_id = {f.fact_id: path_of[f.span_id] for f in facts}
-    return {(by_id[e.src_fact_id], by_id[e.dst_fact_id]) for e in document_edges(facts, spans)
-            if e.kind is kind}
-
-
 def _references(root: Path, files: dict[str, str]) -> set[tuple[str, str]]:
     return _edges(root, files, DependencyKind.REFERENCE)
 
@@ -160,19 +150,9 @@ def test_a_later_version_that_rewords_a_requirement_is_linked_to_the_old_wording
     older = PAGE + "\n## Rules\n\n" + "\n".join([OLD_RULE, KEPT, MOVED]) + "\n"
     newer = PAGE + "\n## Rules\n\n" + "\n".join([NEW_RULE, KEPT, MOVED_AGAIN]) + "\n"
     files = {"funding/opportunities_2023-04-28.md": older, "funding/opportunities_2023-12-11.md": newer}
-    spans: list[WorkspaceSpan] = []
-    for rel, text in files.items():
-        path = tmp_path / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        parsed = parse_file(path, ParseLimits())
-        spans += [WorkspaceSpan(span_id=f"{parsed.sha256}:{s.locator}", file_sha256=parsed.sha256,
-                                locator=s.locator, kind="x", ordinal=i, text=s.text, path=rel)
-                  for i, s in enumerate(parsed.spans)]
-    facts = RuleBasedExtractor().extract(spans).facts
+    facts, edges, _ = _linked(tmp_path, files)
     value = {f.fact_id: f.value for f in facts}
-    revised = [e for e in document_edges(facts, spans)
-               if e.kind is DependencyKind.RECONCILE and "revises" in (e.note or "")]
+    revised = [e for e in edges if e.kind is DependencyKind.RECONCILE and "revises" in (e.note or "")]
     pairs = {(value[e.src_fact_id].lstrip("- "), value[e.dst_fact_id].lstrip("- ")) for e in revised}
     # the reworded rule, newer over older; the same words in another order are no revision
     assert (NEW_RULE[2:], OLD_RULE[2:]) in pairs
