@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -50,6 +51,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 TIE_WITHIN = 0.02
 ADMIT_Q = 0.90
+MAX_AGENT_STEPS = 16
 MAX_REPLY_TOKENS = 1536  # the eval's reply budget, at most: a rambling 135M model fills whatever it is given
 WRITING_TOOLS = ("write_file", "run_python")
 
@@ -61,10 +63,17 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--read-chars", type=int, default=3000, help="read_file page size (oracle and players)")
     p.add_argument("--train-steps", type=int, default=30, help="optimizer steps per arm (same budget)")
     p.add_argument("--batch", type=int, default=2, help="global batch (rows per step)")
-    p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--lr", type=float, default=2e-4,
+                   help="constant learning rate (run 9 at 1e-4: the loss still falling at its last step)")
     p.add_argument("--max-length", type=int, default=3072, help="training sequence length (truncation)")
     p.add_argument("--max-heldout-specs", type=int, default=6, help="held-out specs evaluated (at most)")
-    p.add_argument("--agent-steps", type=int, default=10, help="assistant turns per attempt")
+    p.add_argument("--agent-steps", type=int, default=None,
+                   help="assistant turns per attempt (default: the 90th percentile of the training "
+                        f"demonstrations' turns, at least 10, at most {MAX_AGENT_STEPS})")
+    p.add_argument("--reply-timeout", type=float, default=300.0,
+                   help="seconds a served player may take for one reply (one retry): three players share "
+                        "two cores, and a 120 s limit retried five times cost run 9 ten minutes and the "
+                        "base player's attempt")
     p.add_argument("--agent-max-tokens", type=int, default=None,
                    help="tokens per reply (default: the longest deliverable-writing reply of the training "
                         f"rows, at least 384, at most {MAX_REPLY_TOKENS})")
@@ -168,6 +177,7 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any)
     rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
     out = []
     writing: list[int] = []  # tokens of each call that writes or builds a deliverable
+    turns: list[int] = []  # assistant turns of each demonstration
     for r in rows:
         spec = specs_store.load_spec(ctx.graph, r["spec_id"])
         view = specs_store.agent_view_from_graph(ctx.graph, r["spec_id"])
@@ -184,6 +194,7 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any)
 
         out += [{"messages": w, "tools": r["tools"], "chars": len(render(w, tools))}
                 for w in windows(msgs, max_tokens, size)]
+        turns.append(sum(m["role"] == "assistant" for m in msgs))
         writing += [int(count(json.dumps(c.get("function", c), ensure_ascii=False)))
                     for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls") or []
                     if c.get("function", c).get("name") in WRITING_TOOLS]
@@ -191,6 +202,7 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any)
                             + "\n" for o in out), encoding="utf-8")
     writing.sort()
     return {"rows": len(rows), "windows": len(out), "chars": sum(o["chars"] for o in out),
+            "turns_p90": sorted(turns)[int(0.9 * (len(turns) - 1))] if turns else 0,
             "writing_call_tokens": {"calls": len(writing),
                                     "median": writing[len(writing) // 2] if writing else 0,
                                     "max": writing[-1] if writing else 0}}
@@ -420,6 +432,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     servers: list[subprocess.Popen[bytes]] = []
     try:
+        # The players' reply limit goes through the settings every chat client reads (this process only).
+        os.environ["GRAPHFORGE_LLM_TIMEOUT_S"] = str(args.reply_timeout)
+        os.environ["GRAPHFORGE_LLM_MAX_RETRIES"] = "1"
         with open_context(start=True) as ctx:
             load_corpus(ctx, folders)
             clock.lap("corpus (load, evidence, specs)")
@@ -459,9 +474,15 @@ def run(args: argparse.Namespace) -> int:
             if args.agent_max_tokens is None:
                 args.agent_max_tokens = min(MAX_REPLY_TOKENS, max(384, -(-(longest + 32) // 64) * 64))
             report["agent_max_tokens"] = args.agent_max_tokens
+            # Fewer turns than the demonstrations take cut an imitating player off before it writes.
+            if args.agent_steps is None:
+                p90 = max(r["turns_p90"] for r in rendered.values())
+                args.agent_steps = min(MAX_AGENT_STEPS, max(10, p90))
+            report["agent_steps"] = args.agent_steps
             print("deliverable-writing calls in the training rows: "
                   + ", ".join(f"{arm} {r['writing_call_tokens']}" for arm, r in rendered.items())
-                  + f"; reply budget in the eval: {args.agent_max_tokens} tokens", flush=True)
+                  + f"; reply budget in the eval: {args.agent_max_tokens} tokens, {args.agent_steps} turns",
+                  flush=True)
             trained: dict[str, dict[str, Any]] = {}
             from graphforge.llm.text_tools import CHAT_TEMPLATE
             from graphforge.parsers.base import file_digest
