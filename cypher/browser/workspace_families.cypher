@@ -5,6 +5,7 @@ MATCH (w:Workspace)
 OPTIONAL MATCH (s:TaskSpec)-[:COMPILED_FROM]->(w)
 WHERE NOT EXISTS { (:TaskSpec)-[:REVISED_FROM]->(s) }
   AND NOT EXISTS { MATCH (n:TaskSpec {base_id: s.base_id}) WHERE n.version > s.version }
+  AND s.retired_at IS NULL  // retired: a compile of every family no longer produced it
 WITH w, s ORDER BY s.family, s.spec_id
 RETURN w.workspace_id AS workspace, coalesce(w.supported_families, []) AS supported_families,
        [x IN collect(s) | x.family + ' -> ' + x.spec_id] AS compiled_specs,

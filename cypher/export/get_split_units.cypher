@@ -3,6 +3,7 @@
 // (no parameters)
 MATCH (s:TaskSpec)
 WHERE NOT EXISTS { MATCH (n:TaskSpec {base_id: s.base_id}) WHERE n.version > s.version }
+  AND s.retired_at IS NULL  // retired: a compile of every family no longer produced it
 OPTIONAL MATCH (w:Workspace {workspace_id: s.workspace_id})
 OPTIONAL MATCH (w)-[:FOR_SEED]->(:Seed)-[:FOR_OCCUPATION]->(o:Occupation)
 RETURN s.spec_id AS spec_id, s.workspace_id AS workspace_id, w.root AS root,

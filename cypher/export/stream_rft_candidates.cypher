@@ -3,6 +3,7 @@
 MATCH (t:Trajectory)
 WHERE t.spec_id IS NOT NULL AND ($rollout_model IS NULL OR t.model = $rollout_model)
   AND NOT EXISTS { MATCH (:TaskSpec)-[:REVISED_FROM]->(:TaskSpec {spec_id: t.spec_id}) }
+  AND NOT EXISTS { MATCH (r:TaskSpec {spec_id: t.spec_id}) WHERE r.retired_at IS NOT NULL }
 OPTIONAL MATCH (j:Judgment)-[:SCORES]->(t)
 WITH t, j ORDER BY j.judgment_id
 WITH t, [x IN collect(j) | {judgment_id: x.judgment_id, judge: x.judge, arm: x.arm, q: x.q,

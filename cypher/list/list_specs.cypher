@@ -4,9 +4,11 @@ MATCH (s:TaskSpec)
 WHERE ($ids IS NULL OR s.spec_id IN $ids)
   AND ($workspace_id IS NULL OR s.workspace_id = $workspace_id)
   AND ($seed_id IS NULL OR s.seed_id = $seed_id)
-// Current: no revision supersedes it and no newer version of its base exists (one current spec per base).
+// Current: no revision supersedes it, no newer version of its base exists (one current spec per base) and
+// it is not retired (a compile of every family its workspace supports no longer produced it).
 WITH s, NOT EXISTS { (:TaskSpec)-[:REVISED_FROM]->(s) }
-        AND NOT EXISTS { MATCH (n:TaskSpec {base_id: s.base_id}) WHERE n.version > s.version } AS current
+        AND NOT EXISTS { MATCH (n:TaskSpec {base_id: s.base_id}) WHERE n.version > s.version }
+        AND s.retired_at IS NULL AS current
 WHERE current OR NOT $current_only
 RETURN s.spec_id AS spec_id, s.version AS version, current, s.workspace_id AS workspace_id,
        s.seed_id AS seed_id, s.compiler AS compiler,

@@ -3,6 +3,7 @@
 MATCH (s:TaskSpec)
 WHERE NOT EXISTS { (:TaskSpec)-[:REVISED_FROM]->(s) }
   AND NOT EXISTS { MATCH (n:TaskSpec {base_id: s.base_id}) WHERE n.version > s.version }
+  AND s.retired_at IS NULL  // retired: a compile of every family no longer produced it
 OPTIONAL MATCH (s)-[:HAS_CRITERION]->(c:Criterion)
 WITH s, count(c) AS criteria, count(c.review_verdict) AS reviewed,
      sum(CASE c.review_verdict WHEN 'rejected' THEN 1 ELSE 0 END) AS rejected,

@@ -4,5 +4,6 @@ MATCH (s:TaskSpec)
 WHERE ($spec_ids IS NULL OR s.spec_id IN $spec_ids)
   AND NOT EXISTS { MATCH (:TaskSpec)-[:REVISED_FROM]->(s) }
   AND NOT EXISTS { MATCH (n:TaskSpec {base_id: s.base_id}) WHERE n.version > s.version }
+  AND s.retired_at IS NULL  // retired: a compile of every family no longer produced it
 RETURN s.spec_id AS spec_id, s.base_id AS base_id, s.version AS version
 ORDER BY s.spec_id

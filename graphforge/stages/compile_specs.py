@@ -27,6 +27,7 @@ GET_FACTS_BY_ID = cypher.load("specs/get_facts_by_id")
 GET_DEPENDENCIES_AMONG = cypher.load("specs/get_dependencies_among")
 GET_CORROBORATING_FACTS = cypher.load("specs/get_corroborating_facts")
 SET_SUPPORTED_FAMILIES = cypher.load("specs/set_supported_families")
+RETIRE_UNPRODUCED_FAMILIES = cypher.load("specs/retire_unproduced_families")
 
 
 class CompileSpecsParams(BaseModel):
@@ -68,6 +69,8 @@ class CompileSpecsResult(BaseModel):
     supported: dict[str, list[str]] = Field(
         default_factory=dict
     )  # workspace_id -> families its evidence supports
+    retired: dict[str, str] = Field(default_factory=dict)  # spec_id -> why it is no longer current
+    restored: list[str] = Field(default_factory=list)  # retired specs produced again
 
 
 def gather(ctx: StageContext, workspace_id: str) -> WorkspaceGraph:
@@ -212,6 +215,8 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
     out: list[CompiledSpec] = []
     skipped: dict[str, str] = {}
     supported_by: dict[str, list[str]] = {}
+    retired: dict[str, str] = {}
+    restored: list[str] = []
     for workspace_id in ids:
         head = ctx.graph.read_dicts(GET_WORKSPACE, workspace_id=workspace_id)[0]
         seed = seed_context(ctx, params.seed_id or head["seed_id"])
@@ -228,67 +233,93 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
         )
         if not supported:
             skipped[workspace_id] = "no task family's Cypher pattern matches this workspace's evidence graph"
+        compiled = _compile_workspace(ctx, params, families, supported, graph, seed, documents, model,
+                                      workspace_id, skipped) if supported else []
+        out += compiled
+        # Only a compile of every family says which families a workspace no longer has: one asked for a
+        # single family (or the seed's) leaves the others as they are.
+        if params.all_families and not params.family:
+            reasons = {k.split(":", 1)[1]: v for k, v in skipped.items() if k.startswith(workspace_id + ":")}
+            for row in ctx.graph.execute(
+                RETIRE_UNPRODUCED_FAMILIES, workspace_id=workspace_id,
+                families=sorted({c.family for c in compiled if c.family}), reasons=reasons,
+                reason="the workspace's evidence no longer supports this family",
+            ):
+                if row["restored"]:
+                    restored.append(str(row["spec_id"]))
+                else:
+                    retired[str(row["spec_id"])] = str(row["reason"])
+    return CompileSpecsResult(specs=out, skipped=skipped, supported=supported_by, retired=retired,
+                              restored=restored)
+
+
+def _compile_workspace(ctx: StageContext, params: CompileSpecsParams, families: list[Family],
+                       supported: list[tuple[Family, list[dict[str, Any]]]], graph: WorkspaceGraph,
+                       seed: SeedContext, documents: DocumentText, model: Any, workspace_id: str,
+                       skipped: dict[str, str]) -> list[CompiledSpec]:
+    """The specs of one workspace's chosen families, saved as new versions (``skipped`` gets the why of
+    each family that compiled nothing)."""
+    out: list[CompiledSpec] = []
+    rows_of = {f.name: rows for f, rows in supported}
+    if params.family:
+        match = [(f, r) for f, r in supported if f.name == params.family]
+        if not match:
+            skipped[workspace_id] = (
+                f"family {params.family!r} is not supported by this workspace's evidence"
+            )
+            return out
+        targets = [(match[0][0], f"family {params.family} requested")]
+    elif seed.seed_id and not params.all_families:
+        targets = [choose([f for f, _ in supported], families, seed)]
+    elif params.all_families:
+        targets = [(f, "every family the evidence supports was asked for") for f, _ in supported]
+    else:
+        first = min((f for f, _ in supported), key=lambda f: (f.rank, f.name))
+        targets = [(first, "no seed: the first family in the default order that the evidence supports")]
+    for family, reason in targets:
+        spec = _compile_one(family, graph, seed, rows_of[family.name], params.version, reason)
+        # The seed's family may find nothing worth asking on closer look: fall back to the next one (never
+        # for a family the user named: they get that family or the reason it compiled nothing).
+        chosen_for_user = len(targets) == 1 and not params.family
+        fallbacks = [f for f, _ in supported if f.name != family.name] if chosen_for_user else []
+        while spec is None and fallbacks:
+            nxt = max(fallbacks, key=lambda f: _affinity_key(f, seed))
+            fallbacks.remove(nxt)
+            why = (
+                f"{reason}; {family.name} compiled nothing from the matched evidence, nearest: {nxt.name}"
+            )
+            spec, family = _compile_one(nxt, graph, seed, rows_of[nxt.name], params.version, why), nxt
+        if spec is None:
+            skipped[f"{workspace_id}:{family.name}"] = "the pattern matched but too few usable facts"
             continue
-        rows_of = {f.name: rows for f, rows in supported}
-        if params.family:
-            match = [(f, r) for f, r in supported if f.name == params.family]
-            if not match:
-                skipped[workspace_id] = (
-                    f"family {params.family!r} is not supported by this workspace's evidence"
-                )
-                continue
-            targets = [(match[0][0], f"family {params.family} requested")]
-        elif seed.seed_id and not params.all_families:
-            targets = [choose([f for f, _ in supported], families, seed)]
-        elif params.all_families:
-            targets = [(f, "every family the evidence supports was asked for") for f, _ in supported]
-        else:
-            first = min((f for f, _ in supported), key=lambda f: (f.rank, f.name))
-            targets = [(first, "no seed: the first family in the default order that the evidence supports")]
-        for family, reason in targets:
-            spec = _compile_one(family, graph, seed, rows_of[family.name], params.version, reason)
-            # The seed's family may find nothing worth asking on closer look: fall back to the next one (never
-            # for a family the user named: they get that family or the reason it compiled nothing).
-            chosen_for_user = len(targets) == 1 and not params.family
-            fallbacks = [f for f, _ in supported if f.name != family.name] if chosen_for_user else []
-            while spec is None and fallbacks:
-                nxt = max(fallbacks, key=lambda f: _affinity_key(f, seed))
-                fallbacks.remove(nxt)
-                why = (
-                    f"{reason}; {family.name} compiled nothing from the matched evidence, nearest: {nxt.name}"
-                )
-                spec, family = _compile_one(nxt, graph, seed, rows_of[nxt.name], params.version, why), nxt
-            if spec is None:
-                skipped[f"{workspace_id}:{family.name}"] = "the pattern matched but too few usable facts"
-                continue
-            spec, extra = needs_two_files(ctx, spec, graph)
-            if model is not None:
-                spec = llm_statement(model, spec, graph.files, documents) or spec
-            values = {f.fact_id: (f.value, f.scale, f.span_text) for f in [*graph.facts, *extra]}
-            problems = spec_problems(spec, values) + leaks(
-                specs_store.agent_view(spec, graph.files), spec, [f.fact_id for f in graph.facts], documents
+        spec, extra = needs_two_files(ctx, spec, graph)
+        if model is not None:
+            spec = llm_statement(model, spec, graph.files, documents) or spec
+        values = {f.fact_id: (f.value, f.scale, f.span_text) for f in [*graph.facts, *extra]}
+        problems = spec_problems(spec, values) + leaks(
+            specs_store.agent_view(spec, graph.files), spec, [f.fact_id for f in graph.facts], documents
+        )
+        if problems:
+            skipped[f"{workspace_id}:{family.name}"] = "; ".join(problems[:5])
+            continue
+        # Never overwritten: a changed workspace gives the next version, an unchanged one writes nothing.
+        spec = specs_store.save_version(ctx.graph, spec).spec
+        out.append(
+            CompiledSpec(
+                spec_id=spec.spec_id,
+                version=spec.version,
+                workspace_id=workspace_id,
+                family=spec.family,
+                family_reason=spec.family_reason,
+                compiler=spec.compiler,
+                deliverables=[d.name for d in spec.deliverables],
+                positive=len(spec.positive),
+                negative=len(spec.negative),
+                anchors=len({a for c in spec.criteria for a in c.anchors}),
+                statement_hash=spec.statement_hash,
             )
-            if problems:
-                skipped[f"{workspace_id}:{family.name}"] = "; ".join(problems[:5])
-                continue
-            # Never overwritten: a changed workspace gives the next version, an unchanged one writes nothing.
-            spec = specs_store.save_version(ctx.graph, spec).spec
-            out.append(
-                CompiledSpec(
-                    spec_id=spec.spec_id,
-                    version=spec.version,
-                    workspace_id=workspace_id,
-                    family=spec.family,
-                    family_reason=spec.family_reason,
-                    compiler=spec.compiler,
-                    deliverables=[d.name for d in spec.deliverables],
-                    positive=len(spec.positive),
-                    negative=len(spec.negative),
-                    anchors=len({a for c in spec.criteria for a in c.anchors}),
-                    statement_hash=spec.statement_hash,
-                )
-            )
-    return CompileSpecsResult(specs=out, skipped=skipped, supported=supported_by)
+        )
+    return out
 
 
 def needs_two_files(

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -187,3 +188,48 @@ def test_each_registry_renders_as_a_markdown_table(extensions: Path) -> None:
     assert "| `toy_titles` | a list of titles |" in text
     rows = [line for line in TRAJECTORY_FORMATS.markdown().splitlines() if line.startswith("| `")]
     assert [r.split("`")[1] for r in rows] == TRAJECTORY_FORMATS.names()
+
+
+def test_a_family_the_evidence_stops_supporting_is_retired_and_comes_back(
+    extensions: Path, ctx: StageContext, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A compile of every family retires the current spec of a family it no longer produces (NASA's checklist
+    of a superseded page stayed current once its rule changed) and puts it back when the family returns."""
+    from graphforge.export.split import GET_SPLIT_UNITS
+
+    _load(ctx, _text_only(tmp_path / "text"), "ws-gone")
+
+    def compile_all() -> dict[str, Any]:
+        capsys.readouterr()
+        assert main(["specs", "compile", "--workspace", "ws-gone", "--all-families", "--compiler", "template",
+                     "--json"]) == 0
+        out: dict[str, Any] = json.loads(capsys.readouterr().out)
+        return out
+
+    def current() -> set[str]:
+        return {str(r["spec_id"]) for r in ctx.graph.read_dicts(GET_SPLIT_UNITS)
+                if r["workspace_id"] == "ws-gone"}
+
+    first = compile_all()
+    toy = next(s["spec_id"] for s in first["specs"] if s["family"] == "toy_titles")
+    others = {s["spec_id"] for s in first["specs"]} - {toy}
+    assert others and first["retired"] == {} and current() == others | {toy}
+
+    family_file = tmp_path / "fams" / "toy_titles.cypher"
+    family_file.write_text(TOY_CYPHER.replace("f.entity = 'title'", "f.entity = 'no such entity'"),
+                           encoding="utf-8")
+    FAMILIES.refresh()
+    second = compile_all()
+    assert list(second["retired"]) == [toy], second
+    assert "no longer supports" in second["retired"][toy]
+    assert current() == others
+    listed = _cypher(ctx.graph, "MATCH (s:TaskSpec {workspace_id: 'ws-gone'}) "
+                                "RETURN s.spec_id AS spec, s.retired_at IS NOT NULL AS retired ORDER BY spec")
+    assert {r["spec"] for r in listed if r["retired"]} == {toy}
+    assert compile_all()["retired"] == {}  # already retired: not retired twice
+
+    family_file.write_text(TOY_CYPHER, encoding="utf-8")
+    FAMILIES.refresh()
+    third = compile_all()
+    assert third["restored"] == [toy] and third["retired"] == {}
+    assert current() == others | {toy}
