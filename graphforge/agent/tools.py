@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import threading
@@ -121,10 +122,27 @@ class ToolBox:
             raise ToolFailure(f"path {rel!r} leaves the working directory")
         return target
 
+    def _nearest(self, path: str, folders: bool) -> str:
+        """The end of a not-found message: the closest existing paths (by the whole path and by the name
+        alone, as a shell's "did you mean"), else the hint to list the folder. A small model that misremembers
+        a name it was shown gets the real one back instead of repeating its guess."""
+        root = self.workdir.resolve()
+        found = [p for p in root.rglob("*") if (p.is_dir() if folders else p.is_file())]
+        names = {p.relative_to(root).as_posix(): p.name for p in found}
+        wanted = path.replace("\\", "/").strip("/")
+        close = difflib.get_close_matches(wanted, list(names), n=3, cutoff=0.6)
+        by_name = difflib.get_close_matches(PurePosixPath(wanted).name, list(names.values()), n=3, cutoff=0.6)
+        close += [rel for rel, name in names.items() if name in by_name and rel not in close]
+        if not close:
+            return "; call list_files to see what exists"
+        return "; the closest that exist: " + ", ".join(repr(c) for c in close[:3])
+
     def list_files(self, path: str = ".") -> str:
         folder = self._resolve(path) if path not in ("", ".") else self.workdir.resolve()
+        if folder.is_file():
+            raise ToolFailure(f"{path!r} is a file, not a folder: read it with read_file")
         if not folder.is_dir():
-            raise ToolFailure(f"no folder {path!r}")
+            raise ToolFailure(f"no folder {path!r}{self._nearest(path, folders=True)}")
         rows = [
             f"{p.relative_to(self.workdir.resolve()).as_posix()}\t{p.stat().st_size} bytes"
             for p in sorted(folder.rglob("*"))
@@ -135,7 +153,7 @@ class ToolBox:
     def read_file(self, path: str, offset: int = 0) -> str:
         target = self._resolve(path)
         if not target.is_file():
-            raise ToolFailure(f"no file {path!r}; call list_files to see what exists")
+            raise ToolFailure(f"no file {path!r}{self._nearest(path, folders=False)}")
         text = read_as_text(target)
         return page(path, text, offset, self.max_read_chars)
 

@@ -156,6 +156,22 @@ def test_toolbox_keeps_paths_inside_the_working_directory(workspace: Path) -> No
     assert (tools.calls, tools.failures) == (6, 5)
 
 
+def test_a_missing_path_is_answered_with_the_closest_real_ones(workspace: Path) -> None:
+    (workspace / "data" / "budget_2024.xlsx").write_bytes(b"")
+    tools = ToolBox(workspace)
+    text, ok = tools.call("read_file", {"path": "data/ledgr.csv"})
+    assert not ok and text.startswith("ERROR") and "'data/ledger.csv'" in text
+    # By the name alone when the folder is wrong; the unrelated file is not offered.
+    text, ok = tools.call("read_file", {"path": "reports/ledger.csv"})
+    assert not ok and "'data/ledger.csv'" in text and "budget" not in text
+    text, ok = tools.call("read_file", {"path": "minutes/agenda.docx"})
+    assert not ok and "call list_files" in text and "ledger" not in text
+    text, ok = tools.call("list_files", {"path": "dat"})
+    assert not ok and "'data'" in text
+    text, ok = tools.call("list_files", {"path": "data/ledger.csv"})
+    assert not ok and "is a file" in text and "read_file" in text
+
+
 def test_read_file_parses_spreadsheets(workspace: Path) -> None:
     from openpyxl import Workbook
 
