@@ -7,4 +7,5 @@ OPTIONAL MATCH (s)-[:EXPECTS_INPUT]->(i:InputFamily)
 OPTIONAL MATCH (s)-[:FROM_TASK]->(t:Task)
 RETURN s.seed_id AS seed_id, o.title AS occupation, t.statement AS task, p.name AS pattern,
        i.name AS input_family, [d IN [s.demand] WHERE d IS NOT NULL] AS demands
+ORDER BY occupation, task, pattern, input_family
 LIMIT 1

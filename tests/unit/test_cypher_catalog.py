@@ -117,3 +117,29 @@ def test_no_cypher_is_built_with_fstrings_or_format(path: Path) -> None:
 
 def test_package_version() -> None:
     assert graphforge.__version__
+
+
+def _unordered_limits(text: str) -> list[str]:
+    """Each ``LIMIT`` whose clause (from its WITH or RETURN) has no ORDER BY: the rows it keeps are whichever
+    the planner meets first."""
+    body = re.sub(r"//[^\n]*", "", text)
+    found = []
+    for m in re.finditer(r"\bLIMIT\b", body):
+        clause = re.split(r"\b(?:WITH|RETURN)\b", body[: m.start()])[-1]
+        if not re.search(r"\bORDER\s+BY\b", clause):
+            found.append(body[max(0, m.start() - 60): m.end() + 8].strip())
+    return found
+
+
+def test_the_unordered_limit_check_sees_one() -> None:
+    found = _unordered_limits("MATCH (q) WITH DISTINCT q LIMIT 5 RETURN q.id ORDER BY q.id LIMIT 2")
+    assert len(found) == 1 and "DISTINCT q LIMIT 5" in found[0]
+
+
+@pytest.mark.parametrize("folder", ["families", "specs"])
+def test_the_compiler_keeps_no_arbitrary_rows(folder: str) -> None:
+    """A spec is a function of the files: a query that cuts its rows without an order (the briefing deck's
+    5,000 quantities once) compiles different specs from two fresh graphs of the same workspace."""
+    root = REPO / "cypher" / folder
+    bad = {p.name: _unordered_limits(p.read_text()) for p in sorted(root.glob("*.cypher"))}
+    assert {k: v for k, v in bad.items() if v} == {}
