@@ -90,6 +90,11 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
 TOOL_NAMES = frozenset(t["function"]["name"] for t in TOOL_SCHEMAS)
 
 
+def _as_posix(rel: str) -> PurePosixPath:
+    """A path as the agent wrote it, with Windows separators read as '/'."""
+    return PurePosixPath(rel.replace("\\", "/"))
+
+
 class ToolFailure(Exception):
     """A tool call that cannot be carried out; its message goes back to the agent."""
 
@@ -113,7 +118,7 @@ class ToolBox:
     def _resolve(self, rel: str) -> Path:
         if not isinstance(rel, str) or not rel.strip():
             raise ToolFailure("a path is required")
-        pure = PurePosixPath(rel.replace("\\", "/"))
+        pure = _as_posix(rel)
         if pure.is_absolute() or ".." in pure.parts:
             raise ToolFailure(f"path {rel!r} must be relative to the working directory and stay inside it")
         root = self.workdir.resolve()
@@ -127,11 +132,11 @@ class ToolBox:
         alone, as a shell's "did you mean"), else the hint to list the folder. A small model that misremembers
         a name it was shown gets the real one back instead of repeating its guess."""
         root = self.workdir.resolve()
-        found = [p for p in root.rglob("*") if (p.is_dir() if folders else p.is_file())]
-        names = {p.relative_to(root).as_posix(): p.name for p in found}
-        wanted = path.replace("\\", "/").strip("/")
-        close = difflib.get_close_matches(wanted, list(names), n=3, cutoff=0.6)
-        by_name = difflib.get_close_matches(PurePosixPath(wanted).name, list(names.values()), n=3, cutoff=0.6)
+        names = {p.relative_to(root).as_posix(): p.name for p in root.rglob("*")
+                 if (p.is_dir() if folders else p.is_file())}
+        wanted = _as_posix(path)
+        close = difflib.get_close_matches(wanted.as_posix(), list(names), n=3, cutoff=0.6)
+        by_name = difflib.get_close_matches(wanted.name, list(names.values()), n=3, cutoff=0.6)
         close += [rel for rel, name in names.items() if name in by_name and rel not in close]
         if not close:
             return "; call list_files to see what exists"

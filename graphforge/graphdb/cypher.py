@@ -44,10 +44,14 @@ class CypherQuery:
 _LOADED: dict[str, CypherQuery] = {}
 
 
+def code_of(text: str) -> str:
+    """A Cypher text without its // comments, each string literal emptied to ''."""
+    return _STRING_RE.sub("''", _COMMENT_RE.sub("", text))
+
+
 def parameters_of(text: str) -> frozenset[str]:
     """The $parameters a Cypher text uses, ignoring comments and string literals."""
-    code = _STRING_RE.sub("''", _COMMENT_RE.sub("", text))
-    return frozenset(_PARAM_RE.findall(code))
+    return frozenset(_PARAM_RE.findall(code_of(text)))
 
 
 def load(name: str) -> CypherQuery:

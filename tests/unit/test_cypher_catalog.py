@@ -122,7 +122,7 @@ def test_package_version() -> None:
 def _unordered_limits(text: str) -> list[str]:
     """Each ``LIMIT`` whose clause (from its WITH or RETURN) has no ORDER BY: the rows it keeps are whichever
     the planner meets first."""
-    body = re.sub(r"//[^\n]*", "", text)
+    body = cypher.code_of(text)
     found = []
     for m in re.finditer(r"\bLIMIT\b", body):
         clause = re.split(r"\b(?:WITH|RETURN)\b", body[: m.start()])[-1]
