@@ -19,6 +19,7 @@ from graphforge.agent.sandbox import SandboxLimits
 from graphforge.agent.tools import TOOL_SCHEMAS, ToolBox
 from graphforge.errors import LLMError
 from graphforge.llm import CallTotals, LLMCallRecord, records_of, to_openai
+from graphforge.llm.records import LLMHTTPError
 from graphforge.models.spec import AgentView
 from graphforge.models.trajectory import DeliverableFile, Message, Trajectory, TrajectoryStatus
 
@@ -56,6 +57,7 @@ class RolloutOutcome:
     stop_reason: str  # "finished" | "max_steps" | "repeating" | "llm_error: ..." | "no_deliverables"
     tool_calls: int
     tool_failures: int
+    dropped_results: int = 0  # tool results hidden from the model to fit its context (kept in the trajectory)
 
     @property
     def totals(self) -> CallTotals:
@@ -119,6 +121,22 @@ def collect_deliverables(work: Path, names: list[str], out: Path) -> list[Delive
     return found
 
 
+DROPPED = "[output dropped to fit the model's context; call the tool again to see it]"
+
+
+def _droppable(messages: list[BaseMessage], dropped: set[int]) -> int | None:
+    """The oldest tool result still shown, except those answering the last reply (the model needs those)."""
+    last_reply = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
+    older = enumerate(messages[:last_reply])
+    return next((i for i, m in older if isinstance(m, ToolMessage) and i not in dropped), None)
+
+
+def _shown(messages: list[BaseMessage], dropped: set[int]) -> list[BaseMessage]:
+    """The conversation as the model is sent it: dropped tool results replaced by a one-line note."""
+    return [ToolMessage(DROPPED, tool_call_id=m.tool_call_id) if isinstance(m, ToolMessage) and i in dropped
+            else m for i, m in enumerate(messages)]
+
+
 def _message(m: BaseMessage) -> Message:
     return Message.model_validate({k: v for k, v in to_openai(m).items() if v is not None or k == "content"})
 
@@ -155,9 +173,19 @@ async def arun_rollout(
     steps, stop = 0, "max_steps"
     failing: tuple[str, str] | None = None  # the last call, when it failed
     repeats = 0
+    # A conversation past the served context is refused (HTTP 400): the oldest tool results are then sent
+    # as a one-line note, one more per refusal, as long as older ones remain. The trajectory keeps them all.
+    dropped: set[int] = set()
     while steps < config.max_steps:
         try:
-            reply = await bound.ainvoke(messages, **params)
+            reply = await bound.ainvoke(_shown(messages, dropped), **params)
+        except LLMHTTPError as exc:
+            oldest = _droppable(messages, dropped) if exc.context_overflow else None
+            if oldest is not None:
+                dropped.add(oldest)
+                continue
+            stop = f"llm_error: {exc}"
+            break
         except LLMError as exc:
             stop = f"llm_error: {exc}"
             break
@@ -207,10 +235,11 @@ async def arun_rollout(
         cost_usd=totals.cost_usd,
         deliverables=deliverables,
         status=status,
-        source=f"{SCAFFOLD}: {stop}"[:500],
+        source=(f"{SCAFFOLD}: {stop}" + (f" ({len(dropped)} tool results dropped to fit the context)"
+                                          if dropped else ""))[:500],
     )
     (run_dir / "trajectory.json").write_text(trajectory.model_dump_json(indent=1), encoding="utf-8")
-    return RolloutOutcome(trajectory, records, stop, tools.calls, tools.failures)
+    return RolloutOutcome(trajectory, records, stop, tools.calls, tools.failures, len(dropped))
 
 
 @dataclass(frozen=True)

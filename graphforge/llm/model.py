@@ -36,7 +36,7 @@ from graphforge.llm.protocol import (
     redact,
     to_openai,
 )
-from graphforge.llm.records import RECORDS_KEY, LLMCallRecord, LLMHTTPError
+from graphforge.llm.records import CONTEXT_OVERFLOW, RECORDS_KEY, LLMCallRecord, LLMHTTPError
 from graphforge.llm.sync import ready, run_sync
 
 log = logging.getLogger("graphforge.llm")
@@ -66,7 +66,7 @@ _INVALID_REQUEST = re.compile(
     r"input should be|validation error|invalid request|invalid_request|is not supported|not supported|"
     r"unsupported|unrecognized (request )?argument|extra (inputs|fields) (are )?not permitted|"
     r"unknown (field|parameter|argument)|must be one of|bad request|invalid value|invalid type|"
-    r"field required|missing required|exceeds? (the )?(maximum )?context|context length|too many tokens",
+    r"field required|missing required|" + CONTEXT_OVERFLOW,
     re.IGNORECASE,
 )
 

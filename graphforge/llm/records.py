@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -76,6 +77,14 @@ def records_of(message: Any) -> list[LLMCallRecord]:
     return [LLMCallRecord.model_validate(r) for r in meta.get(RECORDS_KEY, [])]
 
 
+# How servers say a request does not fit the model's context: llama.cpp "exceed context window",
+# OpenAI and vLLM "maximum context length", TGI "too many tokens", others "exceeds the context".
+CONTEXT_OVERFLOW = (
+    r"context length|context window|maximum context|too many tokens|exceeds? (the )?(maximum )?context"
+)
+_CONTEXT_OVERFLOW = re.compile(CONTEXT_OVERFLOW, re.IGNORECASE)
+
+
 class LLMHTTPError(LLMError):
     """The chat API answered with an error status (or not at all) after the retries; names the endpoint."""
 
@@ -96,6 +105,11 @@ class LLMHTTPError(LLMError):
         self.problem = problem
         # A refusal that will not change on retry (a 4xx, or a 5xx saying the request is invalid).
         self.permanent = permanent
+
+    @property
+    def context_overflow(self) -> bool:
+        """The server refused the request as longer than the model's context (a shorter one may pass)."""
+        return _CONTEXT_OVERFLOW.search(self.problem) is not None
 
 
 class StructuredOutputError(LLMError):

@@ -31,7 +31,14 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
 from graphforge.errors import LLMError
-from graphforge.llm.records import RECORDS_KEY, LLMCallRecord, LLMHTTPError, StructuredOutputError, records_of
+from graphforge.llm.records import (
+    CONTEXT_OVERFLOW,
+    RECORDS_KEY,
+    LLMCallRecord,
+    LLMHTTPError,
+    StructuredOutputError,
+    records_of,
+)
 from graphforge.llm.sync import ready, run_sync
 
 if TYPE_CHECKING:
@@ -43,8 +50,8 @@ METHODS = ("json_schema", "json_object", "tools", "prompt")
 _ALIASES = {"function_calling": "tools"}  # langchain's name for tool forcing
 # Permanent refusals that are about something other than the output format: no point trying another.
 _NOT_FORMAT = re.compile(
-    r"context length|context window|maximum context|too many tokens|exceeds? (the )?(maximum )?context|"
-    r"model .*(not found|does not exist)|no such model|unknown model|api key|unauthori[sz]ed|forbidden|"
+    CONTEXT_OVERFLOW
+    + r"|model .*(not found|does not exist)|no such model|unknown model|api key|unauthori[sz]ed|forbidden|"
     r"replay-only",
     re.IGNORECASE,
 )

@@ -348,6 +348,8 @@ def _chat_attempt(
     stop = "finished" if outcome.stop_reason == "no_deliverables" else outcome.stop_reason
     if stop == "finished" and not written:
         stop = "finished without writing a file"
+    if outcome.dropped_results:
+        stop += f" ({outcome.dropped_results} tool results dropped to fit the context)"
     return _row(
         benchmark,
         task,

@@ -9,11 +9,13 @@ import logging
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openpyxl import load_workbook
 
 from graphforge.agent import AgentConfig, run_rollout, trajectory_id
+from graphforge.agent.loop import DROPPED
 from graphforge.cli.main import main
 from graphforge.context import StageContext
 from graphforge.graphdb.graph import Graph
@@ -393,3 +395,52 @@ def test_a_rollout_that_repeats_a_failing_call_stops(
     assert outcome.trajectory.steps == 5  # one failure, a good call, then three failures in a row
     assert (outcome.tool_calls, outcome.tool_failures) == (5, 4)
     assert outcome.trajectory.status is TrajectoryStatus.FAILED  # nothing was written
+
+
+OVERFLOW = "Requested tokens (9120) exceed context window of 8192"
+
+
+def test_a_conversation_past_the_served_context_drops_its_oldest_tool_results(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
+) -> None:
+    """A 400 saying the prompt is past the context: the oldest tool result is sent as a note, one more
+    per refusal, never the results of the last reply; the trajectory keeps every result as returned."""
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    scripted_llm.push(
+        tool_call("list_files", {}),
+        tool_call("read_file", {"path": "memo.md"}),
+        tool_call("read_file", {"path": "ledger.csv"}),
+        error(400, OVERFLOW),  # drops the listing
+        error(400, OVERFLOW),  # drops the memo
+        tool_call("run_python", {"code": XLSX_CODE}),
+        text("summary.xlsx is written."),
+    )
+    outcome = run_rollout(llm, _view(), workspace, tmp_path / "run", config=AgentConfig(max_steps=10))
+    assert outcome.stop_reason == "finished" and outcome.dropped_results == 2
+    assert outcome.trajectory.status is TrajectoryStatus.MATERIALISED
+    assert "2 tool results dropped" in outcome.trajectory.source
+
+    def tool_texts(messages: list[dict[str, Any]]) -> list[str]:
+        return [str(m.get("content")) for m in messages if m["role"] == "tool"]
+
+    requests = scripted_llm.chat_requests
+    assert len(requests) == 7
+    after_first, after_second = tool_texts(requests[4].messages), tool_texts(requests[5].messages)
+    assert after_first[0] == DROPPED and "The ledger is final" in after_first[1]
+    assert after_second[:2] == [DROPPED, DROPPED] and "rent,1200" in after_second[2]
+    later = tool_texts(requests[6].messages)  # the drops hold for the turns after
+    assert later[:2] == [DROPPED, DROPPED] and "rent,1200" in later[2]
+    kept = [m.content or "" for m in outcome.trajectory.messages if m.role == "tool"]
+    assert "ledger.csv" in kept[0] and "The ledger is final" in kept[1] and DROPPED not in kept
+
+
+def test_an_overflow_with_nothing_older_to_drop_ends_the_rollout(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
+) -> None:
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    scripted_llm.push(tool_call("read_file", {"path": "ledger.csv"}), error(400, OVERFLOW), text("unreached"))
+    outcome = run_rollout(llm, _view(), workspace, tmp_path / "run", config=AgentConfig(max_steps=10))
+    assert outcome.stop_reason.startswith("llm_error") and "exceed context window" in outcome.stop_reason
+    assert outcome.dropped_results == 0 and len(scripted_llm.chat_requests) == 2
