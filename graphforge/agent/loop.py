@@ -43,8 +43,10 @@ class AgentConfig:
     max_tokens: int | None = None
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     max_read_chars: int = 20_000
-    # The same failing call this many times in a row stops the rollout ("repeating"): a model that answers
-    # an error with the same call will not get further, and the turns left cost time, not information.
+    # The same call this many times in a row, failing each time or answered the same each time, stops the
+    # rollout ("repeating"): a model that answers an error, or a page it has read, with the same call will
+    # not get further, and the turns left cost time, not information (run 11's tuned player read one page
+    # of one file seven times over).
     max_repeats: int = 3
 
 
@@ -171,7 +173,7 @@ async def arun_rollout(
     messages: list[BaseMessage] = [SystemMessage(SYSTEM_PROMPT), HumanMessage(task_prompt(view))]
     records: list[LLMCallRecord] = []
     steps, stop = 0, "max_steps"
-    failing: tuple[str, str] | None = None  # the last call, when it failed
+    last: tuple[str, str, bool, str | None] | None = None  # the last call: name, arguments, ok, its result
     repeats = 0
     # A conversation past the served context is refused (HTTP 400): the oldest tool results are then sent
     # as a one-line note, one more per refusal, as long as older ones remain. The trajectory keeps them all.
@@ -201,9 +203,11 @@ async def arun_rollout(
             # Tools block (subprocesses, parsing): keep the event loop free for the other rollouts.
             result, ok = await asyncio.to_thread(tools.call, call["name"], call["args"])
             messages.append(ToolMessage(result, tool_call_id=call.get("id") or ""))
-            key = (call["name"], json.dumps(call["args"], sort_keys=True, default=str))
-            repeats = 0 if ok else (repeats + 1 if key == failing else 1)
-            failing = None if ok else key
+            # A failure repeats whatever its message; a success only with the same result.
+            args = json.dumps(call["args"], sort_keys=True, default=str)
+            this = (call["name"], args, ok, result if ok else None)
+            repeats = repeats + 1 if this == last else 1
+            last = this
         for bad in reply.invalid_tool_calls:
             tools.calls += 1
             tools.failures += 1

@@ -397,6 +397,26 @@ def test_a_rollout_that_repeats_a_failing_call_stops(
     assert outcome.trajectory.status is TrajectoryStatus.FAILED  # nothing was written
 
 
+COUNTER = "open('n.txt', 'a').write('x'); print(len(open('n.txt').read()))"
+
+
+def test_a_rollout_that_reads_the_same_page_again_and_again_stops(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
+) -> None:
+    """A call that succeeds with the same result three times in a row ends the attempt; the same call
+    answered differently each time (a counter it keeps in a file) does not."""
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    count = tool_call("run_python", {"code": COUNTER})
+    read = tool_call("read_file", {"path": "memo.md"})
+    scripted_llm.push(count, count, count, count, read, read, read, text("unreached"))
+    outcome = run_rollout(llm, _view(), workspace, tmp_path / "run", config=AgentConfig(max_steps=10))
+    assert outcome.stop_reason == "repeating"
+    assert outcome.trajectory.steps == 7 and (outcome.tool_calls, outcome.tool_failures) == (7, 0)
+    printed = [m.content or "" for m in outcome.trajectory.messages if m.role == "tool"][:4]
+    assert len(set(printed)) == 4 and all(re.search(rf"(?m)^{n}$", p) for n, p in enumerate(printed, 1))
+
+
 OVERFLOW = "Requested tokens (9120) exceed context window of 8192"
 
 
