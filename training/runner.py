@@ -414,7 +414,9 @@ def run(config: dict[str, Any]) -> dict[str, Any]:
     )
     kept = kept_tokens(trainer.train_dataset)
     share = check_token_budget(config, args, available, kept, dataset_path)
-    eval_before = trainer.evaluate()["eval_loss"] if eval_rows is not None else None
+    # eval_before: false when the caller already measured the untrained model on the same eval rows.
+    measure_before = eval_rows is not None and bool(config.get("eval_before", True))
+    eval_before = trainer.evaluate()["eval_loss"] if measure_before else None
     result = trainer.train()
     eval_after = trainer.evaluate()["eval_loss"] if eval_rows is not None else None
     trainer.save_model(args.output_dir)

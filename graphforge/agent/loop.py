@@ -126,6 +126,11 @@ def collect_deliverables(work: Path, names: list[str], out: Path) -> list[Delive
 DROPPED = "[output dropped to fit the model's context; call the tool again to see it]"
 
 
+def dropped_note(count: int) -> str:
+    """What a stop reason says of the tool results dropped to fit the context (nothing when none were)."""
+    return f" ({count} tool results dropped to fit the context)" if count else ""
+
+
 def _droppable(messages: list[BaseMessage], dropped: set[int]) -> int | None:
     """The oldest tool result still shown, except those answering the last reply (the model needs those)."""
     last_reply = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
@@ -181,14 +186,12 @@ async def arun_rollout(
     while steps < config.max_steps:
         try:
             reply = await bound.ainvoke(_shown(messages, dropped), **params)
-        except LLMHTTPError as exc:
-            oldest = _droppable(messages, dropped) if exc.context_overflow else None
+        except LLMError as exc:
+            overflow = isinstance(exc, LLMHTTPError) and exc.context_overflow
+            oldest = _droppable(messages, dropped) if overflow else None
             if oldest is not None:
                 dropped.add(oldest)
                 continue
-            stop = f"llm_error: {exc}"
-            break
-        except LLMError as exc:
             stop = f"llm_error: {exc}"
             break
         if not isinstance(reply, AIMessage):
@@ -239,8 +242,7 @@ async def arun_rollout(
         cost_usd=totals.cost_usd,
         deliverables=deliverables,
         status=status,
-        source=(f"{SCAFFOLD}: {stop}" + (f" ({len(dropped)} tool results dropped to fit the context)"
-                                          if dropped else ""))[:500],
+        source=f"{SCAFFOLD}: {stop}{dropped_note(len(dropped))}"[:500],
     )
     (run_dir / "trajectory.json").write_text(trajectory.model_dump_json(indent=1), encoding="utf-8")
     return RolloutOutcome(trajectory, records, stop, tools.calls, tools.failures, len(dropped))

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from graphforge.agent.loop import AgentConfig, RolloutOutcome, arun_rollout, run_dir_name
+from graphforge.agent.loop import AgentConfig, RolloutOutcome, arun_rollout, dropped_note, run_dir_name
 from graphforge.agent.sandbox import SandboxLimits
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError, GraphforgeError, StageError
@@ -348,8 +348,7 @@ def _chat_attempt(
     stop = "finished" if outcome.stop_reason == "no_deliverables" else outcome.stop_reason
     if stop == "finished" and not written:
         stop = "finished without writing a file"
-    if outcome.dropped_results:
-        stop += f" ({outcome.dropped_results} tool results dropped to fit the context)"
+    stop += dropped_note(outcome.dropped_results)
     return _row(
         benchmark,
         task,
