@@ -189,11 +189,12 @@ def benchmark_prompt(statement: str, deliverables: list[str]) -> str:
 
 
 def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
-                keep: int | None = None) -> dict[str, Any]:
+                keep: int | None = None, budget: int | None = None) -> dict[str, Any]:
     """Exported rows -> training windows (``{"messages", "tools"}`` rows the trainer templates with
     :data:`~graphforge.llm.text_tools.TRAINING_TEMPLATE`, i.e. the served prompt, and trains on the replies
     only), each at most ``max_tokens`` (``count`` gives a rendered text's tokens); with ``keep``, only that
-    many windows, evenly spaced, are written.
+    many windows, evenly spaced, are written; with ``budget`` (the rows a training run sees), the windows
+    :func:`training.windows.within_budget` gives it, those that write first.
 
     A demonstration is longer than a training sequence once every tool result is shown (a median near 8k
     tokens against 3k): cut at the sequence length, training saw the opening reads and never the calls that
@@ -206,9 +207,10 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
     """
     from graphforge.llm.text_tools import render
     from graphforge.stores import specs as specs_store
-    from training.windows import windows
+    from training.windows import windows, within_budget
 
     rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    demos: list[list[list[dict[str, Any]]]] = []
     out = []
     writing: list[int] = []  # tokens of each call that writes or builds a deliverable
     turns: list[int] = []  # assistant turns of each demonstration
@@ -226,21 +228,32 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
         def size(window: list[dict[str, Any]], tools: list[dict[str, Any]] = tools) -> int:
             return int(count(render(window, tools)))
 
-        out += [{"messages": w, "tools": r["tools"], "chars": len(render(w, tools))}
-                for w in windows(msgs, max_tokens, size)]
+        demos.append(windows(msgs, max_tokens, size))
+        out += [{"messages": w, "tools": r["tools"], "chars": len(render(w, tools))} for w in demos[-1]]
         turns.append(sum(m["role"] == "assistant" for m in msgs))
         writing += [int(count(json.dumps(c.get("function", c), ensure_ascii=False)))
                     for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls") or []
                     if c.get("function", c).get("name") in WRITING_TOOLS]
     kept = out if keep is None or len(out) <= keep else [out[i * len(out) // keep] for i in range(keep)]
+    if budget is not None:
+        first = [sum(len(ws) for ws in demos[:d]) for d in range(len(demos))]
+        kept = [out[first[d] + w] for d, w in within_budget(demos, budget, writes)]
     dest.write_text("".join(json.dumps({"messages": o["messages"], "tools": o["tools"]}, ensure_ascii=False)
                             + "\n" for o in kept), encoding="utf-8")
     writing.sort()
-    return {"rows": len(rows), "windows": len(out), "kept": len(kept), "chars": sum(o["chars"] for o in out),
+    return {"rows": len(rows), "windows": len(out), "kept": len(kept),
+            "kept_writing": sum(writes(o["messages"]) for o in kept), "chars": sum(o["chars"] for o in out),
             "turns_p90": sorted(turns)[int(0.9 * (len(turns) - 1))] if turns else 0,
             "writing_call_tokens": {"calls": len(writing),
                                     "median": writing[len(writing) // 2] if writing else 0,
                                     "max": writing[-1] if writing else 0}}
+
+
+def writes(window: list[dict[str, Any]]) -> bool:
+    """Whether a window trains a call that writes or builds a deliverable (its context turns aside)."""
+    return any(c.get("function", c).get("name") in WRITING_TOOLS
+               for m in window if m["role"] == "assistant" and not m.get("context_only")
+               for c in m.get("tool_calls") or [])
 
 
 def token_counter(model_file: Path) -> Any:
@@ -511,10 +524,12 @@ def run(args: argparse.Namespace) -> int:
             clock.lap("exports (replayed, split-audited)")
             arms = {"anchored": export_dir / "sft.jsonl", "random": export_dir / "rft-random.jsonl"}
             count = token_counter(base_gguf)
-            rendered = {arm: render_rows(ctx, path, out / f"train-{arm}.jsonl", args.max_length, count)
+            rendered = {arm: render_rows(ctx, path, out / f"train-{arm}.jsonl", args.max_length, count,
+                                         budget=args.train_steps * args.batch)
                         for arm, path in arms.items()}
-            print("training windows: " + ", ".join(f"{arm} {r['windows']} from {r['rows']} rows"
-                                                   for arm, r in rendered.items()), flush=True)
+            print("training windows: " + ", ".join(
+                f"{arm} {r['kept']} of {r['windows']} from {r['rows']} rows ({r['kept_writing']} writing)"
+                for arm, r in rendered.items()), flush=True)
             report["rendered"] = rendered
             validation = None
             if args.val_windows > 0:
@@ -616,7 +631,8 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
     print("\n=== closed loop ===")
     for arm, t in trained.items():
         shown = report.get("rendered", {}).get(arm, {})
-        print(f"training ({arm} arm): {shown.get('rows', '?')} rows as {t['rows']} windows, "
+        print(f"training ({arm} arm): {shown.get('rows', '?')} rows as {t['rows']} of "
+              f"{shown.get('windows', '?')} windows ({shown.get('kept_writing', '?')} writing), "
               f"{t['steps']} steps, "
               f"tokens trained {t['tokens_trained']:,} "
               f"({t['trained_token_share']:.0%} of {t['tokens_available']:,} in the rows), loss "

@@ -40,3 +40,24 @@ def windows(msgs: list[dict[str, Any]], max_tokens: int,
         out.append((opening if start == 1 else repeated) + sum(turns[start:end], []))
         end = start
     return out[::-1]
+
+
+def within_budget(demonstrations: list[list[list[dict[str, Any]]]], budget: int,
+                  writes: Callable[[list[dict[str, Any]]], bool]) -> list[tuple[int, int]]:
+    """Which windows a run that trains on ``budget`` of them sees, as (demonstration, window) pairs in order.
+
+    A run shorter than one epoch samples its windows at random, and most windows are reads (a demonstration
+    reads for many turns and writes once): run 11's tuned players saw about one write in five windows and
+    never wrote a file. So the budget goes first to the windows whose trained turns write (``writes``), then
+    to each demonstration's first window (the only one that trains the opening reply), then to the rest,
+    evenly spaced; all windows when they fit.
+    """
+    every = [(d, w) for d, ws in enumerate(demonstrations) for w in range(len(ws))]
+    if budget >= len(every):
+        return every
+    chosen = [p for p in every if writes(demonstrations[p[0]][p[1]])][:budget]
+    chosen += [p for p in every if p[1] == 0 and p not in chosen][: budget - len(chosen)]
+    rest = [p for p in every if p not in chosen]
+    need = budget - len(chosen)
+    chosen += [rest[i * len(rest) // need] for i in range(need)] if need > 0 else []
+    return sorted(chosen)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from training.windows import windows
+from training.windows import windows, within_budget
 
 HEAD = [{"role": "system", "content": "s" * 50}, {"role": "user", "content": "task " * 20}]
 
@@ -47,3 +47,28 @@ def test_a_turn_too_long_alone_is_still_its_own_window() -> None:
     out = windows(msgs, 1000, _size)
     assert [w[len(HEAD) + 2:] for w in out] == [turns[1], turns[2]]
     assert "context_only" not in out[0][len(HEAD)] and out[1][len(HEAD)]["context_only"] is True
+
+
+def _w(name: str) -> list[dict[str, Any]]:
+    return [{"role": "assistant", "content": name}]
+
+
+def _writes(window: list[dict[str, Any]]) -> bool:
+    return window[0]["content"].startswith("write")
+
+
+def test_a_short_budget_trains_every_write_then_every_opening_then_the_rest_evenly() -> None:
+    demos = [[_w("open 0"), _w("read 0a"), _w("read 0b"), _w("write 0")],
+             [_w("open 1"), _w("read 1a"), _w("write 1")],
+             [_w("open 2"), _w("read 2a"), _w("read 2b"), _w("read 2c")]]
+    picked = within_budget(demos, 6, _writes)
+    names = [demos[d][w][0]["content"] for d, w in picked]
+    assert picked == sorted(picked) and len(set(picked)) == 6
+    assert {"write 0", "write 1", "open 0", "open 1", "open 2"} <= set(names)
+    assert within_budget(demos, 2, _writes) == [(0, 3), (1, 2)]
+    assert within_budget(demos, 4, _writes) == [(0, 0), (0, 3), (1, 0), (1, 2)]
+
+
+def test_a_budget_as_large_as_the_windows_takes_them_all_in_order() -> None:
+    demos = [[_w("open 0"), _w("write 0")], [_w("open 1")]]
+    assert within_budget(demos, 3, _writes) == within_budget(demos, 10, _writes) == [(0, 0), (0, 1), (1, 0)]
