@@ -166,7 +166,8 @@ async def arun_rollout(
     config = config or AgentConfig()
     tid = trajectory_id(view.spec_id, sample_index)
     work = prepare_workdir(workspace_dir, view, run_dir)
-    tools = ToolBox(work, limits=config.limits, max_read_chars=config.max_read_chars)
+    tools = ToolBox(work, limits=config.limits, max_read_chars=config.max_read_chars,
+                    deliverables=tuple(view.deliverables))
     # "auto" said explicitly: OpenAI's default when tools are offered, but llama-cpp-python's server
     # reads a missing tool_choice as "none" and renders the prompt without the tools.
     bound = llm.bind_tools(TOOL_SCHEMAS, tool_choice="auto")

@@ -107,6 +107,7 @@ class ToolBox:
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     max_read_chars: int = 20_000
     max_write_bytes: int = 5_000_000
+    deliverables: tuple[str, ...] = ()  # the files the task asks for: read before written, they say so
     calls: int = 0
     failures: int = 0
 
@@ -155,10 +156,19 @@ class ToolBox:
         ]
         return "\n".join(rows) if rows else "(no files)"
 
+    def _to_write(self, path: str) -> str:
+        """The end of a not-found message for a deliverable the task asks for: it is written, not read."""
+        name = _as_posix(path).name
+        if name not in {_as_posix(d).name for d in self.deliverables}:
+            return ""
+        how = ("run_python (openpyxl, python-docx or python-pptx)"
+               if PurePosixPath(name).suffix.lower() in (".xlsx", ".docx", ".pptx") else "write_file")
+        return f"; {name} is a deliverable of this task, not an input: write it with {how}"
+
     def read_file(self, path: str, offset: int = 0) -> str:
         target = self._resolve(path)
         if not target.is_file():
-            raise ToolFailure(f"no file {path!r}{self._nearest(path, folders=False)}")
+            raise ToolFailure(f"no file {path!r}{self._to_write(path) or self._nearest(path, folders=False)}")
         text = read_as_text(target)
         return page(path, text, offset, self.max_read_chars)
 

@@ -112,7 +112,7 @@ def check_row(graph: Graph, row: dict[str, Any], *, judge: bool = True) -> RowCh
                    for m in messages for c in m.get("tool_calls") or ()):
                 check.fail(f"workspace folder of {check.spec_id} is not on this machine")
                 return check
-        tools = ToolBox(work, max_read_chars=page_size(messages))
+        tools = ToolBox(work, max_read_chars=page_size(messages), deliverables=tuple(agent.deliverables))
         for m in messages:
             for call in m.get("tool_calls") or ():
                 check.calls += 1

@@ -218,7 +218,7 @@ def record(view: JudgeView, agent: AgentView, workspace_dir: Path | None, run_di
         if work.exists():
             shutil.rmtree(work)
         work.mkdir(parents=True)
-    tools = ToolBox(work, max_read_chars=read_chars)
+    tools = ToolBox(work, max_read_chars=read_chars, deliverables=tuple(agent.deliverables))
     rng = random.Random(stable_hash(view.spec.spec_id, seed))
     rec = _Recorder(tools, rng)
     messages = [Message(role="system", content=SYSTEM_PROMPT),

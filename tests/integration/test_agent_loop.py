@@ -395,6 +395,9 @@ def test_a_rollout_that_repeats_a_failing_call_stops(
     assert outcome.trajectory.steps == 5  # one failure, a good call, then three failures in a row
     assert (outcome.tool_calls, outcome.tool_failures) == (5, 4)
     assert outcome.trajectory.status is TrajectoryStatus.FAILED  # nothing was written
+    # The loop's tools know the task's deliverables: the failed read says to write it instead.
+    first = next(m.content or "" for m in outcome.trajectory.messages if m.role == "tool")
+    assert "summary.xlsx is a deliverable of this task" in first and "run_python" in first
 
 
 COUNTER = "open('n.txt', 'a').write('x'); print(len(open('n.txt').read()))"

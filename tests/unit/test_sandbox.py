@@ -172,6 +172,20 @@ def test_a_missing_path_is_answered_with_the_closest_real_ones(workspace: Path) 
     assert not ok and "is a file" in text and "read_file" in text
 
 
+def test_reading_a_deliverable_before_it_is_written_says_to_write_it(workspace: Path) -> None:
+    tools = ToolBox(workspace, deliverables=("ledger_review.xlsx", "ledger_memo.md"))
+    text, ok = tools.call("read_file", {"path": "ledger_review.xlsx"})
+    assert not ok and "deliverable of this task" in text and "run_python" in text
+    text, ok = tools.call("read_file", {"path": "out/ledger_memo.md"})
+    assert not ok and "deliverable of this task" in text and "write it with write_file" in text
+    # Any other missing file still gets the closest real paths.
+    text, ok = tools.call("read_file", {"path": "ledger_summary.md"})
+    assert not ok and "deliverable" not in text
+    tools.call("write_file", {"path": "ledger_memo.md", "content": "# Memo\n"})
+    text, ok = tools.call("read_file", {"path": "ledger_memo.md"})
+    assert ok and "# Memo" in text
+
+
 def test_read_file_parses_spreadsheets(workspace: Path) -> None:
     from openpyxl import Workbook
 
