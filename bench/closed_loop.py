@@ -234,10 +234,11 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
         writing += [int(count(json.dumps(c.get("function", c), ensure_ascii=False)))
                     for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls") or []
                     if c.get("function", c).get("name") in WRITING_TOOLS]
-    kept = out if keep is None or len(out) <= keep else [out[i * len(out) // keep] for i in range(keep)]
     if budget is not None:
         first = [sum(len(ws) for ws in demos[:d]) for d in range(len(demos))]
         kept = [out[first[d] + w] for d, w in within_budget(demos, budget, writes)]
+    else:
+        kept = out if keep is None or len(out) <= keep else [out[i * len(out) // keep] for i in range(keep)]
     dest.write_text("".join(json.dumps({"messages": o["messages"], "tools": o["tools"]}, ensure_ascii=False)
                             + "\n" for o in kept), encoding="utf-8")
     writing.sort()
@@ -448,7 +449,8 @@ def judge_attempts(ctx: Any, bench: dict[str, str], players: list[str],
             results.append({"spec_id": sid, "player": player, "attempt_id": a.attempt_id if a else None,
                             "status": a.status if a else "missing", "wanted": wanted,
                             "wrote": sorted(files), "any_file": sorted(written), "q": judgment.q,
-                            "stop_reason": a.stop_reason if a else None, "steps": a.steps if a else 0})
+                            "stop_reason": a.stop_reason if a else None, "steps": a.steps if a else 0,
+                            "calls": a.tool_calls if a else {}})
     return results
 
 
@@ -647,17 +649,21 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
     print(f"held-out: {len(split.heldout_specs)} specs in {len(held_ws)} workspaces ({', '.join(held_ws)}); "
           f"evaluated: {len(heldout)} specs ({', '.join(heldout)})")
     ratings = {r.model: r for r in fit.ratings}
-    print(f"{'player':16} {'wrote each deliverable':>22} {'wrote any file':>15} {'mean Q':>7} "
-          f"{'admitted':>9} {'Elo [95% CI]':>24}")
+    print(f"{'player':16} {'tool calls':>10} {'called write/run':>16} {'wrote each deliverable':>22} "
+          f"{'wrote any file':>15} {'mean Q':>7} {'admitted':>9} {'Elo [95% CI]':>24}")
     for p in players:
         mine = [r for r in results if r["player"] == p]
         wrote = sum(len(r["wrote"]) == len(r["wanted"]) for r in mine) / max(1, len(mine))
         anyf = sum(bool(r["any_file"]) for r in mine) / max(1, len(mine))
+        # Older summaries (--reuse of a run before the count) have no "calls".
+        ncalls = sum(sum(r.get("calls", {}).values()) for r in mine) / max(1, len(mine))
+        tried = sum(any(t in r.get("calls", {}) for t in WRITING_TOOLS) for r in mine) / max(1, len(mine))
         mean_q = sum(r["q"] for r in mine) / max(1, len(mine))
         adm = sum(r["q"] > ADMIT_Q for r in mine) / max(1, len(mine))
         r = ratings.get(p)
         elo_text = f"{r.elo:7.1f} [{r.ci_low:7.1f}, {r.ci_high:7.1f}]" if r else "n/a"
-        print(f"{p:16} {wrote:22.0%} {anyf:15.0%} {mean_q:7.3f} {adm:9.0%} {elo_text:>24}")
+        print(f"{p:16} {ncalls:10.1f} {tried:16.0%} {wrote:22.0%} {anyf:15.0%} {mean_q:7.3f} {adm:9.0%} "
+              f"{elo_text:>24}")
     per_deliverable: Counter[str] = Counter()
     for r in results:
         for w in r["wrote"]:

@@ -7,7 +7,7 @@ import hashlib
 import json
 import re
 import shutil
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,6 +144,14 @@ def _shown(messages: list[BaseMessage], dropped: set[int]) -> list[BaseMessage]:
             else m for i, m in enumerate(messages)]
 
 
+def _invalid_call_note(bad: Mapping[str, Any]) -> str:
+    """What the model is told of a call it wrote that could not be read: which tool (when known) and why."""
+    if bad.get("name"):
+        return f"ERROR: arguments of {bad['name']} are not valid JSON: {bad.get('error')}"
+    return (f"ERROR: a tool call could not be read ({bad.get('error')}); write each call as one JSON object "
+            '{"name": ..., "arguments": {...}} with every string closed')
+
+
 def _message(m: BaseMessage) -> Message:
     return Message.model_validate({k: v for k, v in to_openai(m).items() if v is not None or k == "content"})
 
@@ -215,12 +223,7 @@ async def arun_rollout(
         for bad in reply.invalid_tool_calls:
             tools.calls += 1
             tools.failures += 1
-            messages.append(
-                ToolMessage(
-                    f"ERROR: arguments of {bad.get('name')} are not valid JSON: {bad.get('error')}",
-                    tool_call_id=bad.get("id") or "",
-                )
-            )
+            messages.append(ToolMessage(_invalid_call_note(bad), tool_call_id=bad.get("id") or ""))
         if config.max_repeats and repeats >= config.max_repeats:
             stop = "repeating"
             break

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections import Counter
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
@@ -160,6 +161,14 @@ def final_text_of(messages: Sequence[Message]) -> str:
         if m.role == "assistant" and m.content and m.content.strip():
             return m.content.strip()
     return ""
+
+
+def tool_call_counts(messages: str) -> dict[str, int]:
+    """The calls an attempt made (its ``messages_json``), by tool name; calls whose text could not be read as
+    a call count under ``(unreadable)``."""
+    counts = Counter(c.get("function", {}).get("name") or "(unreadable)"
+                     for m in json.loads(messages or "[]") for c in m.get("tool_calls") or [])
+    return dict(sorted(counts.items()))
 
 
 def messages_json(messages: Sequence[Message]) -> str:

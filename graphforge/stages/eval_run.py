@@ -74,6 +74,7 @@ class AttemptSummary(BaseModel):
     deliverables: list[str]
     steps: int
     tokens: int
+    tool_calls: dict[str, int] = Field(default_factory=dict)  # by tool; "(unreadable)": calls not parsed
 
 
 class EvalRunResult(BaseModel):
@@ -168,6 +169,7 @@ def run(ctx: StageContext, params: EvalRunParams) -> EvalRunResult:
                 steps=r.steps,
                 tokens=r.prompt_tokens + r.completion_tokens,
                 deliverables=[d.name for d in _deliverables(r)],
+                tool_calls=at.tool_call_counts(r.messages_json),
             )
             for r in rows
         ],

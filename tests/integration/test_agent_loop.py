@@ -467,3 +467,19 @@ def test_an_overflow_with_nothing_older_to_drop_ends_the_rollout(
     outcome = run_rollout(llm, _view(), workspace, tmp_path / "run", config=AgentConfig(max_steps=10))
     assert outcome.stop_reason.startswith("llm_error") and "exceed context window" in outcome.stop_reason
     assert outcome.dropped_results == 0 and len(scripted_llm.chat_requests) == 2
+
+
+def test_a_call_that_cannot_be_read_is_answered_with_what_was_wrong(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
+) -> None:
+    """A call block whose JSON never closes has no name to report; one whose arguments are broken names its
+    tool. Neither ends the attempt."""
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    unclosed = '<tool_call>\n{"name": "run_python", "arguments": {"code": "print(1)\n</tool_call>'
+    scripted_llm.push(text(unclosed), tool_call("read_file", '{"path": "memo.md'), text("done"))
+    outcome = run_rollout(llm, _view(), workspace, tmp_path / "run", config=AgentConfig(max_steps=10))
+    first, second = [m.content or "" for m in outcome.trajectory.messages if m.role == "tool"]
+    assert first.startswith("ERROR: a tool call could not be read (") and "None" not in first
+    assert second.startswith("ERROR: arguments of read_file are not valid JSON")
+    assert outcome.trajectory.steps == 3 and outcome.tool_failures == 2

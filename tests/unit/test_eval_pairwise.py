@@ -136,3 +136,16 @@ def test_a_player_system_prompt_replaces_the_loop_prompt_in_the_request() -> Non
     assert plain.request_payload([SystemMessage(SYSTEM_PROMPT)])["messages"][0]["content"] == SYSTEM_PROMPT
     assert json.dumps(payload) != json.dumps(plain.request_payload([SystemMessage(SYSTEM_PROMPT),
                                                                     HumanMessage("task")]))
+
+
+def test_an_attempts_calls_are_counted_by_tool_and_unreadable_ones_apart() -> None:
+    def call(name: str) -> dict[str, object]:
+        return {"id": "c", "type": "function", "function": {"name": name, "arguments": "{}"}}
+
+    messages = [{"role": "user", "content": "task"},
+                {"role": "assistant", "content": "", "tool_calls": [call("list_files"), call("read_file")]},
+                {"role": "tool", "tool_call_id": "c", "content": "..."},
+                {"role": "assistant", "content": "", "tool_calls": [call("read_file"), call("")]},
+                {"role": "assistant", "content": "done"}]
+    assert at.tool_call_counts(json.dumps(messages)) == {"(unreadable)": 1, "list_files": 1, "read_file": 2}
+    assert at.tool_call_counts("") == at.tool_call_counts("[]") == {}
