@@ -210,8 +210,8 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
     from training.windows import windows, within_budget
 
     rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
-    demos: list[list[list[dict[str, Any]]]] = []
-    out = []
+    demos: list[list[list[dict[str, Any]]]] = []  # each demonstration's windows (messages)
+    shown: list[list[dict[str, Any]]] = []  # the same windows as rows to write
     writing: list[int] = []  # tokens of each call that writes or builds a deliverable
     turns: list[int] = []  # assistant turns of each demonstration
     for r in rows:
@@ -229,14 +229,15 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
             return int(count(render(window, tools)))
 
         demos.append(windows(msgs, max_tokens, size))
-        out += [{"messages": w, "tools": r["tools"], "chars": len(render(w, tools))} for w in demos[-1]]
+        shown.append([{"messages": w, "tools": r["tools"], "chars": len(render(w, tools))}
+                      for w in demos[-1]])
         turns.append(sum(m["role"] == "assistant" for m in msgs))
         writing += [int(count(json.dumps(c.get("function", c), ensure_ascii=False)))
                     for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls") or []
                     if c.get("function", c).get("name") in WRITING_TOOLS]
+    out = [o for ws in shown for o in ws]
     if budget is not None:
-        first = [sum(len(ws) for ws in demos[:d]) for d in range(len(demos))]
-        kept = [out[first[d] + w] for d, w in within_budget(demos, budget, writes)]
+        kept = [shown[d][w] for d, w in within_budget(demos, budget, writes)]
     else:
         kept = out if keep is None or len(out) <= keep else [out[i * len(out) // keep] for i in range(keep)]
     dest.write_text("".join(json.dumps({"messages": o["messages"], "tools": o["tools"]}, ensure_ascii=False)
