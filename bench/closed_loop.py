@@ -252,10 +252,10 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
 
 
 def writes(window: list[dict[str, Any]]) -> bool:
-    """Whether a window trains a call that writes or builds a deliverable (its context turns aside)."""
-    return any(c.get("function", c).get("name") in WRITING_TOOLS
-               for m in window if m["role"] == "assistant" and not m.get("context_only")
-               for c in m.get("tool_calls") or [])
+    """Whether a window trains a call that writes or builds a deliverable."""
+    from training.windows import trains_call
+
+    return trains_call(window, WRITING_TOOLS)
 
 
 def token_counter(model_file: Path) -> Any:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 
@@ -61,3 +61,11 @@ def within_budget(demonstrations: list[list[list[dict[str, Any]]]], budget: int,
     need = budget - len(chosen)
     chosen += [rest[i * len(rest) // need] for i in range(need)] if need > 0 else []
     return sorted(chosen)
+
+
+def trains_call(window: list[dict[str, Any]], names: Collection[str]) -> bool:
+    """Whether a window trains a call to one of the tools ``names``: a reply marked ``context_only`` (the
+    opening reply repeated in later windows) is shown, not trained, and does not count."""
+    return any(c.get("function", c).get("name") in names
+               for m in window if m["role"] == "assistant" and not m.get("context_only")
+               for c in m.get("tool_calls") or [])

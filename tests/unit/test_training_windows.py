@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from training.windows import windows, within_budget
+from training.windows import trains_call, windows, within_budget
 
 HEAD = [{"role": "system", "content": "s" * 50}, {"role": "user", "content": "task " * 20}]
 
@@ -72,3 +72,13 @@ def test_a_short_budget_trains_every_write_then_every_opening_then_the_rest_even
 def test_a_budget_as_large_as_the_windows_takes_them_all_in_order() -> None:
     demos = [[_w("open 0"), _w("write 0")], [_w("open 1")]]
     assert within_budget(demos, 3, _writes) == within_budget(demos, 10, _writes) == [(0, 0), (0, 1), (1, 0)]
+
+
+def test_a_window_trains_a_call_only_in_its_trained_replies() -> None:
+    write = {"id": "w", "type": "function", "function": {"name": "write_file", "arguments": "{}"}}
+    opening = {"role": "assistant", "content": "", "tool_calls": [write]}
+    later = _turn(1, 10)
+    assert trains_call(HEAD + [opening] + later, {"write_file"})
+    # The same opening shown as context in a later window is not trained there.
+    assert not trains_call(HEAD + [dict(opening, context_only=True)] + later, {"write_file"})
+    assert trains_call(HEAD + [dict(opening, context_only=True)] + later, {"read_file", "write_file"})
