@@ -207,7 +207,10 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
     """
     from graphforge.llm.text_tools import render
     from graphforge.stores import specs as specs_store
-    from training.windows import windows, within_budget
+    from training.windows import trains_call, windows, within_budget
+
+    def writes(window: list[dict[str, Any]]) -> bool:  # trains a call that writes or builds a deliverable
+        return trains_call(window, WRITING_TOOLS)
 
     rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
     demos: list[list[list[dict[str, Any]]]] = []  # each demonstration's windows (messages)
@@ -249,13 +252,6 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
             "writing_call_tokens": {"calls": len(writing),
                                     "median": writing[len(writing) // 2] if writing else 0,
                                     "max": writing[-1] if writing else 0}}
-
-
-def writes(window: list[dict[str, Any]]) -> bool:
-    """Whether a window trains a call that writes or builds a deliverable."""
-    from training.windows import trains_call
-
-    return trains_call(window, WRITING_TOOLS)
 
 
 def token_counter(model_file: Path) -> Any:

@@ -16,6 +16,8 @@ from graphforge.agent.sandbox import SandboxLimits, require_sandbox, run_python
 
 # Failed tool results start with this marker: admission cleaning counts them (tool-failure rate).
 ERROR = "ERROR"
+# Deliverable formats an agent builds with run_python (openpyxl, python-docx, python-pptx), not write_file.
+BINARY_FORMATS = frozenset({"xlsx", "docx", "pptx"})
 _TEXT_SUFFIXES = frozenset(
     {
         ".txt",
@@ -162,7 +164,7 @@ class ToolBox:
         if name not in {_as_posix(d).name for d in self.deliverables}:
             return ""
         how = ("run_python (openpyxl, python-docx or python-pptx)"
-               if PurePosixPath(name).suffix.lower() in (".xlsx", ".docx", ".pptx") else "write_file")
+               if PurePosixPath(name).suffix.lower().lstrip(".") in BINARY_FORMATS else "write_file")
         return f"; {name} is a deliverable of this task, not an input: write it with {how}"
 
     def read_file(self, path: str, offset: int = 0) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from graphforge.agent.loop import SYSTEM_PROMPT, collect_deliverables, prepare_workdir, task_prompt
-from graphforge.agent.tools import TOOL_SCHEMAS, ToolBox, read_as_text
+from graphforge.agent.tools import BINARY_FORMATS, TOOL_SCHEMAS, ToolBox, read_as_text
 from graphforge.figures.formula import parse_computation
 from graphforge.judge.documents import normalise_format
 from graphforge.judge.view import JudgeView
@@ -33,7 +33,7 @@ from graphforge.models.base import stable_hash
 from graphforge.models.spec import AgentView
 from graphforge.models.trajectory import DeliverableFile, FunctionCall, Message, ToolCall
 from graphforge.oracle.solve import Answer
-from graphforge.oracle.transcribe import BINARY_FORMATS, build_code
+from graphforge.oracle.transcribe import build_code
 from graphforge.oracle.writers import fmt_number
 from graphforge.parsers.office_zip import normalize_package
 

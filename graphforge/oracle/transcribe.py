@@ -12,8 +12,6 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-BINARY_FORMATS = frozenset({"xlsx", "docx", "pptx"})
-
 
 def _literal(value: Any) -> str:
     if isinstance(value, bool) or value is None or isinstance(value, int | str):
