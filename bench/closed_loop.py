@@ -84,6 +84,10 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--val-windows", type=int, default=12,
                    help="windows of the oracle's held-out demonstrations whose reply loss the trainer "
                         "measures before and after training, without a gradient (0: none)")
+    p.add_argument("--final-write", choices=["off", "tool_choice", "grammar"], default="grammar",
+                   help="a player that stops without a deliverable is told to write it, in one more turn "
+                        "whose call is forced (eval run --final-write; 'grammar' holds it to the served "
+                        "template's call form); the summary counts what each player wrote untold apart")
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--threads", type=int, default=1, help="llama.cpp threads per served model")
     p.add_argument("--only", nargs="*", default=None, help="only these workspace folders")
@@ -413,7 +417,7 @@ def heldout_benchmarks(ctx: Any, specs: list[str], root: Path) -> dict[str, str]
                     shutil.copyfile(workspace_dir / rel, target)
             files = view.files
             records.append({"task_id": sid, "prompt": benchmark_prompt(view.statement, view.deliverables),
-                            "reference_files": files})
+                            "reference_files": files, "deliverables": view.deliverables})
             out[sid] = name
         (folder / "tasks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
         load_benchmark.run(ctx, load_benchmark.LoadBenchmarkParams(root=folder, name=name))
@@ -447,7 +451,8 @@ def judge_attempts(ctx: Any, bench: dict[str, str], players: list[str],
                             "status": a.status if a else "missing", "wanted": wanted,
                             "wrote": sorted(files), "any_file": sorted(written), "q": judgment.q,
                             "stop_reason": a.stop_reason if a else None, "steps": a.steps if a else 0,
-                            "calls": a.tool_calls if a else {}})
+                            "calls": a.tool_calls if a else {},
+                            "told": a.told_to_write if a else []})
     return results
 
 
@@ -599,7 +604,7 @@ def run(args: argparse.Namespace) -> int:
                 ran = eval_run.run(ctx, eval_run.EvalRunParams(
                     benchmark=name, players=specs, concurrency=len(specs), max_steps=args.agent_steps,
                     max_tokens=args.agent_max_tokens, max_read_chars=args.read_chars, temperature=0.0,
-                    force=True))
+                    force=True, final_write=args.final_write))
                 attempts += ran.attempts
             clock.lap("eval run (3 players on the held-out specs)")
             results = judge_attempts(ctx, bench, players, attempts)
@@ -646,11 +651,15 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
     print(f"held-out: {len(split.heldout_specs)} specs in {len(held_ws)} workspaces ({', '.join(held_ws)}); "
           f"evaluated: {len(heldout)} specs ({', '.join(heldout)})")
     ratings = {r.model: r for r in fit.ratings}
-    print(f"{'player':16} {'tool calls':>10} {'called write/run':>16} {'wrote each deliverable':>22} "
-          f"{'wrote any file':>15} {'mean Q':>7} {'admitted':>9} {'Elo [95% CI]':>24}")
+    print(f"{'player':16} {'tool calls':>10} {'called write/run':>16} {'wrote untold':>12} "
+          f"{'wrote each deliverable':>22} {'wrote any file':>15} {'mean Q':>7} {'admitted':>9} "
+          f"{'Elo [95% CI]':>24}")
     for p in players:
         mine = [r for r in results if r["player"] == p]
         wrote = sum(len(r["wrote"]) == len(r["wanted"]) for r in mine) / max(1, len(mine))
+        # every deliverable written before the player was told to write one (see --final-write)
+        untold = sum(len(r["wrote"]) == len(r["wanted"]) and not r.get("told")
+                     for r in mine) / max(1, len(mine))
         anyf = sum(bool(r["any_file"]) for r in mine) / max(1, len(mine))
         # Older summaries (--reuse of a run before the count) have no "calls".
         ncalls = sum(sum(r.get("calls", {}).values()) for r in mine) / max(1, len(mine))
@@ -659,8 +668,8 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
         adm = sum(r["q"] > ADMIT_Q for r in mine) / max(1, len(mine))
         r = ratings.get(p)
         elo_text = f"{r.elo:7.1f} [{r.ci_low:7.1f}, {r.ci_high:7.1f}]" if r else "n/a"
-        print(f"{p:16} {ncalls:10.1f} {tried:16.0%} {wrote:22.0%} {anyf:15.0%} {mean_q:7.3f} {adm:9.0%} "
-              f"{elo_text:>24}")
+        print(f"{p:16} {ncalls:10.1f} {tried:16.0%} {untold:12.0%} {wrote:22.0%} {anyf:15.0%} {mean_q:7.3f} "
+              f"{adm:9.0%} {elo_text:>24}")
     per_deliverable: Counter[str] = Counter()
     for r in results:
         for w in r["wrote"]:

@@ -8,7 +8,9 @@ Layout, GDPVal-like::
                                is loaded as a benchmark file, referenced or not
 
 A task record needs an id (``task_id`` | ``id``) and a prompt (``prompt`` | ``instruction`` |
-``question``); ``occupation``, ``soc_code``, ``sector`` and ``reference_files`` are optional.
+``question``); ``occupation``, ``soc_code``, ``sector``, ``reference_files`` and ``deliverables`` (the
+file names the prompt asks the agent to write, each a relative path inside its working folder) are
+optional.
 
 A pure reader: the ``load_benchmark`` stage writes what ``read_benchmark`` returns.
 """
@@ -212,7 +214,18 @@ def _task(benchmark: str, record: Mapping[str, Any], path: Path, line_no: int) -
     text = record.get("deliverable_text")
     return BenchmarkTaskRow.of(benchmark, str(task_id), prompt, occupation=_opt_str(occupation),
                                soc_code=_opt_str(soc_code), sector=_opt_str(sector),
-                               deliverable_text=text.strip() or None if isinstance(text, str) else None)
+                               deliverable_text=text.strip() or None if isinstance(text, str) else None,
+                               deliverables=_deliverable_names(record, path, line_no))
+
+
+def _deliverable_names(record: Mapping[str, Any], path: Path, line_no: int) -> list[str]:
+    """The record's ``deliverables``: relative file names an agent can write in its working folder."""
+    names = _reference_list(record, path, line_no, "deliverables")
+    for name in names:
+        if name.startswith("/") or "\\" in name or ".." in name.split("/"):
+            problem = f"deliverable {name!r} is not a relative file name inside the working folder"
+            raise SourceFormatError(path, f"record {line_no}: {problem}")
+    return names
 
 
 def _opt_str(value: Any) -> str | None:

@@ -4,7 +4,8 @@
 MATCH (b:Benchmark {name: $benchmark})-[:HAS_TASK]->(t:BenchmarkTask)
 WHERE $task_ids IS NULL OR t.task_id IN $task_ids
 RETURN t.task_key AS task_key, t.task_id AS task_id, t.prompt AS prompt,
-       t.deliverable_text AS deliverable_text, b.source_dir AS source_dir,
+       t.deliverable_text AS deliverable_text,
+       coalesce(t.deliverables, []) AS deliverables, b.source_dir AS source_dir,
        COLLECT { MATCH (t)-[:REFERENCES]->(:BenchmarkFile)<-[h:HAS_FILE]-(b) RETURN DISTINCT h.path } AS files,
        COLLECT { MATCH (t)-[:HAS_GOLD]->(:BenchmarkFile)<-[h:HAS_FILE]-(b) RETURN DISTINCT h.path } AS gold
 ORDER BY t.task_id

@@ -7,19 +7,20 @@ import hashlib
 import json
 import re
 import shutil
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from graphforge.agent.sandbox import SandboxLimits
-from graphforge.agent.tools import TOOL_SCHEMAS, ToolBox
+from graphforge.agent.tools import TOOL_SCHEMAS, ToolBox, how_to_write, schemas_writing, writing_tool
 from graphforge.errors import LLMError
 from graphforge.llm import CallTotals, LLMCallRecord, records_of, to_openai
 from graphforge.llm.records import LLMHTTPError
+from graphforge.llm.text_tools import call_grammar
 from graphforge.models.spec import AgentView
 from graphforge.models.trajectory import DeliverableFile, Message, Trajectory, TrajectoryStatus
 
@@ -48,6 +49,10 @@ class AgentConfig:
     # not get further, and the turns left cost time, not information (run 11's tuned player read one page
     # of one file seven times over).
     max_repeats: int = 3
+    # How the final write's call is forced (see arun_rollout's final_write): "tool_choice" (OpenAI's, any
+    # compatible server) or "grammar" (llama.cpp's GBNF, for models served with the text tool-call template:
+    # the reply is held to one <tool_call> block in the form the model was trained on).
+    forced_call: Literal["tool_choice", "grammar"] = "tool_choice"
 
 
 @dataclass
@@ -60,6 +65,7 @@ class RolloutOutcome:
     tool_calls: int
     tool_failures: int
     dropped_results: int = 0  # tool results hidden from the model to fit its context (kept in the trajectory)
+    told_to_write: list[str] = field(default_factory=list)  # deliverables it was told to write at the end
 
     @property
     def totals(self) -> CallTotals:
@@ -131,6 +137,11 @@ def dropped_note(count: int) -> str:
     return f" ({count} tool results dropped to fit the context)" if count else ""
 
 
+def told_note(names: Sequence[str]) -> str:
+    """What a stop reason says of the deliverables the rollout was told to write at its end."""
+    return f"; then told to write {', '.join(names)}" if names else ""
+
+
 def _droppable(messages: list[BaseMessage], dropped: set[int]) -> int | None:
     """The oldest tool result still shown, except those answering the last reply (the model needs those)."""
     last_reply = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
@@ -152,6 +163,11 @@ def _invalid_call_note(bad: Mapping[str, Any]) -> str:
             '{"name": ..., "arguments": {...}} with every string closed')
 
 
+def final_write_note(name: str) -> str:
+    """The user turn that tells a rollout which ended without a deliverable to write it now."""
+    return f"{name} is not written yet. Write it now with {how_to_write(name)}, from what you have read."
+
+
 def _message(m: BaseMessage) -> Message:
     return Message.model_validate({k: v for k, v in to_openai(m).items() if v is not None or k == "content"})
 
@@ -165,11 +181,18 @@ async def arun_rollout(
     sample_index: int = 0,
     config: AgentConfig | None = None,
     model_name: str | None = None,
+    final_write: Sequence[str] = (),
 ) -> RolloutOutcome:
     """Run one rollout of ``view`` with ``llm``; the deliverables land in ``run_dir / "deliverables"``.
 
     The sample index is sent as the request seed: it makes the K samples of one spec differ on
     servers that honour seeds, and keeps each sample's cache entries apart.
+
+    ``final_write`` names deliverables a rollout must not end without: when it stops (finished, out of
+    turns, repeating) with one of them unwritten, it is told so in a user turn and given one more turn
+    whose call is forced - write_file with the path fixed to that name, or run_python for XLSX, DOCX and
+    PPTX - by ``tool_choice`` or by a grammar (``config.forced_call``). The turns count as steps and the
+    names are kept in ``told_to_write``.
     """
     config = config or AgentConfig()
     tid = trajectory_id(view.spec_id, sample_index)
@@ -192,25 +215,30 @@ async def arun_rollout(
     # A conversation past the served context is refused (HTTP 400): the oldest tool results are then sent
     # as a one-line note, one more per refusal, as long as older ones remain. The trajectory keeps them all.
     dropped: set[int] = set()
-    while steps < config.max_steps:
-        try:
-            reply = await bound.ainvoke(_shown(messages, dropped), **params)
-        except LLMError as exc:
-            overflow = isinstance(exc, LLMHTTPError) and exc.context_overflow
-            oldest = _droppable(messages, dropped) if overflow else None
-            if oldest is not None:
-                dropped.add(oldest)
-                continue
-            stop = f"llm_error: {exc}"
-            break
-        if not isinstance(reply, AIMessage):
-            raise LLMError(f"the chat model answered with a {type(reply).__name__}, not an AIMessage")
-        steps += 1
-        records.extend(records_of(reply))
-        messages.append(reply)
-        if not reply.tool_calls and not reply.invalid_tool_calls:
-            stop = "finished"
-            break
+
+    async def ask(model: Any, **extra: Any) -> AIMessage | None:
+        """One reply; a conversation past the served context is resent with its oldest result dropped."""
+        nonlocal stop
+        while True:
+            try:
+                reply = await model.ainvoke(_shown(messages, dropped), **params, **extra)
+            except LLMError as exc:
+                overflow = isinstance(exc, LLMHTTPError) and exc.context_overflow
+                oldest = _droppable(messages, dropped) if overflow else None
+                if oldest is not None:
+                    dropped.add(oldest)
+                    continue
+                stop = f"llm_error: {exc}"
+                return None
+            if not isinstance(reply, AIMessage):
+                raise LLMError(f"the chat model answered with a {type(reply).__name__}, not an AIMessage")
+            records.extend(records_of(reply))
+            messages.append(reply)
+            return reply
+
+    async def carry_out(reply: AIMessage) -> None:
+        """Run the reply's calls and answer each, unreadable ones with why; track repeats."""
+        nonlocal last, repeats
         for call in reply.tool_calls:
             # Tools block (subprocesses, parsing): keep the event loop free for the other rollouts.
             result, ok = await asyncio.to_thread(tools.call, call["name"], call["args"])
@@ -224,9 +252,35 @@ async def arun_rollout(
             tools.calls += 1
             tools.failures += 1
             messages.append(ToolMessage(_invalid_call_note(bad), tool_call_id=bad.get("id") or ""))
+
+    while steps < config.max_steps:
+        reply = await ask(bound)
+        if reply is None:
+            break
+        steps += 1
+        if not reply.tool_calls and not reply.invalid_tool_calls:
+            stop = "finished"
+            break
+        await carry_out(reply)
         if config.max_repeats and repeats >= config.max_repeats:
             stop = "repeating"
             break
+    told: list[str] = []
+    for name in final_write:
+        if stop.startswith("llm_error") or (work / name).is_file():
+            continue
+        told.append(name)
+        messages.append(HumanMessage(final_write_note(name)))
+        tool = writing_tool(name)
+        if config.forced_call == "grammar":
+            fixed, free = ({"path": name}, "content") if tool == "write_file" else ({}, "code")
+            reply = await ask(bound, grammar=call_grammar(tool, fixed, free))
+        else:
+            reply = await ask(llm.bind_tools(schemas_writing(name), tool_choice=tool))
+        if reply is None:
+            break
+        steps += 1
+        await carry_out(reply)
     deliverables = collect_deliverables(work, view.deliverables, run_dir / "deliverables")
     status = TrajectoryStatus.MATERIALISED if deliverables else TrajectoryStatus.FAILED
     if not deliverables and stop == "finished":
@@ -246,10 +300,10 @@ async def arun_rollout(
         cost_usd=totals.cost_usd,
         deliverables=deliverables,
         status=status,
-        source=f"{SCAFFOLD}: {stop}{dropped_note(len(dropped))}"[:500],
+        source=f"{SCAFFOLD}: {stop}{told_note(told)}{dropped_note(len(dropped))}"[:500],
     )
     (run_dir / "trajectory.json").write_text(trajectory.model_dump_json(indent=1), encoding="utf-8")
-    return RolloutOutcome(trajectory, records, stop, tools.calls, tools.failures, len(dropped))
+    return RolloutOutcome(trajectory, records, stop, tools.calls, tools.failures, len(dropped), told)
 
 
 @dataclass(frozen=True)
@@ -298,8 +352,8 @@ def run_rollout(
     *,
     sample_index: int = 0,
     config: AgentConfig | None = None,
+    final_write: Sequence[str] = (),
 ) -> RolloutOutcome:
     """Synchronous ``arun_rollout`` (one rollout, its own event loop)."""
-    return asyncio.run(
-        arun_rollout(llm, view, workspace_dir, run_dir, sample_index=sample_index, config=config)
-    )
+    return asyncio.run(arun_rollout(llm, view, workspace_dir, run_dir, sample_index=sample_index,
+                                    config=config, final_write=final_write))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import difflib
 import hashlib
 import json
@@ -37,6 +38,17 @@ _TEXT_SUFFIXES = frozenset(
         ".rst",
     }
 )
+
+
+def writing_tool(name: str) -> str:
+    """The tool that writes a deliverable of this name: run_python for XLSX/DOCX/PPTX, else write_file."""
+    return "run_python" if PurePosixPath(name).suffix.lower().lstrip(".") in BINARY_FORMATS else "write_file"
+
+
+def how_to_write(name: str) -> str:
+    """How a deliverable of this name is written, in the words the tools' answers use."""
+    tool = writing_tool(name)
+    return "run_python (openpyxl, python-docx or python-pptx)" if tool == "run_python" else tool
 
 
 def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -90,6 +102,16 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
     ),
 ]
 TOOL_NAMES = frozenset(t["function"]["name"] for t in TOOL_SCHEMAS)
+
+
+def schemas_writing(name: str) -> list[dict[str, Any]]:
+    """The tool schemas with write_file's ``path`` fixed to ``name``: for a turn whose call is forced to
+    write that deliverable. The listing a chat template renders (names and types) is unchanged."""
+    schemas = copy.deepcopy(TOOL_SCHEMAS)
+    for tool in schemas:
+        if tool["function"]["name"] == "write_file":
+            tool["function"]["parameters"]["properties"]["path"]["enum"] = [name]
+    return schemas
 
 
 def _as_posix(rel: str) -> PurePosixPath:
@@ -163,9 +185,7 @@ class ToolBox:
         name = _as_posix(path).name
         if name not in {_as_posix(d).name for d in self.deliverables}:
             return ""
-        how = ("run_python (openpyxl, python-docx or python-pptx)"
-               if PurePosixPath(name).suffix.lower().lstrip(".") in BINARY_FORMATS else "write_file")
-        return f"; {name} is a deliverable of this task, not an input: write it with {how}"
+        return f"; {name} is a deliverable of this task, not an input: write it with {how_to_write(name)}"
 
     def read_file(self, path: str, offset: int = 0) -> str:
         target = self._resolve(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +23,14 @@ ComparisonsArg = Annotated[
 ]
 BootstrapOption = Annotated[int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples for the CIs.")]
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
+
+
+class FinalWrite(StrEnum):
+    """How `eval run --final-write` forces the call of a player's last turn (see EvalRunParams)."""
+
+    OFF = "off"
+    TOOL_CHOICE = "tool_choice"
+    GRAMMAR = "grammar"
 
 
 def _anchor(value: str) -> tuple[str, float]:
@@ -285,6 +294,14 @@ def run_cmd(
                      help="The benchmark folder, when not where it was loaded from."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Run completed attempts again.")] = False,
+    final_write: Annotated[
+        FinalWrite,
+        typer.Option("--final-write", help="A chat player that stops without a deliverable its task "
+                     "names (the record's deliverables) is told to write it, in one more turn whose call "
+                     "is forced: by tool_choice (any OpenAI-compatible server), or by a llama.cpp grammar "
+                     "in the form of the text tool-call template GraphForge serves its fine-tuned models "
+                     "with."),
+    ] = FinalWrite.OFF,
     as_json: JsonOption = False,
 ) -> None:
     """Run players on a benchmark's tasks; each result is an Attempt in Neo4j (resumable, concurrent)."""
@@ -305,6 +322,7 @@ def run_cmd(
         temperature=temperature,
         benchmark_dir=benchmark_dir,
         force=force,
+        final_write=final_write.value,
     )
     with open_context() as ctx:
         require_known(ctx.graph, "benchmark", benchmark, "--benchmark")

@@ -57,6 +57,7 @@ class AttemptRow(Row):
     content_hash: str  # of the deliverables and closing text: a changed attempt is judged again
     run_dir: str
     source: str
+    told_to_write: list[str] = []  # deliverables the player was told to write after it stopped (final write)
 
 
 class PlayerRow(Row):

@@ -54,6 +54,7 @@ _PASSTHROUGH = (
     "parallel_tool_calls",
     "presence_penalty",
     "frequency_penalty",
+    "grammar",  # llama.cpp's GBNF (a server extension): the forced final write of text-call models
 )
 # 408/409/425/429 and every 5xx are worth another try; other 4xx are the caller's mistake.
 _RETRY_STATUS = frozenset({408, 409, 425, 429})

@@ -119,6 +119,31 @@ def render(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
     return str(formatter(messages=messages, tools=tools).prompt)  # type: ignore[arg-type]
 
 
+# A JSON string's characters in llama.cpp's GBNF: anything but a quote, a backslash or a control character,
+# or an escape (RFC 8259).
+_GBNF_STRING_CHARS = (
+    'chars ::= ( [^"\\\\\\x00-\\x1f] | "\\\\" ( ["\\\\/bfnrt] | "u" hex hex hex hex ) )*\n'
+    "hex ::= [0-9a-fA-F]"
+)
+
+
+def call_text(name: str, fixed: dict[str, str], free: str) -> tuple[str, str]:
+    """The text before and after the free argument's value in a reply that is only this call, as the
+    served template prints it (arguments as ``json.dumps`` writes them, ``fixed`` first, ``free`` last)."""
+    head = "".join(f"{json.dumps(k)}: {json.dumps(v)}, " for k, v in fixed.items())
+    before = f'{OPEN}\n{{"name": {json.dumps(name)}, "arguments": {{{head}{json.dumps(free)}: "'
+    return before, f'"}}}}\n{CLOSE}'
+
+
+def call_grammar(name: str, fixed: dict[str, str], free: str) -> str:
+    """A GBNF grammar (llama.cpp's ``grammar`` request field) whose only sentences are one call to ``name``
+    in the template's form, ``fixed`` arguments as given and ``free`` any JSON string: how a model served
+    with this template is held to one call, in the form it was trained on, where ``tool_choice`` would
+    have llama-cpp-python write bare JSON arguments instead."""
+    before, after = call_text(name, fixed, free)
+    return f"root ::= {json.dumps(before)} chars {json.dumps(after)}\n{_GBNF_STRING_CHARS}\n"
+
+
 @dataclass(frozen=True)
 class TextCall:
     """One call found in a reply: its arguments parsed (``args``) or the reason they are not (``error``)."""

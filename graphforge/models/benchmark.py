@@ -30,14 +30,17 @@ class BenchmarkTaskRow(Row):
     soc_code: str | None = None
     sector: str | None = None
     deliverable_text: str | None = None  # the expert's answer text (GDPVal), shown only to the judge
+    # The file names the task asks the agent to write (as its prompt states them), when the record says;
+    # ``eval run --final-write`` tells a player that ends without one of them to write it.
+    deliverables: list[str] = Field(default_factory=list)
 
     @classmethod
     def of(cls, benchmark: str, task_id: str, prompt: str, occupation: str | None = None,
            soc_code: str | None = None, sector: str | None = None,
-           deliverable_text: str | None = None) -> BenchmarkTaskRow:
+           deliverable_text: str | None = None, deliverables: list[str] | None = None) -> BenchmarkTaskRow:
         return cls(task_key=task_key(benchmark, task_id), benchmark=benchmark, task_id=task_id, prompt=prompt,
                    prompt_hash=stable_hash(prompt), occupation=occupation, soc_code=soc_code, sector=sector,
-                   deliverable_text=deliverable_text)
+                   deliverable_text=deliverable_text, deliverables=deliverables or [])
 
 
 class BenchmarkFileRow(Row):

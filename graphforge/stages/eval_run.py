@@ -13,11 +13,19 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Literal
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from graphforge.agent.loop import AgentConfig, RolloutOutcome, arun_rollout, dropped_note, run_dir_name
+from graphforge.agent.loop import (
+    AgentConfig,
+    RolloutOutcome,
+    arun_rollout,
+    dropped_note,
+    run_dir_name,
+    told_note,
+)
 from graphforge.agent.sandbox import SandboxLimits
 from graphforge.context import StageContext
 from graphforge.errors import ConfigError, GraphforgeError, StageError
@@ -53,6 +61,10 @@ class EvalRunParams(BaseModel):
     benchmark_dir: Path | None = Field(None,
         description="None: the folder recorded when the benchmark was loaded.")
     force: bool = Field(False, description="Run completed attempts again.")
+    final_write: Literal["off", "tool_choice", "grammar"] = Field("off", description="A chat player that "
+        "ends without a deliverable its task names (the record's `deliverables`) is told to write it and "
+        "given one turn whose call is forced to write it, by tool_choice or by llama.cpp's grammar (for "
+        "models served with the text tool-call template); the names are kept on the attempt (told_to_write).")
 
 
 class BenchmarkTaskView(BaseModel):
@@ -60,6 +72,7 @@ class BenchmarkTaskView(BaseModel):
     task_id: str
     prompt: str
     deliverable_text: str | None
+    deliverables: list[str] = []  # the file names the task asks for, when its record names them
     source_dir: str
     files: list[str]
     gold: list[str]
@@ -74,6 +87,7 @@ class AttemptSummary(BaseModel):
     deliverables: list[str]
     steps: int
     tokens: int
+    told_to_write: list[str] = Field(default_factory=list)  # deliverables it was told to write at the end
     tool_calls: dict[str, int] = Field(default_factory=dict)  # by tool; "(unreadable)": calls not parsed
 
 
@@ -149,10 +163,12 @@ def run(ctx: StageContext, params: EvalRunParams) -> EvalRunResult:
         max_tokens=params.max_tokens,
         max_read_chars=params.max_read_chars,
         limits=SandboxLimits(wall_s=params.tool_timeout_s, memory_mb=params.memory_mb),
+        forced_call="grammar" if params.final_write == "grammar" else "tool_choice",
     )
     if chat_jobs:
         rows += asyncio.run(
-            _run_chat(ctx, params.benchmark, chat_jobs, models, folder, config, params.concurrency)
+            _run_chat(ctx, params.benchmark, chat_jobs, models, folder, config, params.concurrency,
+                      params.final_write != "off")
         )
     return EvalRunResult(
         benchmark=params.benchmark,
@@ -169,6 +185,7 @@ def run(ctx: StageContext, params: EvalRunParams) -> EvalRunResult:
                 steps=r.steps,
                 tokens=r.prompt_tokens + r.completion_tokens,
                 deliverables=[d.name for d in _deliverables(r)],
+                told_to_write=r.told_to_write,
                 tool_calls=at.tool_call_counts(r.messages_json),
             )
             for r in rows
@@ -277,6 +294,7 @@ async def _run_chat(
     folder: Path,
     config: AgentConfig,
     concurrency: int,
+    final_write: bool = False,
 ) -> list[at.AttemptRow]:
     gate = asyncio.Semaphore(concurrency)
 
@@ -292,6 +310,7 @@ async def _run_chat(
                     run_dir,
                     config=config,
                     model_name=models[player.name].model,
+                    final_write=task.deliverables if final_write else (),
                 )
             except (GraphforgeError, OSError) as exc:
                 # One attempt that cannot run (sandbox, disk) is recorded with its reason; the others go on.
@@ -350,7 +369,7 @@ def _chat_attempt(
     stop = "finished" if outcome.stop_reason == "no_deliverables" else outcome.stop_reason
     if stop == "finished" and not written:
         stop = "finished without writing a file"
-    stop += dropped_note(outcome.dropped_results)
+    stop += told_note(outcome.told_to_write) + dropped_note(outcome.dropped_results)
     return _row(
         benchmark,
         task,
@@ -370,6 +389,7 @@ def _chat_attempt(
         prompt_hashes=[r.prompt_hash for r in outcome.records],
         run_dir=run_dir,
         source=f"{player.scaffold}: {stop}",
+        told_to_write=outcome.told_to_write,
     )
 
 
@@ -490,6 +510,7 @@ def _row(
     llm_calls: int = 0,
     cached_calls: int = 0,
     prompt_hashes: list[str] | None = None,
+    told_to_write: list[str] | None = None,
 ) -> at.AttemptRow:
     return at.AttemptRow(
         attempt_id=at.attempt_id(task.task_key, player.name),
@@ -516,6 +537,7 @@ def _row(
         content_hash=at.content_hash(files, final_text),
         run_dir=str(run_dir),
         source=source[:500],
+        told_to_write=told_to_write or [],
     )
 
 

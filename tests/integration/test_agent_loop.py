@@ -483,3 +483,83 @@ def test_a_call_that_cannot_be_read_is_answered_with_what_was_wrong(
     assert first.startswith("ERROR: a tool call could not be read (") and "None" not in first
     assert second.startswith("ERROR: arguments of read_file are not valid JSON")
     assert outcome.trajectory.steps == 3 and outcome.tool_failures == 2
+
+
+def test_a_rollout_that_ends_without_its_deliverable_is_told_to_write_it_in_a_forced_turn(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
+) -> None:
+    """final_write: after the model finishes in prose, each missing deliverable gets a user turn naming it
+    and one more request whose tool_choice is the tool that writes it, with write_file's path fixed to the
+    name; a deliverable already written gets no such turn."""
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    view = AgentView(spec_id=SPEC_ID, statement=STATEMENT, files=["ledger.csv", "memo.md"],
+                     deliverables=["notes.md", "summary.xlsx", "total.md"])
+    scripted_llm.push(
+        tool_call("write_file", {"path": "total.md", "content": "Total 6500"}),
+        text("The total is 6500."),
+        tool_call("write_file", {"path": "notes.md", "content": "# Notes\nrent 1200, payroll 5300"}),
+        tool_call("run_python", {"code": XLSX_CODE}),
+    )
+    outcome = run_rollout(llm, view, workspace, tmp_path / "run", config=AgentConfig(max_steps=10),
+                          final_write=view.deliverables)
+    assert outcome.stop_reason == "finished"
+    assert outcome.told_to_write == ["notes.md", "summary.xlsx"]
+    assert outcome.trajectory.steps == 4
+    assert outcome.trajectory.source == "graphforge-loop: finished; then told to write notes.md, summary.xlsx"
+    assert sorted(d.name for d in outcome.trajectory.deliverables) == ["notes.md", "summary.xlsx", "total.md"]
+    requests = scripted_llm.chat_requests
+    assert [r.body["tool_choice"] for r in requests] == [
+        "auto", "auto",
+        {"type": "function", "function": {"name": "write_file"}},
+        {"type": "function", "function": {"name": "run_python"}},
+    ]
+    assert requests[2].last_message == {
+        "role": "user",
+        "content": "notes.md is not written yet. Write it now with write_file, from what you have read.",
+    }
+    assert requests[3].last_message["content"] == (
+        "summary.xlsx is not written yet. Write it now with run_python (openpyxl, python-docx or "
+        "python-pptx), from what you have read.")
+
+    def path_schema(request: RecordedRequest) -> dict[str, Any]:
+        (write,) = [t for t in request.body["tools"] if t["function"]["name"] == "write_file"]
+        return dict(write["function"]["parameters"]["properties"]["path"])
+
+    assert path_schema(requests[0]) == {"type": "string"}
+    assert path_schema(requests[2]) == {"type": "string", "enum": ["notes.md"]}
+
+
+def test_without_final_write_a_rollout_that_ends_in_prose_is_not_prompted(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
+) -> None:
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    scripted_llm.push(text("The total is 6500."), text("unreached"))
+    outcome = run_rollout(llm, _view(), workspace, tmp_path / "run", config=AgentConfig(max_steps=10))
+    assert outcome.stop_reason == "no_deliverables" and outcome.told_to_write == []
+    assert len(scripted_llm.chat_requests) == 1
+
+
+def test_a_grammar_forced_final_write_keeps_the_tool_listing_and_sends_the_call_grammar(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
+) -> None:
+    """forced_call="grammar": the forced turn is an ordinary request (tool_choice auto, the tools as always)
+    plus llama.cpp's ``grammar`` for one call in the text template's form; the reply, a call written as
+    text, is read and carried out like any other."""
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    view = AgentView(spec_id=SPEC_ID, statement=STATEMENT, files=["ledger.csv"], deliverables=["notes.md"])
+    written = ('<tool_call>\n{"name": "write_file", "arguments": {"path": "notes.md", "content": "# Notes"}}'
+               "\n</tool_call>")
+    scripted_llm.push(tool_call("read_file", {"path": "ledger.csv"}), text("Rent is 1200."), text(written))
+    config = AgentConfig(max_steps=10, forced_call="grammar")
+    outcome = run_rollout(llm, view, workspace, tmp_path / "run", config=config, final_write=["notes.md"])
+    assert outcome.told_to_write == ["notes.md"]
+    assert (tmp_path / "run" / "deliverables" / "notes.md").read_text(encoding="utf-8") == "# Notes"
+    first, _, forced = scripted_llm.chat_requests
+    assert forced.body["tool_choice"] == "auto" and forced.body["tools"] == first.body["tools"]
+    assert "grammar" not in first.body
+    assert forced.body["grammar"].startswith(
+        'root ::= "<tool_call>\\n{\\"name\\": \\"write_file\\", \\"arguments\\": '
+        '{\\"path\\": \\"notes.md\\", \\"content\\": \\"" chars "\\"}}\\n</tool_call>"\n')

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from graphforge.agent.sandbox import SandboxLimits, run_python
-from graphforge.agent.tools import ToolBox
+from graphforge.agent.tools import TOOL_SCHEMAS, ToolBox, schemas_writing, writing_tool
 
 
 @pytest.fixture
@@ -198,3 +198,14 @@ def test_read_file_parses_spreadsheets(workspace: Path) -> None:
     book.save(workspace / "ledger.xlsx")
     text, ok = ToolBox(workspace).call("read_file", {"path": "ledger.xlsx"})
     assert ok and "Ledger" in text and "Rent" in text and "1200" in text
+
+
+def test_the_forced_write_schemas_fix_write_files_path_and_leave_the_shared_schemas_alone() -> None:
+    assert [writing_tool(n) for n in ("a.md", "b.JSON", "c.xlsx", "d.Docx", "e.pptx", "f")] == [
+        "write_file", "write_file", "run_python", "run_python", "run_python", "write_file"]
+    forced = schemas_writing("memo.md")
+    paths = {t["function"]["name"]: t["function"]["parameters"]["properties"].get("path") for t in forced}
+    assert paths["write_file"] == {"type": "string", "enum": ["memo.md"]}
+    assert paths["read_file"] == {"type": "string"}
+    (shared,) = [t for t in TOOL_SCHEMAS if t["function"]["name"] == "write_file"]
+    assert shared["function"]["parameters"]["properties"]["path"] == {"type": "string"}

@@ -14,7 +14,14 @@ import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from graphforge.llm.protocol import parse_assistant, to_openai
-from graphforge.llm.text_tools import CHAT_TEMPLATE, TRAINING_TEMPLATE, render, split_calls
+from graphforge.llm.text_tools import (
+    CHAT_TEMPLATE,
+    TRAINING_TEMPLATE,
+    call_grammar,
+    call_text,
+    render,
+    split_calls,
+)
 
 TOOLS = [{"type": "function", "function": {
     "name": "read_file", "description": "Read one file of the workspace",
@@ -161,3 +168,23 @@ def test_a_context_only_reply_is_printed_but_not_trained() -> None:
     printed, trained = trained_text(conversation)
     assert printed == text
     assert trained == "".join(turn + "<|im_end|>" for turn in assistant_turns(text)[1:])
+
+
+@pytest.mark.parametrize(("name", "fixed", "free", "value"), [
+    ("write_file", {"path": "memo ü.md"}, "content", '# Memo\n"quoted" \\ and ü'),
+    ("run_python", {}, "code", "print('a')\nprint(\"b\")"),
+])
+def test_the_forced_call_text_is_the_served_text_of_that_call(
+    name: str, fixed: dict[str, str], free: str, value: str
+) -> None:
+    """The final write's grammar fixes every character around the free argument: they are the text the
+    served template prints for that call, so a model held to it writes the form it was trained on."""
+    call = _call(0, name, {**fixed, free: value})
+    (turn,) = assistant_turns(served_prompt([{"role": "user", "content": "go"},
+                                             {"role": "assistant", "content": None, "tool_calls": [call]}]))
+    before, after = call_text(name, fixed, free)
+    assert turn == before + json.dumps(value)[1:-1] + after
+    grammar = call_grammar(name, fixed, free)
+    assert grammar.startswith(f"root ::= {json.dumps(before)} chars {json.dumps(after)}\n")
+    llama_cpp = pytest.importorskip("llama_cpp")  # the local-llm extra: the server's own grammar parser
+    llama_cpp.LlamaGrammar.from_string(grammar)
