@@ -70,7 +70,11 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--lr", type=float, default=2e-4,
                    help="constant learning rate (run 9 at 1e-4: the loss still falling at its last step)")
     p.add_argument("--max-length", type=int, default=3072, help="training sequence length (truncation)")
-    p.add_argument("--max-heldout-specs", type=int, default=6, help="held-out specs evaluated (at most)")
+    p.add_argument("--max-heldout-specs", type=int, default=None,
+                   help="held-out specs evaluated (at most; default: all of them)")
+    p.add_argument("--eval-on", choices=["heldout", "train"], default="heldout",
+                   help="'train' evaluates on training specs instead (seen in training: a diagnostic that "
+                        "tells what the tuned models do on tasks they were trained on, never the result)")
     p.add_argument("--agent-steps", type=int, default=None,
                    help="assistant turns per attempt (default: the 90th percentile of the training "
                         f"demonstrations' turns, at least 10, at most {MAX_AGENT_STEPS})")
@@ -388,8 +392,8 @@ def interleaved(ctx: Any, specs: list[str]) -> list[str]:
             if i < len(by_ws[w])]
 
 
-def heldout_benchmarks(ctx: Any, specs: list[str], root: Path) -> dict[str, str]:
-    """One benchmark per held-out workspace: its files and one task per spec. Returns spec -> benchmark."""
+def heldout_benchmarks(ctx: Any, specs: list[str], root: Path, prefix: str = "heldout") -> dict[str, str]:
+    """One benchmark per workspace of ``specs``: its files, one task per spec. Returns spec -> benchmark."""
     from graphforge.stages import load_benchmark
     from graphforge.stores import specs as specs_store
     from graphforge.stores.specs import spec_workspace
@@ -399,7 +403,7 @@ def heldout_benchmarks(ctx: Any, specs: list[str], root: Path) -> dict[str, str]
         by_ws.setdefault(specs_store.load_spec(ctx.graph, sid).workspace_id, []).append(sid)
     out: dict[str, str] = {}
     for ws, ids in sorted(by_ws.items()):
-        name = f"heldout-{ws}"[:60]
+        name = f"{prefix}-{ws}"[:60]
         folder = root / name
         if folder.exists():
             shutil.rmtree(folder)
@@ -587,8 +591,10 @@ def run(args: argparse.Namespace) -> int:
                     clock.lap(f"GGUF ({arm} arm)")
             report["training"] = trained
 
-            heldout = interleaved(ctx, split.heldout_specs)[: args.max_heldout_specs]
-            bench = heldout_benchmarks(ctx, heldout, out / "benchmarks")
+            pool = split.train_specs if args.eval_on == "train" else split.heldout_specs
+            heldout = interleaved(ctx, pool)[: args.max_heldout_specs]
+            prefix = "seen" if args.eval_on == "train" else "heldout"
+            bench = heldout_benchmarks(ctx, heldout, out / "benchmarks", prefix=prefix)
             players = list(ggufs)
             specs: list[PlayerSpec] = []
             for name, file in ggufs.items():
@@ -650,6 +656,9 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
     held_ws = sorted(split.heldout_workspaces)
     print(f"held-out: {len(split.heldout_specs)} specs in {len(held_ws)} workspaces ({', '.join(held_ws)}); "
           f"evaluated: {len(heldout)} specs ({', '.join(heldout)})")
+    if report["args"].get("eval_on") == "train":
+        print("EVALUATED ON TRAINING SPECS (--eval-on train): tasks the tuned models were trained on; a "
+              "diagnostic of what training taught, not the held-out result")
     ratings = {r.model: r for r in fit.ratings}
     print(f"{'player':16} {'tool calls':>10} {'called write/run':>16} {'wrote untold':>12} "
           f"{'wrote each deliverable':>22} {'wrote any file':>15} {'mean Q':>7} {'admitted':>9} "
