@@ -88,7 +88,9 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--val-windows", type=int, default=12,
                    help="windows of the oracle's held-out demonstrations whose reply loss the trainer "
                         "measures before and after training, without a gradient (0: none)")
-    p.add_argument("--final-write", choices=["off", "tool_choice", "grammar"], default="grammar",
+    from graphforge.models.benchmark import FinalWrite
+
+    p.add_argument("--final-write", choices=[m.value for m in FinalWrite], default=FinalWrite.GRAMMAR.value,
                    help="a player that stops without a deliverable is told to write it, in one more turn "
                         "whose call is forced (eval run --final-write; 'grammar' holds it to the served "
                         "template's call form); the summary counts what each player wrote untold apart")
@@ -612,7 +614,7 @@ def run(args: argparse.Namespace) -> int:
                     max_tokens=args.agent_max_tokens, max_read_chars=args.read_chars, temperature=0.0,
                     force=True, final_write=args.final_write))
                 attempts += ran.attempts
-            clock.lap("eval run (3 players on the held-out specs)")
+            clock.lap(f"eval run (3 players on the {'training' if prefix == 'seen' else 'held-out'} specs)")
             results = judge_attempts(ctx, bench, players, attempts)
             pairs = comparisons(results, players)
             comp_file = out / "comparisons.jsonl"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,6 +9,7 @@ import typer
 from rich.table import Table
 
 from graphforge.cli.common import JsonOption, emit, stdout, working
+from graphforge.models.benchmark import FinalWrite
 from graphforge.models.trajectory import TrajectoryStatus
 from loaders.trajectories.formats import format_names
 
@@ -23,14 +23,6 @@ ComparisonsArg = Annotated[
 ]
 BootstrapOption = Annotated[int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples for the CIs.")]
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resampling.")]
-
-
-class FinalWrite(StrEnum):
-    """How `eval run --final-write` forces the call of a player's last turn (see EvalRunParams)."""
-
-    OFF = "off"
-    TOOL_CHOICE = "tool_choice"
-    GRAMMAR = "grammar"
 
 
 def _anchor(value: str) -> tuple[str, float]:
@@ -322,7 +314,7 @@ def run_cmd(
         temperature=temperature,
         benchmark_dir=benchmark_dir,
         force=force,
-        final_write=final_write.value,
+        final_write=final_write,
     )
     with open_context() as ctx:
         require_known(ctx.graph, "benchmark", benchmark, "--benchmark")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from pydantic import Field
 
 from graphforge.models.base import Frozen, Row, stable_hash
@@ -18,6 +20,16 @@ class BenchmarkRow(Row):
     source_dir: str
     task_count: int = Field(ge=0)
     file_count: int = Field(ge=0)
+
+
+class FinalWrite(StrEnum):
+    """How ``eval run --final-write`` forces the call of the turn a player gets when it stops without a
+    deliverable its task names: not at all, by OpenAI's ``tool_choice``, or by llama.cpp's grammar in the
+    form of GraphForge's text tool-call template."""
+
+    OFF = "off"
+    TOOL_CHOICE = "tool_choice"
+    GRAMMAR = "grammar"
 
 
 class BenchmarkTaskRow(Row):

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Literal
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
@@ -33,6 +32,7 @@ from graphforge.eval import attempts as at
 from graphforge.eval.players import ORACLE_MODEL, PlayerKind, PlayerSpec, public_endpoint
 from graphforge.graphdb import cypher
 from graphforge.llm.protocol import completions_url
+from graphforge.models.benchmark import FinalWrite
 from graphforge.models.trajectory import DeliverableFile, Message, Trajectory
 
 GET_BENCHMARK_TASKS = cypher.load("eval/get_benchmark_tasks")
@@ -61,7 +61,7 @@ class EvalRunParams(BaseModel):
     benchmark_dir: Path | None = Field(None,
         description="None: the folder recorded when the benchmark was loaded.")
     force: bool = Field(False, description="Run completed attempts again.")
-    final_write: Literal["off", "tool_choice", "grammar"] = Field("off", description="A chat player that "
+    final_write: FinalWrite = Field(FinalWrite.OFF, description="A chat player that "
         "ends without a deliverable its task names (the record's `deliverables`) is told to write it and "
         "given one turn whose call is forced to write it, by tool_choice or by llama.cpp's grammar (for "
         "models served with the text tool-call template); the names are kept on the attempt (told_to_write).")
@@ -163,12 +163,12 @@ def run(ctx: StageContext, params: EvalRunParams) -> EvalRunResult:
         max_tokens=params.max_tokens,
         max_read_chars=params.max_read_chars,
         limits=SandboxLimits(wall_s=params.tool_timeout_s, memory_mb=params.memory_mb),
-        forced_call="grammar" if params.final_write == "grammar" else "tool_choice",
+        forced_call="grammar" if params.final_write is FinalWrite.GRAMMAR else "tool_choice",
     )
     if chat_jobs:
         rows += asyncio.run(
             _run_chat(ctx, params.benchmark, chat_jobs, models, folder, config, params.concurrency,
-                      params.final_write != "off")
+                      params.final_write is not FinalWrite.OFF)
         )
     return EvalRunResult(
         benchmark=params.benchmark,
