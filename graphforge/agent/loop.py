@@ -10,7 +10,7 @@ import shutil
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -21,6 +21,7 @@ from graphforge.errors import LLMError
 from graphforge.llm import CallTotals, LLMCallRecord, records_of, to_openai
 from graphforge.llm.records import LLMHTTPError
 from graphforge.llm.text_tools import call_grammar
+from graphforge.models.benchmark import FinalWrite
 from graphforge.models.spec import AgentView
 from graphforge.models.trajectory import DeliverableFile, Message, Trajectory, TrajectoryStatus
 
@@ -49,10 +50,9 @@ class AgentConfig:
     # not get further, and the turns left cost time, not information (run 11's tuned player read one page
     # of one file seven times over).
     max_repeats: int = 3
-    # How the final write's call is forced (see arun_rollout's final_write): "tool_choice" (OpenAI's, any
-    # compatible server) or "grammar" (llama.cpp's GBNF, for models served with the text tool-call template:
-    # the reply is held to one <tool_call> block in the form the model was trained on).
-    forced_call: Literal["tool_choice", "grammar"] = "tool_choice"
+    # Whether and how a rollout that stops without one of its expected deliverables is made to write it
+    # (see arun_rollout): not at all, by tool_choice, or by llama.cpp's grammar in the text template's form.
+    final_write: FinalWrite = FinalWrite.OFF
 
 
 @dataclass
@@ -181,18 +181,18 @@ async def arun_rollout(
     sample_index: int = 0,
     config: AgentConfig | None = None,
     model_name: str | None = None,
-    final_write: Sequence[str] = (),
+    expected: Sequence[str] = (),
 ) -> RolloutOutcome:
     """Run one rollout of ``view`` with ``llm``; the deliverables land in ``run_dir / "deliverables"``.
 
     The sample index is sent as the request seed: it makes the K samples of one spec differ on
     servers that honour seeds, and keeps each sample's cache entries apart.
 
-    ``final_write`` names deliverables a rollout must not end without: when it stops (finished, out of
-    turns, repeating) with one of them unwritten, it is told so in a user turn and given one more turn
-    whose call is forced - write_file with the path fixed to that name, or run_python for XLSX, DOCX and
-    PPTX - by ``tool_choice`` or by a grammar (``config.forced_call``). The turns count as steps and the
-    names are kept in ``told_to_write``.
+    ``expected`` names deliverables a rollout must not end without when ``config.final_write`` is on:
+    when it stops (finished, out of turns, repeating) with one of them unwritten, it is told so in a user
+    turn and given one more turn whose call is forced - write_file with the path fixed to that name, or
+    run_python for XLSX, DOCX and PPTX - by ``tool_choice`` or by a grammar. The turns count as steps and
+    the names are kept in ``told_to_write``.
     """
     config = config or AgentConfig()
     tid = trajectory_id(view.spec_id, sample_index)
@@ -266,13 +266,13 @@ async def arun_rollout(
             stop = "repeating"
             break
     told: list[str] = []
-    for name in final_write:
+    for name in expected if config.final_write is not FinalWrite.OFF else ():
         if stop.startswith("llm_error") or (work / name).is_file():
             continue
         told.append(name)
         messages.append(HumanMessage(final_write_note(name)))
         tool = writing_tool(name)
-        if config.forced_call == "grammar":
+        if config.final_write is FinalWrite.GRAMMAR:
             fixed, free = ({"path": name}, "content") if tool == "write_file" else ({}, "code")
             reply = await ask(bound, grammar=call_grammar(tool, fixed, free))
         else:
@@ -352,8 +352,8 @@ def run_rollout(
     *,
     sample_index: int = 0,
     config: AgentConfig | None = None,
-    final_write: Sequence[str] = (),
+    expected: Sequence[str] = (),
 ) -> RolloutOutcome:
     """Synchronous ``arun_rollout`` (one rollout, its own event loop)."""
     return asyncio.run(arun_rollout(llm, view, workspace_dir, run_dir, sample_index=sample_index,
-                                    config=config, final_write=final_write))
+                                    config=config, expected=expected))

@@ -163,12 +163,11 @@ def run(ctx: StageContext, params: EvalRunParams) -> EvalRunResult:
         max_tokens=params.max_tokens,
         max_read_chars=params.max_read_chars,
         limits=SandboxLimits(wall_s=params.tool_timeout_s, memory_mb=params.memory_mb),
-        forced_call="grammar" if params.final_write is FinalWrite.GRAMMAR else "tool_choice",
+        final_write=params.final_write,
     )
     if chat_jobs:
         rows += asyncio.run(
-            _run_chat(ctx, params.benchmark, chat_jobs, models, folder, config, params.concurrency,
-                      params.final_write is not FinalWrite.OFF)
+            _run_chat(ctx, params.benchmark, chat_jobs, models, folder, config, params.concurrency)
         )
     return EvalRunResult(
         benchmark=params.benchmark,
@@ -294,7 +293,6 @@ async def _run_chat(
     folder: Path,
     config: AgentConfig,
     concurrency: int,
-    final_write: bool = False,
 ) -> list[at.AttemptRow]:
     gate = asyncio.Semaphore(concurrency)
 
@@ -310,7 +308,7 @@ async def _run_chat(
                     run_dir,
                     config=config,
                     model_name=models[player.name].model,
-                    final_write=task.deliverables if final_write else (),
+                    expected=task.deliverables,
                 )
             except (GraphforgeError, OSError) as exc:
                 # One attempt that cannot run (sandbox, disk) is recorded with its reason; the others go on.

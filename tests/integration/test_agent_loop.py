@@ -20,6 +20,7 @@ from graphforge.cli.main import main
 from graphforge.context import StageContext
 from graphforge.graphdb.graph import Graph
 from graphforge.llm import chat_model
+from graphforge.models.benchmark import FinalWrite
 from graphforge.models.spec import (
     AgentView,
     CriterionKind,
@@ -488,9 +489,9 @@ def test_a_call_that_cannot_be_read_is_answered_with_what_was_wrong(
 def test_a_rollout_that_ends_without_its_deliverable_is_told_to_write_it_in_a_forced_turn(
     scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
 ) -> None:
-    """final_write: after the model finishes in prose, each missing deliverable gets a user turn naming it
-    and one more request whose tool_choice is the tool that writes it, with write_file's path fixed to the
-    name; a deliverable already written gets no such turn."""
+    """final_write tool_choice: after the model finishes in prose, each missing deliverable gets a user
+    turn naming it and one more request whose tool_choice is the tool that writes it, with write_file's
+    path fixed to the name; a deliverable already written gets no such turn."""
     llm = chat_model(llm_settings)
     assert llm is not None
     view = AgentView(spec_id=SPEC_ID, statement=STATEMENT, files=["ledger.csv", "memo.md"],
@@ -501,8 +502,8 @@ def test_a_rollout_that_ends_without_its_deliverable_is_told_to_write_it_in_a_fo
         tool_call("write_file", {"path": "notes.md", "content": "# Notes\nrent 1200, payroll 5300"}),
         tool_call("run_python", {"code": XLSX_CODE}),
     )
-    outcome = run_rollout(llm, view, workspace, tmp_path / "run", config=AgentConfig(max_steps=10),
-                          final_write=view.deliverables)
+    config = AgentConfig(max_steps=10, final_write=FinalWrite.TOOL_CHOICE)
+    outcome = run_rollout(llm, view, workspace, tmp_path / "run", config=config, expected=view.deliverables)
     assert outcome.stop_reason == "finished"
     assert outcome.told_to_write == ["notes.md", "summary.xlsx"]
     assert outcome.trajectory.steps == 4
@@ -536,7 +537,9 @@ def test_without_final_write_a_rollout_that_ends_in_prose_is_not_prompted(
     llm = chat_model(llm_settings)
     assert llm is not None
     scripted_llm.push(text("The total is 6500."), text("unreached"))
-    outcome = run_rollout(llm, _view(), workspace, tmp_path / "run", config=AgentConfig(max_steps=10))
+    view = _view()  # final_write off (the default): the expected deliverables are not asked for
+    outcome = run_rollout(llm, view, workspace, tmp_path / "run", config=AgentConfig(max_steps=10),
+                          expected=view.deliverables)
     assert outcome.stop_reason == "no_deliverables" and outcome.told_to_write == []
     assert len(scripted_llm.chat_requests) == 1
 
@@ -544,7 +547,7 @@ def test_without_final_write_a_rollout_that_ends_in_prose_is_not_prompted(
 def test_a_grammar_forced_final_write_keeps_the_tool_listing_and_sends_the_call_grammar(
     scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
 ) -> None:
-    """forced_call="grammar": the forced turn is an ordinary request (tool_choice auto, the tools as always)
+    """final_write grammar: the forced turn is an ordinary request (tool_choice auto, the tools as always)
     plus llama.cpp's ``grammar`` for one call in the text template's form; the reply, a call written as
     text, is read and carried out like any other."""
     llm = chat_model(llm_settings)
@@ -553,8 +556,8 @@ def test_a_grammar_forced_final_write_keeps_the_tool_listing_and_sends_the_call_
     written = ('<tool_call>\n{"name": "write_file", "arguments": {"path": "notes.md", "content": "# Notes"}}'
                "\n</tool_call>")
     scripted_llm.push(tool_call("read_file", {"path": "ledger.csv"}), text("Rent is 1200."), text(written))
-    config = AgentConfig(max_steps=10, forced_call="grammar")
-    outcome = run_rollout(llm, view, workspace, tmp_path / "run", config=config, final_write=["notes.md"])
+    config = AgentConfig(max_steps=10, final_write=FinalWrite.GRAMMAR)
+    outcome = run_rollout(llm, view, workspace, tmp_path / "run", config=config, expected=["notes.md"])
     assert outcome.told_to_write == ["notes.md"]
     assert (tmp_path / "run" / "deliverables" / "notes.md").read_text(encoding="utf-8") == "# Notes"
     first, _, forced = scripted_llm.chat_requests

@@ -186,5 +186,6 @@ def test_the_forced_call_text_is_the_served_text_of_that_call(
     assert turn == before + json.dumps(value)[1:-1] + after
     grammar = call_grammar(name, fixed, free)
     assert grammar.startswith(f"root ::= {json.dumps(before)} chars {json.dumps(after)}\n")
-    llama_cpp = pytest.importorskip("llama_cpp")  # the local-llm extra: the server's own grammar parser
-    llama_cpp.LlamaGrammar.from_string(grammar)
+    from llama_cpp import LlamaGrammar  # the server's own grammar parser (render above needs it too)
+
+    LlamaGrammar.from_string(grammar)
