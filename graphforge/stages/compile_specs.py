@@ -145,6 +145,24 @@ def llm_statement(model: Any, spec: TaskSpec, files: list[str],
     return candidate
 
 
+def in_document_order(rows: list[dict[str, Any]], facts: list[GraphFact]) -> list[dict[str, Any]]:
+    """The pattern's rows with each list of fact ids in document order (file path, position, id).
+
+    A Cypher ``collect`` keeps the order the store happened to match in, which changes as the graph is
+    written to: a family that keeps the first requirements of a list compiled a different spec from the same
+    files once another family's spec was retired and restored (a new version of an unchanged workspace).
+    """
+    position = {f.fact_id: i for i, f in enumerate(facts)}
+    end = len(position)
+
+    def ordered(value: Any) -> Any:
+        if isinstance(value, list) and value and all(str(v).startswith("fact-") for v in value):
+            return sorted(value, key=lambda v: (position.get(v, end), v))
+        return value
+
+    return [{k: ordered(v) for k, v in row.items()} for row in rows]
+
+
 def seed_context(ctx: StageContext, seed_id: str | None) -> SeedContext:
     """The seed's occupation, task, execution pattern, input family and demands (empty without a seed)."""
     if not seed_id:
@@ -224,6 +242,7 @@ def run(ctx: StageContext, params: CompileSpecsParams) -> CompileSpecsResult:
         # Only the facts the patterns returned are read: cost follows the patterns, not the workspace size
         # (a budget database of a million figures compiles as fast as a memo).
         graph = gather_for(ctx, workspace_id, head, [rows for _, rows in supported])
+        supported = [(f, in_document_order(rows, graph.facts)) for f, rows in supported]
         # The documents' own words: a heading or label they use is no leak when a statement quotes it.
         documents = DocumentText(t for f in graph.facts
                                  for t in (f.span_text, f.entity or "", f.metric or ""))
