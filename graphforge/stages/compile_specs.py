@@ -152,12 +152,11 @@ def in_document_order(rows: list[dict[str, Any]], facts: list[GraphFact]) -> lis
     written to: a family that keeps the first requirements of a list compiled a different spec from the same
     files once another family's spec was retired and restored (a new version of an unchanged workspace).
     """
-    position = {f.fact_id: i for i, f in enumerate(facts)}
-    end = len(position)
+    place = {f.fact_id: (0, f.path, f.ordinal) for f in facts}
 
     def ordered(value: Any) -> Any:
         if isinstance(value, list) and value and all(str(v).startswith("fact-") for v in value):
-            return sorted(value, key=lambda v: (position.get(v, end), v))
+            return sorted(value, key=lambda v: (*place.get(v, (1, "", 0)), v))  # unknown ids last
         return value
 
     return [{k: ordered(v) for k, v in row.items()} for row in rows]
