@@ -65,6 +65,10 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", type=Path, required=True, help="folder with one sub-folder per workspace")
     p.add_argument("--out", type=Path, default=REPO / "out" / "closed_loop")
     p.add_argument("--read-chars", type=int, default=3000, help="read_file page size (oracle and players)")
+    p.add_argument("--slips", type=float, default=0.0,
+                   help="chance that a training demonstration asks once for a misremembered file name and "
+                        "recovers from the tool's answer (graphforge.oracle.demonstrate; held-out "
+                        "demonstrations never slip)")
     p.add_argument("--train-steps", type=int, default=30, help="optimizer steps per arm (same budget)")
     p.add_argument("--batch", type=int, default=2, help="global batch (rows per step)")
     p.add_argument("--lr", type=float, default=2e-4,
@@ -145,7 +149,7 @@ def load_corpus(ctx: Any, folders: list[Path]) -> list[str]:
     return ids
 
 
-def demonstrate(ctx: Any, specs: list[str], read_chars: int) -> list[str]:
+def demonstrate(ctx: Any, specs: list[str], read_chars: int, slips: float = 0.0) -> list[str]:
     """K = 2 oracle candidates per training spec: the correct demonstration and a misread figure."""
     from graphforge.oracle import InjectKind
     from graphforge.stages import rollout_oracle
@@ -154,7 +158,7 @@ def demonstrate(ctx: Any, specs: list[str], read_chars: int) -> list[str]:
     for spec_id in specs:
         for inject in ([], [InjectKind.WRONG_NUMBER]):
             out = rollout_oracle.run(ctx, rollout_oracle.RolloutOracleParams(
-                spec_id=spec_id, inject=inject, read_chars=read_chars))
+                spec_id=spec_id, inject=inject, read_chars=read_chars, slips=slips))
             ids.append(out.trajectory_id)
     return ids
 
@@ -513,7 +517,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"split by {split.by} (seed {split.seed}): {len(split.train_specs)} training specs in "
                   f"{len(split.train_workspaces)} workspaces; {len(split.heldout_specs)} held-out specs in "
                   f"{split.heldout_workspaces}", flush=True)
-            demonstrate(ctx, split.train_specs[: args.max_train_specs], args.read_chars)
+            demonstrate(ctx, split.train_specs[: args.max_train_specs], args.read_chars, args.slips)
             clock.lap("oracle demonstrations (K=2 per training spec)")
             judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(
                 arm=JudgeArm.ANCHORED, use_llm=False, spec_ids=split.train_specs))

@@ -152,10 +152,9 @@ class ToolBox:
             raise ToolFailure(f"path {rel!r} leaves the working directory")
         return target
 
-    def _nearest(self, path: str, folders: bool) -> str:
-        """The end of a not-found message: the closest existing paths (by the whole path and by the name
-        alone, as a shell's "did you mean"), else the hint to list the folder. A small model that misremembers
-        a name it was shown gets the real one back instead of repeating its guess."""
+    def closest(self, path: str, folders: bool = False) -> list[str]:
+        """The existing paths closest to ``path`` (by the whole path, then by the name alone, as a shell's
+        "did you mean"), at most three, closest first."""
         root = self.workdir.resolve()
         names = {p.relative_to(root).as_posix(): p.name for p in root.rglob("*")
                  if (p.is_dir() if folders else p.is_file())}
@@ -163,9 +162,16 @@ class ToolBox:
         close = difflib.get_close_matches(wanted.as_posix(), list(names), n=3, cutoff=0.6)
         by_name = difflib.get_close_matches(wanted.name, list(names.values()), n=3, cutoff=0.6)
         close += [rel for rel, name in names.items() if name in by_name and rel not in close]
+        return close[:3]
+
+    def _nearest(self, path: str, folders: bool) -> str:
+        """The end of a not-found message: the closest existing paths, else the hint to list the folder. A
+        small model that misremembers a name it was shown gets the real one back instead of repeating its
+        guess."""
+        close = self.closest(path, folders)
         if not close:
             return "; call list_files to see what exists"
-        return "; the closest that exist: " + ", ".join(repr(c) for c in close[:3])
+        return "; the closest that exist: " + ", ".join(repr(c) for c in close)
 
     def list_files(self, path: str = ".") -> str:
         folder = self._resolve(path) if path not in ("", ".") else self.workdir.resolve()

@@ -49,8 +49,11 @@ class OracleRun:
     injected: list[str] = field(default_factory=list)  # what was injected, in words
 
 
-def trajectory_id(spec_id: str, inject: list[InjectKind], seed: int) -> str:
-    return f"oracle-{stable_hash(spec_id, sorted(k.value for k in inject), seed)}"
+def trajectory_id(spec_id: str, inject: list[InjectKind], seed: int, slips: float = 0.0) -> str:
+    """One id per (spec, injections, seed, slips): a re-run rewrites its trajectory, other options add one."""
+    kinds = sorted(k.value for k in inject)
+    parts = (spec_id, kinds, seed, slips) if slips else (spec_id, kinds, seed)  # ids made before slips hold
+    return f"oracle-{stable_hash(*parts)}"
 
 
 def plan(view: JudgeView, inject: list[InjectKind], confusers: list[Anchor]) -> tuple[Plan, list[str]]:
@@ -153,16 +156,18 @@ def _confuse(view: JudgeView, answers: list[Answer],
 
 def run_oracle(view: JudgeView, files: list[str], out_dir: Path, *, inject: list[InjectKind] | None = None,
                confusers: list[Anchor] | None = None, seed: int = 0, workspace_dir: Path | None = None,
-               agent: AgentView | None = None, read_chars: int = 20_000) -> OracleRun:
+               agent: AgentView | None = None, read_chars: int = 20_000, slips: float = 0.0) -> OracleRun:
     """Solve a spec and demonstrate it under ``out_dir/<trajectory_id>/``; return the trajectory.
 
     The deliverables are planned into drafts (``draft/``), then the demonstration runs through the agent's
     own tools in a working copy of ``workspace_dir`` (graphforge.oracle.demonstrate): every recorded tool
     result is what the tool returned, and the deliverables stored are the files those calls wrote. Without
     a workspace folder the working copy starts empty (nothing to read; the writes are still real).
+    ``slips`` is the chance that the demonstration asks once for a misremembered file name and recovers
+    from the tool's answer (graphforge.oracle.demonstrate.record).
     """
     inject = sorted(set(inject or []), key=lambda k: k.value)
-    tid = trajectory_id(view.spec.spec_id, inject, seed)
+    tid = trajectory_id(view.spec.spec_id, inject, seed, slips)
     family = any(c.check for c in view.spec.criteria)
     if family:
         fplan, notes = family_plan(view, inject)
@@ -192,7 +197,7 @@ def run_oracle(view: JudgeView, files: list[str], out_dir: Path, *, inject: list
                                deliverables=[d.name for d in view.spec.deliverables])
     recording = record(view, agent, workspace_dir, run_dir, drafts, plan_.answers, seed=seed,
                        read_chars=read_chars, repeat_reads=InjectKind.REPEATED_CALLS in inject,
-                       failing_reads=InjectKind.TOOL_FAILURES in inject)
+                       failing_reads=InjectKind.TOOL_FAILURES in inject, slips=slips)
     messages = recording.messages
     trajectory = Trajectory(trajectory_id=tid, spec_id=view.spec.spec_id, scaffold=ORACLE_SCAFFOLD,
                             model=ORACLE_MODEL, messages=messages, tools=list(TOOL_SCHEMAS),

@@ -11,6 +11,12 @@ The demonstration explores before it answers, in an order and with words that va
 (seeded by the spec id): it lists the folder, reads the files the answer rests on (and on past the first
 page when the figures lie further in), opens a superseded file and says it sets it aside, computes derived
 figures with Python, then writes each requested deliverable, one sentence before each step.
+
+With ``slips`` above 0, a demonstration may also show a mistake and its repair: it asks once for a
+misremembered name of a file it needs (separators swapped, another folder, the folder left out, another
+extension), the tool answers that there is no such file and names the closest ones, and the demonstration
+reads the right file from that answer. A model that only ever saw flawless demonstrations has never seen
+what comes after a wrong path, which is where small tuned models get stuck.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import random
 import re
 import shutil
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from graphforge.agent.loop import SYSTEM_PROMPT, collect_deliverables, prepare_workdir, task_prompt
@@ -77,6 +83,11 @@ _SAY = {
     "aside_plain": ["{path} is a superseded version of these figures, so I set it aside and use the current "
                     "sources.",
                     "{path} holds outdated figures; I'll leave it out."],
+    "slip": ["There is no {wrong}: I misremembered the name. The closest match the tool gives, {path}, is "
+             "the file I meant.",
+             "{wrong} does not exist; the first of the closest names, {path}, is the file from the listing, "
+             "so I'll read that.",
+             "Wrong name: the file is {path}, as the error says, not {wrong}."],
     "compute": ["Some figures are derived; I'll compute them with Python so the arithmetic is exact.",
                 "Now I'll check the calculations with a short Python script.",
                 "Let me compute the derived values in Python before writing them down."],
@@ -149,6 +160,40 @@ def _anchor_paths(view: JudgeView, files: set[str]) -> tuple[list[str], dict[str
     return list(needed), needed, confusers
 
 
+_OTHER_EXTENSION = {".xlsx": ".csv", ".csv": ".xlsx", ".md": ".txt", ".txt": ".md", ".pdf": ".docx",
+                    ".docx": ".pdf", ".pptx": ".pdf", ".json": ".csv", ".html": ".md", ".htm": ".html"}
+
+
+def misremembered(path: str, tools: ToolBox, rng: random.Random) -> str | None:
+    """A name for ``path`` that a reader who saw the listing might ask for by mistake, chosen so that the
+    tool's not-found answer names ``path`` first among the closest files; None when no such name exists."""
+    pure = PurePosixPath(path)
+    stem, suffix, folder = pure.stem, pure.suffix, pure.parent.as_posix()
+    names = []
+    for a, b in (("-", "_"), ("_", "-"), (" ", "_")):
+        if a in stem:
+            names.append(pure.with_name(stem.replace(a, b) + suffix).as_posix())
+            break
+    if folder != ".":
+        names.append(pure.name)
+        digits = [i for i, ch in enumerate(folder) if ch.isdigit()]
+        if digits:
+            i = rng.choice(digits)
+            names.append(f"{folder[:i]}{(int(folder[i]) + 1) % 10}{folder[i + 1:]}/{pure.name}")
+    if suffix.lower() in _OTHER_EXTENSION:
+        names.append(pure.with_suffix(_OTHER_EXTENSION[suffix.lower()]).as_posix())
+    if stem != stem.lower():
+        names.append(pure.with_name(stem.lower() + suffix).as_posix())
+    rng.shuffle(names)
+    deliverables = {PurePosixPath(d).name for d in tools.deliverables}
+    for name in names:
+        if name == path or PurePosixPath(name).name in deliverables or (tools.workdir / name).exists():
+            continue
+        if tools.closest(name)[:1] == [path]:
+            return name
+    return None
+
+
 def _positions(text: str, locators: list[str]) -> list[int]:
     out = []
     for loc in locators:
@@ -205,11 +250,13 @@ def _parts(kind: str, draft: Path) -> str:
 
 def record(view: JudgeView, agent: AgentView, workspace_dir: Path | None, run_dir: Path,
            drafts: dict[str, Path], answers: list[Answer], *, seed: int = 0, read_chars: int = 20_000,
-           repeat_reads: bool = False, failing_reads: bool = False) -> Recording:
+           repeat_reads: bool = False, failing_reads: bool = False, slips: float = 0.0) -> Recording:
     """Run the demonstration through the agent's tools and return its messages and collected deliverables.
 
     ``drafts`` maps each deliverable name to the oracle's draft of it (names left out are not written);
-    the deliverables returned are the files the recorded calls wrote, copied into ``run_dir``.
+    the deliverables returned are the files the recorded calls wrote, copied into ``run_dir``. ``slips`` is
+    the chance that the demonstration first asks for one of its files under a wrong name and recovers (at
+    most once, so its share of failed calls stays well under the admission limit).
     """
     if workspace_dir is not None and workspace_dir.is_dir():
         work = prepare_workdir(workspace_dir, agent, run_dir)
@@ -231,8 +278,13 @@ def record(view: JudgeView, agent: AgentView, workspace_dir: Path | None, run_di
         needed = sorted(needed, key=lambda p: rng.random())
     confuser = rng.choice(confusers) if confusers else None
     confuser_first = confuser is not None and rng.random() < 0.4
+    slip_at = rng.choice(needed) if needed and slips > 0 and rng.random() < slips else None
 
     def read(path: str) -> None:
+        wrong = misremembered(path, tools, rng) if path == slip_at else None
+        if wrong is not None:
+            rec.call(rec.say("read", path=wrong), "read_file", {"path": wrong})
+            rec.pending.append(rec.say("slip", wrong=wrong, path=path))
         rec.call(rec.say("read", path=path), "read_file", {"path": path})
         try:
             text = read_as_text(work / path)

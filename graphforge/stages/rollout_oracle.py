@@ -29,6 +29,9 @@ class RolloutOracleParams(BaseModel):
     seed: int = 0
     read_chars: int = Field(20_000, gt=0,
         description="Read_file page size (the agent loop's max_read_chars).")
+    slips: float = Field(0.0, ge=0, le=1,
+        description="Chance that a demonstration asks once for a misremembered file name, gets the tool's "
+                    "not-found answer with the closest names, and reads the right file from it.")
     shard: Shard | None = Field(None,
         description="Only the specs whose id hashes into this shard (see graphforge.sharding).")
 
@@ -76,7 +79,7 @@ def run(ctx: StageContext, params: RolloutOracleParams) -> RolloutOracleResult:
         agent, workspace_dir = spec_workspace(ctx.graph, spec_id)
         result = run_oracle(view, view.paths, out, inject=list(params.inject), confusers=confusers,
                             seed=params.seed, workspace_dir=workspace_dir, agent=agent,
-                            read_chars=params.read_chars)
+                            read_chars=params.read_chars, slips=params.slips)
         store.save_trajectories(ctx.graph, [result.trajectory])
         t = result.trajectory
         rollouts.append(OracleRollout(trajectory_id=t.trajectory_id, spec_id=spec_id, model=ORACLE_MODEL,
