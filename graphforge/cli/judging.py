@@ -30,6 +30,11 @@ def rollout_oracle_cmd(
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed (part of the trajectory id).")] = 0,
+    read_chars: Annotated[int, typer.Option(
+        "--read-chars", min=1, help="read_file page size of the demonstration (the agent loop's).")] = 20_000,
+    slips: Annotated[float, typer.Option(
+        min=0.0, max=1.0, help="Chance that a demonstration asks once for a misremembered file name and "
+        "recovers from the tool's answer (part of the trajectory id when above 0).")] = 0.0,
     out: OutOption = Path("out"),
     shard: ShardOption = None,
     as_json: JsonOption = False,
@@ -41,8 +46,8 @@ def rollout_oracle_cmd(
     from graphforge.stages import rollout_oracle
 
     kinds = [choice(InjectKind, k, "--inject") for k in inject or []]
-    params = rollout_oracle.RolloutOracleParams(spec_id=spec, inject=kinds, seed=seed,
-                                                shard=parse_shard(shard))
+    params = rollout_oracle.RolloutOracleParams(spec_id=spec, inject=kinds, seed=seed, read_chars=read_chars,
+                                                slips=slips, shard=parse_shard(shard))
     with open_context(out_dir=out) as ctx, working(f"oracle solving {spec or 'all specs'}"):
         require_known(ctx.graph, "spec", spec, "--spec")
         result = rollout_oracle.run(ctx, params)

@@ -50,6 +50,8 @@ def test_sample_audits_then_exports_and_a_planted_copy_blocks_it(ctx: StageConte
     for spec in specs:
         for inject in CANDIDATES:
             rollout_oracle.run(ctx, rollout_oracle.RolloutOracleParams(spec_id=spec.spec_id, inject=inject))
+        # and one that asks for a wrong file name first and recovers (a failed call the replay must match)
+        rollout_oracle.run(ctx, rollout_oracle.RolloutOracleParams(spec_id=spec.spec_id, slips=1.0))
     for arm in (JudgeArm.ANCHORED, JudgeArm.UNANCHORED):
         judge_trajectories.run(ctx, judge_trajectories.JudgeTrajectoriesParams(arm=arm, use_llm=False))
     admitted = admit_trajectories.run(ctx, admit_trajectories.AdmitTrajectoriesParams())
@@ -85,6 +87,8 @@ def test_sample_audits_then_exports_and_a_planted_copy_blocks_it(ctx: StageConte
     rows = [json.loads(line) for line in (out / "sft.jsonl").read_text().splitlines()]
     called = [c["function"]["name"] for r in rows for m in r["messages"] for c in m.get("tool_calls") or ()]
     assert {"list_files", "read_file"} <= set(called)
+    assert any((m.get("content") or "").startswith("ERROR: no file") for r in rows for m in r["messages"]
+               if m["role"] == "tool")
     # A tampered row (a read result that is not what the file holds) fails the replay.
     bad = json.loads(json.dumps(rows[0]))
     tool = next(m for m in bad["messages"] if m["role"] == "tool" and m.get("name") == "read_file")

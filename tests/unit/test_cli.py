@@ -71,6 +71,7 @@ def test_bad_option_value_is_one_line_not_a_traceback(capsys: pytest.CaptureFixt
     ["judge", "--arm", "bogus"],
     ["admit", "--arm", "bogus"],
     ["rollout", "oracle", "--spec", "x", "--inject", "bogus"],
+    ["rollout", "oracle", "--slips", "2"],
     ["export", "rft", "out", "--arm", "bogus"],
     ["seeds", "build", "--backend", "bogus"],
     ["seeds", "select"],  # a missing required option
