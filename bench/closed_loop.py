@@ -7,7 +7,9 @@
 2. the split: by workspace (whole occupations where every workspace has one), committed seed
    (graphforge.export.split);
 3. oracle demonstrations on the training specs, K = 2 candidates per spec (the correct demonstration and
-   one with a misread figure), judged by the anchored deterministic judge, admitted;
+   one with a misread figure), judged by the anchored deterministic judge, admitted; with ``--slips P`` a
+   demonstration, with chance P, first asks for a misremembered file name and recovers from the tool's
+   answer (graphforge.oracle.demonstrate);
 4. two training sets, each replayed before it is written (``export verify``) and audited against the
    held-out side (the split's contamination audit must be clean): the anchored arm (``export sft --split``,
    the admitted rows) and the random-admission arm (``export rft --arm random --k 2 --split``, a random
