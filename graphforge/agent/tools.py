@@ -156,7 +156,9 @@ class ToolBox:
         """The existing paths closest to ``path`` (by the whole path, then by the name alone, as a shell's
         "did you mean"), at most three, closest first."""
         root = self.workdir.resolve()
-        names = {p.relative_to(root).as_posix(): p.name for p in root.rglob("*")
+        # sorted: files of one name in several folders come in the same order on every filesystem, so a
+        # replay in a fresh copy answers exactly what was recorded
+        names = {p.relative_to(root).as_posix(): p.name for p in sorted(root.rglob("*"))
                  if (p.is_dir() if folders else p.is_file())}
         wanted = _as_posix(path)
         close = difflib.get_close_matches(wanted.as_posix(), list(names), n=3, cutoff=0.6)

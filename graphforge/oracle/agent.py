@@ -205,7 +205,8 @@ def run_oracle(view: JudgeView, files: list[str], out_dir: Path, *, inject: list
                             deliverables=recording.deliverables,
                             source="graphforge oracle (rule-based; plans from the spec's anchors in the "
                                    "graph, demonstrates through the agent's tools)"
-                                   + (f"; injected: {', '.join(k.value for k in inject)}" if inject else ""))
+                                   + (f"; injected: {', '.join(k.value for k in inject)}" if inject else "")
+                                   + "".join(f"; {n}" for n in recording.notes))
     return OracleRun(trajectory, notes)
 
 

@@ -176,7 +176,7 @@ def misremembered(path: str, tools: ToolBox, rng: random.Random) -> str | None:
             break
     if folder != ".":
         names.append(pure.name)
-        digits = [i for i, ch in enumerate(folder) if ch.isdigit()]
+        digits = [i for i, ch in enumerate(folder) if ch in "0123456789"]
         if digits:
             i = rng.choice(digits)
             names.append(f"{folder[:i]}{(int(folder[i]) + 1) % 10}{folder[i + 1:]}/{pure.name}")
@@ -256,7 +256,8 @@ def record(view: JudgeView, agent: AgentView, workspace_dir: Path | None, run_di
     ``drafts`` maps each deliverable name to the oracle's draft of it (names left out are not written);
     the deliverables returned are the files the recorded calls wrote, copied into ``run_dir``. ``slips`` is
     the chance that the demonstration first asks for one of its files under a wrong name and recovers (at
-    most once, so its share of failed calls stays well under the admission limit).
+    most once, so its share of failed calls stays well under the admission limit; less often when none of
+    the files it reads has a wrong name the tool's answer would correct). The slip is in ``notes``.
     """
     if workspace_dir is not None and workspace_dir.is_dir():
         work = prepare_workdir(workspace_dir, agent, run_dir)
@@ -278,13 +279,18 @@ def record(view: JudgeView, agent: AgentView, workspace_dir: Path | None, run_di
         needed = sorted(needed, key=lambda p: rng.random())
     confuser = rng.choice(confusers) if confusers else None
     confuser_first = confuser is not None and rng.random() < 0.4
-    slip_at = rng.choice(needed) if needed and slips > 0 and rng.random() < slips else None
+    slip: tuple[str, str] | None = None  # (the file, the wrong name asked for first)
+    if needed and slips > 0 and rng.random() < slips:
+        for path in rng.sample(needed, len(needed)):  # the first file that has a plausible wrong name
+            wrong = misremembered(path, tools, rng)
+            if wrong is not None:
+                slip = (path, wrong)
+                break
 
     def read(path: str) -> None:
-        wrong = misremembered(path, tools, rng) if path == slip_at else None
-        if wrong is not None:
-            rec.call(rec.say("read", path=wrong), "read_file", {"path": wrong})
-            rec.pending.append(rec.say("slip", wrong=wrong, path=path))
+        if slip is not None and path == slip[0]:
+            rec.call(rec.say("read", path=slip[1]), "read_file", {"path": slip[1]})
+            rec.pending.append(rec.say("slip", wrong=slip[1], path=path))
         rec.call(rec.say("read", path=path), "read_file", {"path": path})
         try:
             text = read_as_text(work / path)
@@ -352,7 +358,8 @@ def record(view: JudgeView, agent: AgentView, workspace_dir: Path | None, run_di
     closing = " ".join(rec.pending + [f"Done. Wrote {', '.join(d.name for d in final) or 'nothing'}."
                                       + (f" Key figures: {figures}." if figures else "")])
     rec.messages.append(Message(role="assistant", content=re.sub(r"\s+", " ", closing).strip()))
-    return Recording(messages + rec.messages, final, tools.calls, tools.failures)
+    notes = [f"slip: asked for {slip[1]!r}, then read {slip[0]!r}"] if slip else []
+    return Recording(messages + rec.messages, final, tools.calls, tools.failures, notes)
 
 
 TOOLS = TOOL_SCHEMAS

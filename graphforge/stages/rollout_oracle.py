@@ -66,8 +66,8 @@ class RolloutOracleResult(BaseModel):
 
 
 def run(ctx: StageContext, params: RolloutOracleParams) -> RolloutOracleResult:
-    """One oracle rollout per spec; the trajectory id follows from (spec, injections, seed), so a re-run
-    or a second shard that overlaps rewrites the same trajectory instead of adding one."""
+    """One oracle rollout per spec; the trajectory id follows from (spec, injections, seed, slips), so a
+    re-run or a second shard that overlaps rewrites the same trajectory instead of adding one."""
     ids = params.named or [str(r["spec_id"]) for r in ctx.graph.read_dicts(GET_CURRENT_SPECS, spec_ids=None)]
     if params.shard is not None:
         ids = params.shard.select(ids)
