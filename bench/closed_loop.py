@@ -217,9 +217,10 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
     write the deliverables. So each row becomes windows that together cover every assistant turn: each
     window holds the system and task turns and the first turn (the folder listing and its result), so it
     starts as an attempt starts, then as many consecutive later turns (a reply and the tool results that
-    answer it) as fit; the middle of a long demonstration is what a window leaves out. Windows whose later
-    turns began straight after the task taught "answer at once" (measured: every tuned attempt one text
-    reply).
+    answer it) as fit, with the turns between shown as the agent loop shows a conversation past its context
+    (replies kept, results dropped: :func:`training.windows.windows`). Windows whose later turns began
+    straight after the task taught "answer at once" (measured: every tuned attempt one text reply), and
+    windows that jumped from the listing to the last turns taught "list, then say done" (run 15).
     """
     from graphforge.llm.text_tools import render
     from graphforge.stores import specs as specs_store

@@ -12,12 +12,18 @@ def windows(msgs: list[dict[str, Any]], max_tokens: int,
     list of messages as the served template renders them), in order; the whole conversation when it fits.
 
     Every window holds the turns before the first reply (system, task) and the first turn (the first call
-    and its result), so it starts as an attempt starts, then as many consecutive later turns (a reply and
-    the tool results that answer it) as fit; together the windows cover every turn, and the middle of a
-    long conversation is what each window leaves out. A turn too long alone is still one window (the
+    and its result), so it starts as an attempt starts, then the turns it trains: as many consecutive later
+    turns (a reply and the tool results that answer it) as fit; together the windows cover every turn. The
+    turns between the first and those it trains are there too, as the agent loop shows a conversation past
+    its context: each reply as it was (shown, not trained) and each result replaced by the loop's note that
+    it was dropped (``graphforge.agent.loop.DROPPED``). A window that skipped them taught "after the
+    listing, write and say done" (run 15: tuned players listed the folder, then stopped). Only where even
+    the replies do not fit are the oldest of them left out. A turn too long alone is still one window (the
     trainer cuts its tail). The first window trains the opening reply; later ones mark it ``context_only``
     (printed, not trained, by the training template).
     """
+    from graphforge.agent.loop import DROPPED
+
     first_reply = next((i for i, m in enumerate(msgs) if m["role"] == "assistant"), len(msgs))
     head, rest = msgs[:first_reply], msgs[first_reply:]
     turns: list[list[dict[str, Any]]] = []
@@ -31,13 +37,22 @@ def windows(msgs: list[dict[str, Any]], max_tokens: int,
     # In every window but the first the opening reply is context: trained once, not once per window (a
     # reply trained in every window was what the tuned model then said at every turn: measured).
     repeated = head + [dict(m, context_only=True) if m["role"] == "assistant" else m for m in turns[0]]
+
+    def elided(a: int, b: int) -> list[dict[str, Any]]:  # turns a..b-1 as context, their results dropped
+        return [dict(m, context_only=True) if m["role"] == "assistant" else dict(m, content=DROPPED)
+                for t in turns[a:b] for m in t]
+
     out: list[list[dict[str, Any]]] = []
     end = len(turns)
     while end > 1:
         start = end - 1  # a turn too long alone is still one window (the trainer cuts its tail)
-        while start > 1 and size(opening + sum(turns[start - 1:end], [])) <= max_tokens:
+        while start > 1 and size(repeated + elided(1, start - 1)
+                                 + sum(turns[start - 1:end], [])) <= max_tokens:
             start -= 1
-        out.append((opening if start == 1 else repeated) + sum(turns[start:end], []))
+        kept = 1  # the first elided turn kept: later when even the elided replies do not fit
+        while kept < start and size(repeated + elided(kept, start) + sum(turns[start:end], [])) > max_tokens:
+            kept += 1
+        out.append((opening if start == 1 else repeated + elided(kept, start)) + sum(turns[start:end], []))
         end = start
     return out[::-1]
 

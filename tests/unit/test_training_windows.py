@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphforge.agent.loop import DROPPED
 from training.windows import trains_call, windows, within_budget
 
 HEAD = [{"role": "system", "content": "s" * 50}, {"role": "user", "content": "task " * 20}]
@@ -25,6 +26,10 @@ def test_a_conversation_that_fits_is_one_window() -> None:
     assert windows(msgs, 10_000, _size) == [msgs]
 
 
+def _trained(window: list[dict[str, Any]]) -> list[str]:
+    return [m["content"] for m in window if m["role"] == "assistant" and not m.get("context_only")]
+
+
 def test_every_window_starts_as_an_attempt_and_together_they_cover_every_turn() -> None:
     turns = [_turn(i, 300) for i in range(8)]
     msgs = HEAD + sum(turns, []) + [{"role": "assistant", "content": "done"}]
@@ -36,17 +41,46 @@ def test_every_window_starts_as_an_attempt_and_together_they_cover_every_turn() 
         assert [{k: v for k, v in m.items() if k != "context_only"} for m in w[: len(opening)]] == opening
         assert bool(w[len(HEAD)].get("context_only")) is (i > 0)
         assert _size(w) <= 1200
-    replies = [m["content"] for w in out for m in w[len(opening):] if m["role"] == "assistant"]
-    # Each later reply in exactly one window, in order.
-    assert replies == [f"step {i}" for i in range(1, 8)] + ["done"]
+    # Each later reply trained in exactly one window, in order.
+    assert [r for w in out for r in _trained(w)] == ["step 0"] + [f"step {i}" for i in range(1, 8)] + ["done"]
+
+
+def test_a_later_window_shows_every_earlier_reply_with_its_result_dropped() -> None:
+    turns = [_turn(i, 300) for i in range(12)]
+    msgs = HEAD + sum(turns, []) + [{"role": "assistant", "content": "done"}]
+    every = [m["content"] for m in msgs if m["role"] == "assistant"]
+    out = windows(msgs, 2000, _size)
+    assert len(out) > 2
+    for w in out:
+        replies = [m["content"] for m in w if m["role"] == "assistant"]
+        assert replies == every[: len(replies)]  # no turn skipped between the opening and the trained ones
+        trained = _trained(w)
+        first = next(i for i, m in enumerate(w) if m["role"] == "assistant" and m["content"] == trained[0])
+        results = [m["content"] for m in w[len(HEAD) + 2:first] if m["role"] == "tool"]
+        assert all(r == DROPPED for r in results)  # as the agent loop shows results past its context
+        assert all(m.get("context_only") for m in w[len(HEAD):first] if m["role"] == "assistant")
+        assert w[len(HEAD) + 1]["content"] == "x" * 300  # the first result (the listing) is kept
+
+
+def test_where_even_the_earlier_replies_do_not_fit_the_oldest_are_left_out() -> None:
+    turns = [_turn(0, 10)] + [_turn(i, 10) for i in range(1, 30)] + [_turn(30, 700)]
+    msgs = HEAD + sum(turns, [])
+    last = windows(msgs, 2000, _size)[-1]
+    assert _trained(last) == ["step 30"] and _size(last) <= 2000
+    replies = [int(m["content"].split()[1]) for m in last if m["role"] == "assistant"]
+    # the opening, then the latest earlier replies that fit, without a gap up to the trained one
+    assert replies[0] == 0 and 1 < replies[1] and replies[1:] == list(range(replies[1], 31))
 
 
 def test_a_turn_too_long_alone_is_still_its_own_window() -> None:
     turns = [_turn(0, 10), _turn(1, 5000), _turn(2, 10)]
     msgs = HEAD + sum(turns, [])
     out = windows(msgs, 1000, _size)
-    assert [w[len(HEAD) + 2:] for w in out] == [turns[1], turns[2]]
+    assert [_trained(w) for w in out] == [["step 0", "step 1"], ["step 2"]]
+    assert out[0][len(HEAD) + 2:] == turns[1]
     assert "context_only" not in out[0][len(HEAD)] and out[1][len(HEAD)]["context_only"] is True
+    # the long turn before it is shown with its result dropped
+    assert out[1][-3]["content"] == DROPPED and out[1][-2:] == turns[2]
 
 
 def _w(name: str) -> list[dict[str, Any]]:
