@@ -11,6 +11,7 @@ import pkgutil
 import sys
 
 import bench
+from graphforge.errors import GraphforgeError
 
 
 def main(argv: list[str]) -> int:
@@ -28,4 +29,8 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except GraphforgeError as exc:  # a port in use, a missing service, bad input: one line, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)
