@@ -21,9 +21,15 @@ def windows(msgs: list[dict[str, Any]], max_tokens: int,
     the replies do not fit are the oldest of them left out. A turn too long alone is still one window (the
     trainer cuts its tail). The first window trains the opening reply; later ones mark it ``context_only``
     (printed, not trained, by the training template).
+
+    A reply whose every call failed (each answered ``ERROR: ...``, such as a slip's misremembered path) is
+    context too: the demonstration shows the mistake and trains the repair that follows it. Trained as a
+    target, a slip taught the model to ask for a made-up path (run 16's tuned players). A window left with
+    nothing to train is not returned.
     """
     from graphforge.agent.loop import DROPPED
 
+    msgs = mark_failed(msgs)
     first_reply = next((i for i, m in enumerate(msgs) if m["role"] == "assistant"), len(msgs))
     head, rest = msgs[:first_reply], msgs[first_reply:]
     turns: list[list[dict[str, Any]]] = []
@@ -32,7 +38,7 @@ def windows(msgs: list[dict[str, Any]], max_tokens: int,
             turns.append([])
         turns[-1].append(m)
     if len(turns) <= 1:
-        return [head + sum(turns, [])]
+        return [w for w in [head + sum(turns, [])] if _trains(w)]
     opening = head + turns[0]
     # In every window but the first the opening reply is context: trained once, not once per window (a
     # reply trained in every window was what the tuned model then said at every turn: measured).
@@ -54,7 +60,29 @@ def windows(msgs: list[dict[str, Any]], max_tokens: int,
             kept += 1
         out.append((opening if start == 1 else repeated + elided(kept, start)) + sum(turns[start:end], []))
         end = start
-    return out[::-1]
+    return [w for w in out[::-1] if _trains(w)]
+
+
+def mark_failed(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with each reply whose tool calls all failed marked ``context_only`` (shown, not trained).
+
+    A call failed when the tool result that answers it (by ``tool_call_id``) is the tools' error text
+    (``graphforge.agent.tools.ERROR``). A reply without calls, or with one call that worked, is unchanged.
+    """
+    from graphforge.agent.tools import ERROR
+
+    results = {m.get("tool_call_id"): str(m.get("content") or "") for m in msgs if m["role"] == "tool"}
+    out = []
+    for m in msgs:
+        ids = [c.get("id") for c in m.get("tool_calls") or []] if m["role"] == "assistant" else []
+        if ids and all(results.get(i, "").startswith(f"{ERROR}:") for i in ids):
+            m = dict(m, context_only=True)
+        out.append(m)
+    return out
+
+
+def _trains(window: list[dict[str, Any]]) -> bool:
+    return any(m["role"] == "assistant" and not m.get("context_only") for m in window)
 
 
 def within_budget(demonstrations: list[list[list[dict[str, Any]]]], budget: int,

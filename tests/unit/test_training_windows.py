@@ -116,3 +116,35 @@ def test_a_window_trains_a_call_only_in_its_trained_replies() -> None:
     # The same opening shown as context in a later window is not trained there.
     assert not trains_call(HEAD + [dict(opening, context_only=True)] + later, {"write_file"})
     assert trains_call(HEAD + [dict(opening, context_only=True)] + later, {"read_file", "write_file"})
+
+
+def _failed(i: int) -> list[dict[str, Any]]:
+    turn = _turn(i, 0)
+    turn[1]["content"] = f"ERROR: no file 'n{i}.md'; the closest that exist: 'N{i}.md'"
+    return turn
+
+
+def test_a_reply_whose_calls_failed_is_shown_but_never_trained() -> None:
+    msgs = HEAD + _turn(0, 30) + _failed(1) + _turn(2, 30) + [{"role": "assistant", "content": "done"}]
+    (only,) = windows(msgs, 10_000, _size)
+    assert _trained(only) == ["step 0", "step 2", "done"]
+    assert [m["content"] for m in only if m["role"] == "assistant"] == ["step 0", "step 1", "step 2", "done"]
+    # cut into windows, the failed reply is still trained nowhere and its repair once
+    cut = windows(HEAD + _turn(0, 30) + _failed(1) + _turn(2, 600) + _turn(3, 600), 1000, _size)
+    assert len(cut) > 1 and [r for w in cut for r in _trained(w)] == ["step 0", "step 2", "step 3"]
+
+
+def test_a_window_that_would_train_only_a_failed_reply_is_left_out() -> None:
+    msgs = HEAD + _turn(0, 10) + _turn(1, 900) + _failed(2) + _turn(3, 900)
+    out = windows(msgs, 1000, _size)
+    assert all(_trained(w) for w in out)
+    assert [r for w in out for r in _trained(w)] == ["step 0", "step 1", "step 3"]
+
+
+def test_a_reply_with_one_call_that_worked_is_trained() -> None:
+    both = _turn(1, 20)
+    bad = {"id": "bad", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+    both[0]["tool_calls"].append(bad)
+    both.append({"role": "tool", "tool_call_id": "bad", "content": "ERROR: no file 'x'"})
+    (only,) = windows(HEAD + _turn(0, 10) + both, 10_000, _size)
+    assert _trained(only) == ["step 0", "step 1"]
