@@ -163,9 +163,18 @@ def _invalid_call_note(bad: Mapping[str, Any]) -> str:
             '{"name": ..., "arguments": {...}} with every string closed')
 
 
-def final_write_note(name: str) -> str:
-    """The user turn that tells a rollout which ended without a deliverable to write it now."""
-    return f"{name} is not written yet. Write it now with {how_to_write(name)}, from what you have read."
+def final_write_note(name: str, statement: str = "") -> str:
+    """The user turn that tells a rollout which ended without a deliverable to write it now.
+
+    The task's own line about the deliverable (the first line of the statement that names it and says more
+    than the name: its layout, sections, sheets) is quoted, so the model that writes it sees what it must
+    hold right where it writes, not only many turns back or, past its context, nowhere.
+    """
+    asked = next((line.strip() for line in statement.splitlines()
+                  if name in line and line.strip(" -*:\t") != name), "")
+    quoted = f' The task asks: "{asked[:400]}"' if asked else ""
+    return (f"{name} is not written yet.{quoted} Write it now with {how_to_write(name)}, "
+            "from what you have read.")
 
 
 def _message(m: BaseMessage) -> Message:
@@ -270,7 +279,7 @@ async def arun_rollout(
         if stop.startswith("llm_error") or (work / name).is_file():
             continue
         told.append(name)
-        messages.append(HumanMessage(final_write_note(name)))
+        messages.append(HumanMessage(final_write_note(name, view.statement)))
         tool = writing_tool(name)
         if config.final_write is FinalWrite.GRAMMAR:
             fixed, free = ({"path": name}, "content") if tool == "write_file" else ({}, "code")

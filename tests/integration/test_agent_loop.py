@@ -519,9 +519,10 @@ def test_a_rollout_that_ends_without_its_deliverable_is_told_to_write_it_in_a_fo
         "role": "user",
         "content": "notes.md is not written yet. Write it now with write_file, from what you have read.",
     }
+    # the statement's line about summary.xlsx is quoted; notes.md, which it does not name, gets the bare note
     assert requests[3].last_message["content"] == (
-        "summary.xlsx is not written yet. Write it now with run_python (openpyxl, python-docx or "
-        "python-pptx), from what you have read.")
+        f'summary.xlsx is not written yet. The task asks: "{STATEMENT}" Write it now with run_python '
+        "(openpyxl, python-docx or python-pptx), from what you have read.")
 
     def path_schema(request: RecordedRequest) -> dict[str, Any]:
         (write,) = [t for t in request.body["tools"] if t["function"]["name"] == "write_file"]
