@@ -460,13 +460,34 @@ def judge_attempts(ctx: Any, bench: dict[str, str], players: list[str],
             files = {w: written[Path(w).name] for w in wanted if Path(w).name in written}
             judgment, _ = judge_attempt(view, files, JudgeArm.ANCHORED,
                                         trajectory_id=f"{name}:{sid}:{player}")
-            results.append({"spec_id": sid, "player": player, "attempt_id": a.attempt_id if a else None,
+            present, required = required_parts(view.spec, files)
+            results.append({"valid": judgment.deliverables_ok, "reason": judgment.reason,
+                            "parts_present": present, "parts_required": required,
+                            "criteria_scored": sum(r.polarity == "positive" and r.score > 0
+                                                   for r in judgment.ratings),
+                            "spec_id": sid, "player": player, "attempt_id": a.attempt_id if a else None,
                             "status": a.status if a else "missing", "wanted": wanted,
                             "wrote": sorted(files), "any_file": sorted(written), "q": judgment.q,
                             "stop_reason": a.stop_reason if a else None, "steps": a.steps if a else 0,
                             "calls": a.tool_calls if a else {},
                             "told": a.told_to_write if a else []})
     return results
+
+
+def required_parts(spec: Any, files: dict[str, Path]) -> tuple[int, int]:
+    """(present, required) over the parts the deliverable checks require (each file, then its sections,
+    sheets and formulas): how near an attempt came to deliverables the judge would read, where Q is 0 for
+    every attempt that misses one. A file missing or unreadable has none of its parts."""
+    from graphforge.judge.checks import check_one, find_file, structure_problems
+
+    present = required = 0
+    for d in spec.deliverables:
+        parts = len(d.required_sections) + len(d.required_sheets) + len(d.required_formulas)
+        required += 1 + parts
+        _, document = check_one(d, find_file(d.name, files))
+        if document is not None:
+            present += 1 + parts - len(structure_problems(d, document))
+    return present, required
 
 
 def comparisons(results: list[dict[str, Any]], players: list[str]) -> list[dict[str, Any]]:
@@ -670,8 +691,8 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
               "diagnostic of what training taught, not the held-out result")
     ratings = {r.model: r for r in fit.ratings}
     print(f"{'player':16} {'tool calls':>10} {'called write/run':>16} {'wrote untold':>12} "
-          f"{'wrote each deliverable':>22} {'wrote any file':>15} {'mean Q':>7} {'admitted':>9} "
-          f"{'Elo [95% CI]':>24}")
+          f"{'wrote each deliverable':>22} {'wrote any file':>15} {'parts present':>13} {'valid':>6} "
+          f"{'mean Q':>7} {'admitted':>9} {'Elo [95% CI]':>24}")
     for p in players:
         mine = [r for r in results if r["player"] == p]
         wrote = sum(len(r["wrote"]) == len(r["wanted"]) for r in mine) / max(1, len(mine))
@@ -682,12 +703,16 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
         # Older summaries (--reuse of a run before the count) have no "calls".
         ncalls = sum(sum(r.get("calls", {}).values()) for r in mine) / max(1, len(mine))
         tried = sum(any(t in r.get("calls", {}) for t in WRITING_TOOLS) for r in mine) / max(1, len(mine))
+        # Older summaries have no parts counts: shown as 0 of 0.
+        parts = sum(r.get("parts_present", 0) for r in mine) / max(1, sum(r.get("parts_required", 0)
+                                                                          for r in mine))
+        valid = sum(bool(r.get("valid")) for r in mine) / max(1, len(mine))
         mean_q = sum(r["q"] for r in mine) / max(1, len(mine))
         adm = sum(r["q"] > ADMIT_Q for r in mine) / max(1, len(mine))
         r = ratings.get(p)
         elo_text = f"{r.elo:7.1f} [{r.ci_low:7.1f}, {r.ci_high:7.1f}]" if r else "n/a"
-        print(f"{p:16} {ncalls:10.1f} {tried:16.0%} {untold:12.0%} {wrote:22.0%} {anyf:15.0%} {mean_q:7.3f} "
-              f"{adm:9.0%} {elo_text:>24}")
+        print(f"{p:16} {ncalls:10.1f} {tried:16.0%} {untold:12.0%} {wrote:22.0%} {anyf:15.0%} {parts:13.0%} "
+              f"{valid:6.0%} {mean_q:7.3f} {adm:9.0%} {elo_text:>24}")
     per_deliverable: Counter[str] = Counter()
     for r in results:
         for w in r["wrote"]:
