@@ -283,7 +283,7 @@ async def arun_rollout(
         tool = writing_tool(name)
         if config.final_write is FinalWrite.GRAMMAR:
             fixed, free = ({"path": name}, "content") if tool == "write_file" else ({}, "code")
-            reply = await ask(bound, grammar=call_grammar(tool, fixed, free))
+            reply = await ask(bound, grammar=call_grammar(tool, fixed, free, config.max_tokens))
         else:
             reply = await ask(llm.bind_tools(schemas_writing(name), tool_choice=tool))
         if reply is None:

@@ -189,3 +189,8 @@ def test_the_forced_call_text_is_the_served_text_of_that_call(
     from llama_cpp import LlamaGrammar  # the server's own grammar parser (render above needs it too)
 
     LlamaGrammar.from_string(grammar)
+    # with the reply's token budget, the string holds at most the budget's characters less the fixed text
+    bounded = call_grammar(name, fixed, free, max_tokens=512)
+    assert "\nchars ::= char*\n" in grammar
+    assert f"\nchars ::= char{{0,{512 - len(before) - len(after)}}}\n" in bounded
+    LlamaGrammar.from_string(bounded)
