@@ -25,6 +25,7 @@ from graphforge.figures.numbers import parse_value
 from graphforge.graphdb.graph import Graph
 from graphforge.llm import LEDGER, StructuredOutputError, ask_structured, chat_model, records_of
 from graphforge.llm.structured import capabilities
+from graphforge.llm.text_tools import call_grammar
 from graphforge.models.spec import (
     CriterionKind,
     CriterionSpec,
@@ -79,6 +80,23 @@ def test_the_local_model_answers_text_tools_and_structured_output(
     assert capabilities(llm).get(llm) == "json_object"
     totals = LEDGER.since(mark)
     assert totals.calls >= 3 and totals.input_tokens > 0
+
+
+def test_a_write_held_by_a_bounded_grammar_closes_within_the_reply_budget(
+    local_llm_settings: GraphforgeSettings,
+) -> None:
+    """The final write's grammar with the reply's token budget: asked for far more than the budget holds,
+    the real server still returns one whole call (its string closed in time), not a call cut short."""
+    llm = chat_model(local_llm_settings)
+    assert llm is not None
+    budget = 48
+    grammar = call_grammar("write_file", {"path": "report.md"}, "content", max_tokens=budget)
+    reply = llm.invoke("Write a very long Markdown report about regional revenue: twenty sections, each with "
+                       "ten bullet points.", grammar=grammar, max_tokens=budget, temperature=0)
+    assert isinstance(reply, AIMessage) and not reply.invalid_tool_calls
+    [call] = reply.tool_calls
+    assert call["name"] == "write_file" and call["args"]["path"] == "report.md"
+    assert len(call["args"]["content"]) <= budget
 
 
 def test_roles_and_evidence_from_the_local_model_are_verified_and_replayed(
