@@ -63,12 +63,17 @@ class Report:
     sections: list[Section] = field(default_factory=list)
 
     def section(self, heading: str) -> Section | None:
-        """The section headed ``heading`` (ignoring case and punctuation), else one whose heading has it."""
+        """The section headed ``heading`` (ignoring case and punctuation), else one whose heading opens or
+        closes with it ("Open items (3)", "Summary of discrepancies"). A name inside a heading is not the
+        heading's name: a one-line file set as a heading that mentions every requested part ("## Required
+        items: ... which are Gaps or Sources ...") passed as all of them (closed loop, run 17b)."""
         want = norm_key(heading)
         exact = [s for s in self.sections if norm_key(s.heading) == want]
         if exact:
             return exact[0]
-        loose = [s for s in self.sections if want and want in norm_key(s.heading)]
+        named = [(s, re.sub(r"^(?:\d+ )+", "", norm_key(s.heading))) for s in self.sections]  # "2.1 ..."
+        loose = [s for s, key in named
+                 if want and (key == want or key.startswith(want + " ") or key.endswith(" " + want))]
         return loose[0] if loose else None
 
     def text(self) -> str:
