@@ -30,8 +30,11 @@
    CIs (base anchored at 1000), stored in the graph (``RatingRun``).
 
 It prints the training rows and tokens trained, the held-out specs and workspaces, and per player the
-share of attempts that wrote each requested deliverable, mean Q, share admitted (Q > 0.90) and Elo with
-95 % CIs; ``<out>/closed_loop.json`` holds everything.
+share of attempts that wrote each requested deliverable, the share of the required files, sections,
+sheets and formulas their deliverables hold ("parts present") and of attempts whose deliverables pass the
+checks ("valid"; Q is 0 for the others, so these two show what training changed before Q does), mean Q,
+share admitted (Q > 0.90) and Elo with 95 % CIs; ``<out>/closed_loop.json`` holds everything, with each
+attempt's check result and reason.
 
 Why not llama-cpp-python's ``chatml-function-calling`` (the format ``graphforge llm start`` serves the
 untuned model with): it renders a ``tool`` message as its role header only, so a served model never sees
