@@ -66,18 +66,23 @@ def windows(msgs: list[dict[str, Any]], max_tokens: int,
 def mark_failed(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The messages with each reply whose tool calls all failed marked ``context_only`` (shown, not trained).
 
-    A call failed when the tool result that answers it (by ``tool_call_id``) is the tools' error text
-    (``graphforge.agent.tools.ERROR``). A reply without calls, or with one call that worked, is unchanged.
+    A call failed when the tool result that answers it is the tools' error text
+    (``graphforge.agent.tools.ERROR``); its results are the tool messages right after the reply, matched by
+    ``tool_call_id`` (the agent loop gives every turn's first call the same id, so ids are only unique
+    within a turn). A reply without calls, or with one call that worked, is unchanged.
     """
     from graphforge.agent.tools import ERROR
 
-    results = {m.get("tool_call_id"): str(m.get("content") or "") for m in msgs if m["role"] == "tool"}
-    out = []
-    for m in msgs:
+    out = [dict(m) for m in msgs]
+    for i, m in enumerate(out):
         ids = [c.get("id") for c in m.get("tool_calls") or []] if m["role"] == "assistant" else []
-        if ids and all(results.get(i, "").startswith(f"{ERROR}:") for i in ids):
-            m = dict(m, context_only=True)
-        out.append(m)
+        results: dict[Any, str] = {}
+        for r in out[i + 1:]:
+            if r["role"] != "tool":
+                break
+            results[r.get("tool_call_id")] = str(r.get("content") or "")
+        if ids and all(results.get(c, "").startswith(f"{ERROR}:") for c in ids):
+            m["context_only"] = True
     return out
 
 

@@ -148,3 +148,12 @@ def test_a_reply_with_one_call_that_worked_is_trained() -> None:
     both.append({"role": "tool", "tool_call_id": "bad", "content": "ERROR: no file 'x'"})
     (only,) = windows(HEAD + _turn(0, 10) + both, 10_000, _size)
     assert _trained(only) == ["step 0", "step 1"]
+
+
+def test_call_ids_repeated_across_turns_are_matched_within_each_turn() -> None:
+    """The agent loop names every turn's call call_0: a later failure must not mark an earlier success."""
+    ok, bad = _turn(0, 20), _failed(1)
+    for turn in (ok, bad):
+        turn[0]["tool_calls"][0]["id"] = turn[1]["tool_call_id"] = "call_0"
+    (only,) = windows(HEAD + ok + bad + [{"role": "assistant", "content": "done"}], 10_000, _size)
+    assert _trained(only) == ["step 0", "done"]
