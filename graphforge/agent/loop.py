@@ -170,8 +170,9 @@ def final_write_note(name: str, statement: str = "") -> str:
     than the name: its layout, sections, sheets) is quoted, so the model that writes it sees what it must
     hold right where it writes, not only many turns back or, past its context, nowhere.
     """
+    named = re.compile(rf"(?<![\w./-]){re.escape(name)}(?![\w-])")  # not inside another file's name
     asked = next((line.strip() for line in statement.splitlines()
-                  if name in line and line.strip(" -*:\t") != name), "")
+                  if named.search(line) and line.strip(" -*:\t") != name), "")
     quoted = f' The task asks: "{asked[:400]}"' if asked else ""
     return (f"{name} is not written yet.{quoted} Write it now with {how_to_write(name)}, "
             "from what you have read.")

@@ -30,3 +30,5 @@ def test_a_bare_list_item_or_an_unnamed_deliverable_gets_the_plain_note() -> Non
     assert final_write_note("notes.md", bare) == plain
     assert final_write_note("notes.md", STATEMENT) == plain
     assert final_write_note("notes.md") == plain
+    # a line about another file whose name ends the same is not about this one
+    assert final_write_note("notes.md", "- footnotes.md: the footnotes, one per line") == plain
