@@ -461,9 +461,9 @@ def judge_attempts(ctx: Any, bench: dict[str, str], players: list[str],
                 found = sorted(folder.rglob("*")) if folder.is_dir() else []
                 written = {p.name: p for p in found if p.is_file()}
             files = {w: written[Path(w).name] for w in wanted if Path(w).name in written}
-            judgment, _ = judge_attempt(view, files, JudgeArm.ANCHORED,
-                                        trajectory_id=f"{name}:{sid}:{player}")
-            present, required = required_parts(view.spec, files)
+            judgment, checked = judge_attempt(view, files, JudgeArm.ANCHORED,
+                                              trajectory_id=f"{name}:{sid}:{player}")
+            present, required = checked.parts
             results.append({"valid": judgment.deliverables_ok, "reason": judgment.reason,
                             "parts_present": present, "parts_required": required,
                             "criteria_scored": sum(r.polarity == "positive" and r.score > 0
@@ -475,22 +475,6 @@ def judge_attempts(ctx: Any, bench: dict[str, str], players: list[str],
                             "calls": a.tool_calls if a else {},
                             "told": a.told_to_write if a else []})
     return results
-
-
-def required_parts(spec: Any, files: dict[str, Path]) -> tuple[int, int]:
-    """(present, required) over the parts the deliverable checks require (each file, then its sections,
-    sheets and formulas): how near an attempt came to deliverables the judge would read, where Q is 0 for
-    every attempt that misses one. A file missing or unreadable has none of its parts."""
-    from graphforge.judge.checks import check_one, find_file, structure_problems
-
-    present = required = 0
-    for d in spec.deliverables:
-        parts = len(d.required_sections) + len(d.required_sheets) + len(d.required_formulas)
-        required += 1 + parts
-        _, document = check_one(d, find_file(d.name, files))
-        if document is not None:
-            present += 1 + parts - len(structure_problems(d, document))
-    return present, required
 
 
 def comparisons(results: list[dict[str, Any]], players: list[str]) -> list[dict[str, Any]]:

@@ -22,6 +22,10 @@ class DeliverableCheck(BaseModel):
     name: str
     ok: bool
     problems: list[str] = Field(default_factory=list)
+    # What the checks required of the file (the file itself, then each required section, sheet and
+    # formula) and how many of those it has: none when it is missing or does not open.
+    parts: int = 1
+    present: int = 0
 
 
 class DeliverableReport(BaseModel):
@@ -33,6 +37,12 @@ class DeliverableReport(BaseModel):
     @property
     def reason(self) -> str:
         return "; ".join(f"{c.name}: {p}" for c in self.checks for p in c.problems)
+
+    @property
+    def parts(self) -> tuple[int, int]:
+        """(present, required) over every deliverable's parts: how near the files came to passing, where a
+        failed check makes the attempt a loss whatever else it holds."""
+        return sum(c.present for c in self.checks), sum(c.parts for c in self.checks)
 
 
 def find_file(name: str, files: dict[str, Path]) -> Path | None:
@@ -51,9 +61,12 @@ def check_deliverables(
     documents: dict[str, Document] = {}
     for deliverable in spec.deliverables:
         problems, document = check_one(deliverable, find_file(deliverable.name, files))
+        parts = 1 + len(deliverable.required_sections) + len(deliverable.required_sheets) \
+            + len(deliverable.required_formulas)
         if document is not None:
             documents[deliverable.name] = document
-        checks.append(DeliverableCheck(name=deliverable.name, ok=not problems, problems=problems))
+        checks.append(DeliverableCheck(name=deliverable.name, ok=not problems, problems=problems, parts=parts,
+                                       present=parts - len(problems) if document is not None else 0))
     return DeliverableReport(ok=all(c.ok for c in checks), checks=checks), documents
 
 

@@ -1,17 +1,24 @@
-"""The closed loop's count of required parts an attempt's deliverables hold (where Q is 0 for all)."""
+"""The count of required parts an attempt's deliverables hold, which the closed loop prints (where Q is 0
+for all): from the deliverable checks themselves."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any, cast
 
-from bench.closed_loop import required_parts
-from graphforge.models.spec import DeliverableSpec
+from graphforge.judge.checks import check_deliverables
+from graphforge.models.spec import DeliverableSpec, TaskSpec
 
 REPORT = DeliverableSpec(deliverable_id="s/status.md", name="status.md", format="md",
                          required_sections=["Status by item", "Open items", "Sources"])
 BOOK = DeliverableSpec(deliverable_id="s/review.xlsx", name="review.xlsx", format="xlsx",
                        required_sheets=["Review"], required_formulas=["Review!B2"])
+
+
+def required_parts(spec: Any, files: dict[str, Path]) -> tuple[int, int]:
+    report, _ = check_deliverables(cast(TaskSpec, spec), files)  # the checks read only its deliverables
+    return report.parts
 
 
 def test_each_file_and_each_required_part_it_holds_count(tmp_path: Path) -> None:
