@@ -9,7 +9,7 @@ import re
 import shutil
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -284,7 +284,8 @@ async def arun_rollout(
         tool = writing_tool(name)
         if config.final_write is FinalWrite.GRAMMAR:
             fixed, free = ({"path": name}, "content") if tool == "write_file" else ({}, "code")
-            reply = await ask(bound, grammar=call_grammar(tool, fixed, free, config.max_tokens))
+            as_json = tool == "write_file" and PurePosixPath(name).suffix.lower() == ".json"
+            reply = await ask(bound, grammar=call_grammar(tool, fixed, free, config.max_tokens, as_json))
         else:
             reply = await ask(llm.bind_tools(schemas_writing(name), tool_choice=tool))
         if reply is None:

@@ -121,8 +121,9 @@ def render(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
 
 # A JSON string's character in llama.cpp's GBNF: anything but a quote, a backslash or a control character,
 # or an escape (RFC 8259).
+_GBNF_PLAIN_CHAR = '[^"\\\\\\x00-\\x1f]'
 _GBNF_STRING_CHAR = (
-    'char ::= [^"\\\\\\x00-\\x1f] | "\\\\" ( ["\\\\/bfnrt] | "u" hex hex hex hex )\n'
+    f'char ::= {_GBNF_PLAIN_CHAR} | "\\\\" ( ["\\\\/bfnrt] | "u" hex hex hex hex )\n'
     "hex ::= [0-9a-fA-F]"
 )
 
@@ -135,7 +136,8 @@ def call_text(name: str, fixed: dict[str, str], free: str) -> tuple[str, str]:
     return before, f'"}}}}\n{CLOSE}'
 
 
-def call_grammar(name: str, fixed: dict[str, str], free: str, max_tokens: int | None = None) -> str:
+def call_grammar(name: str, fixed: dict[str, str], free: str, max_tokens: int | None = None,
+                 json_document: bool = False) -> str:
     """A GBNF grammar (llama.cpp's ``grammar`` request field) whose only sentences are one call to ``name``
     in the template's form, ``fixed`` arguments as given and ``free`` any JSON string: how a model served
     with this template is held to one call, in the form it was trained on, where ``tool_choice`` would
@@ -145,11 +147,55 @@ def call_grammar(name: str, fixed: dict[str, str], free: str, max_tokens: int | 
     those of the fixed text, so the call closes within the budget: a token holds at least one character,
     bar the rare ``\\uXXXX`` escape. Unbounded, a small model that fell into repeating one line ran its
     string past the budget and the call was cut, unreadable and lost (run 17: 4 of 8 forced writes of
-    each tuned player); bounded, it is a shorter file."""
+    each tuned player); bounded, it is a shorter file.
+
+    With ``json_document`` the free string, once decoded, is itself a JSON object or array (the file a
+    ``.json`` deliverable asks for; run 17b: every player's JSON file had a syntax slip and was unreadable):
+    see :func:`_json_document_rules` for its form and bounds."""
     before, after = call_text(name, fixed, free)
-    repeat = "*" if max_tokens is None else f"{{0,{max(1, max_tokens - len(before) - len(after))}}}"
+    room = None if max_tokens is None else max(1, max_tokens - len(before) - len(after))
+    if json_document:
+        return f"root ::= {json.dumps(before)} jdoc {json.dumps(after)}\n{_json_document_rules(room)}\n"
+    repeat = "*" if room is None else f"{{0,{room}}}"
     return (f"root ::= {json.dumps(before)} chars {json.dumps(after)}\nchars ::= char{repeat}\n"
             f"{_GBNF_STRING_CHAR}\n")
+
+
+_JSON_DEPTH = 3  # containers inside containers: {"items": [{"file": ...}]} is three deep
+_JSON_MEMBERS = 16  # members of one object, values of one array
+_JSON_STRING = 160  # characters of one string
+
+
+def _json_document_rules(room: int | None) -> str:
+    """GBNF for a JSON document as it reads inside a JSON string (rule ``jdoc``): an object or array at
+    most :data:`_JSON_DEPTH` containers deep, each of at most :data:`_JSON_MEMBERS` members, strings of at
+    most :data:`_JSON_STRING` characters (fewer when ``room``, the characters left in the budget, is
+    smaller) without escapes, numbers, ``true``, ``false``, ``null``. Inside the outer string the
+    document's quotes are written ``\\"`` and its line breaks ``\\n``; its other characters as they are.
+
+    The bounds keep a model that repeats itself from running on (a string, an array and an object each
+    end); they do not bound the whole document by the budget as the plain string is, since a records file
+    of a dozen objects would then not fit: a document cut at the budget is lost, as before."""
+    quote, newline = json.dumps('\\"'), json.dumps("\\n")
+    length = _JSON_STRING if room is None else max(1, min(_JSON_STRING, room))
+    rules = [
+        "jdoc ::= jws ( jobj1 | jarr1 ) jws",
+        f"jws ::= ( \" \" | {newline} ){{0,24}}",
+        f"jstr ::= {quote} jchar{{0,{length}}} {quote}",
+        f"jchar ::= {_GBNF_PLAIN_CHAR}",
+        'jnum ::= "-"? [0-9]{1,15} ( "." [0-9]{1,8} )?',
+        'jscalar ::= jstr | jnum | "true" | "false" | "null"',
+    ]
+    more = f"{{0,{_JSON_MEMBERS - 1}}}"
+    for level in range(1, _JSON_DEPTH + 1):
+        inner = f"jscalar | jobj{level + 1} | jarr{level + 1}" if level < _JSON_DEPTH else "jscalar"
+        rules += [
+            f"jval{level} ::= {inner}",
+            f"jmem{level} ::= jstr jws \":\" jws jval{level}",
+            f'jobj{level} ::= "{{" jws ( jmem{level} ( jws "," jws jmem{level} ){more} jws )? "}}"',
+            f'jarr{level} ::= "[" jws ( jval{level} ( jws "," jws jval{level} ){more} jws )? "]"',
+        ]
+    return "\n".join(rules)
 
 
 @dataclass(frozen=True)

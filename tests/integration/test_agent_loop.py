@@ -567,3 +567,30 @@ def test_a_grammar_forced_final_write_keeps_the_tool_listing_and_sends_the_call_
     assert forced.body["grammar"].startswith(
         'root ::= "<tool_call>\\n{\\"name\\": \\"write_file\\", \\"arguments\\": '
         '{\\"path\\": \\"notes.md\\", \\"content\\": \\"" chars "\\"}}\\n</tool_call>"\n')
+
+
+def test_a_json_deliverable_s_forced_write_is_held_to_a_json_document(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
+) -> None:
+    """A ``.json`` deliverable's forced write sends the grammar whose string is a JSON document; a
+    Markdown one's in the same rollout the plain string."""
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    view = AgentView(spec_id=SPEC_ID, statement=STATEMENT, files=["ledger.csv"],
+                     deliverables=["records.json", "notes.md"])
+    records = json.dumps({"path": "records.json", "content": '{"rent": 1200}'})
+    scripted_llm.push(text("Rent is 1200."),
+                      text(f'<tool_call>\n{{"name": "write_file", "arguments": {records}}}\n</tool_call>'),
+                      text('<tool_call>\n{"name": "write_file", "arguments": {"path": "notes.md", '
+                           '"content": "# Notes"}}\n</tool_call>'))
+    config = AgentConfig(max_steps=10, final_write=FinalWrite.GRAMMAR)
+    outcome = run_rollout(llm, view, workspace, tmp_path / "run", config=config,
+                          expected=["records.json", "notes.md"])
+    assert outcome.told_to_write == ["records.json", "notes.md"]
+    assert json.loads((tmp_path / "run" / "deliverables" / "records.json").read_text(encoding="utf-8")) == {
+        "rent": 1200}
+    _, to_json, to_markdown = scripted_llm.chat_requests
+    assert '\\"content\\": \\"" jdoc "\\"}}' in to_json.body["grammar"]
+    assert "\njdoc ::= " in to_json.body["grammar"]
+    assert '\\"content\\": \\"" chars "\\"}}' in to_markdown.body["grammar"]
+    assert "jdoc" not in to_markdown.body["grammar"]

@@ -103,6 +103,27 @@ def test_a_write_held_by_a_bounded_grammar_closes_within_the_reply_budget(
     assert len(call["args"]["content"]) <= budget
 
 
+def test_a_json_deliverable_s_forced_write_is_a_readable_json_document(
+    local_llm_settings: GraphforgeSettings,
+) -> None:
+    """The final write of a ``.json`` deliverable held to a JSON document: the real server's reply is one
+    whole call whose string Python reads as a JSON object or array. Held only to a string, this model
+    writes here ``1234567890`` (measured): no records file."""
+    llm = chat_model(local_llm_settings)
+    assert llm is not None
+    budget = 400
+    grammar = call_grammar("write_file", {"path": "records.json"}, "content", max_tokens=budget,
+                           json_document=True)
+    reply = llm.invoke("Write records.json: for each of the files budget_2023.xlsx, budget_2024.pdf and "
+                       "notes.md, its file name, its title and the file it replaces.",
+                       grammar=grammar, max_tokens=budget, temperature=0)
+    assert isinstance(reply, AIMessage) and not reply.invalid_tool_calls
+    assert reply.response_metadata["finish_reason"] == "stop"
+    [call] = reply.tool_calls
+    assert call["name"] == "write_file" and call["args"]["path"] == "records.json"
+    assert isinstance(json.loads(call["args"]["content"]), dict | list)
+
+
 def test_roles_and_evidence_from_the_local_model_are_verified_and_replayed(
     local_llm_settings: GraphforgeSettings, graph: Graph, tmp_path: Path
 ) -> None:

@@ -7,6 +7,7 @@ carries the template), so a test fails if the served prompt loses a tool result 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import jinja2
@@ -194,3 +195,69 @@ def test_the_forced_call_text_is_the_served_text_of_that_call(
     assert "\nchars ::= char*\n" in grammar
     assert f"\nchars ::= char{{0,{512 - len(before) - len(after)}}}\n" in bounded
     LlamaGrammar.from_string(bounded)
+
+
+_GBNF_TOKEN = re.compile(r'\s*("(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|\{\d+,\d+\}|[A-Za-z0-9_]+|[()|?*+])')
+
+
+def _gbnf_regex(grammar: str) -> re.Pattern[str]:
+    """A depth-bounded GBNF grammar (no recursion) read as one Python regular expression: literals are
+    JSON-style quoted strings, classes and ``{m,n}`` read the same in both, a rule name is its body. The
+    test's own reading of the grammar, so the sentences it accepts are checked apart from llama.cpp."""
+    rules = dict(line.split(" ::= ", 1) for line in grammar.strip().splitlines())
+
+    def body(name: str) -> str:
+        parts = []
+        for token in _GBNF_TOKEN.findall(rules[name]):
+            if token.startswith('"'):
+                parts.append(re.escape(json.loads(token)))
+            elif token == "(":
+                parts.append("(?:")
+            elif token.startswith("[") or token[0] in "){|?*+":
+                parts.append(token)
+            else:
+                parts.append(f"(?:{body(token)})")
+        return "".join(parts)
+
+    return re.compile(body("root"), re.S)
+
+
+@pytest.mark.parametrize(("document", "held"), [
+    ('{"documents": [{"file": "a.pdf", "pages": 3, "replaces": null}]}', True),
+    (json.dumps({"records": [{"file": "b.xlsx", "final": True, "rate": -0.25}]}, indent=2), True),
+    ('[{"a": 1}, {"b": [1, 2]}]', True),
+    ('{"replaces" ""v4.3/a.pdf"}', False),  # run 17b's slip: the colon lost
+    ('{"a": 1', False),  # not closed
+    ("data/top-down-2023-12-15.csv", False),  # a path, not a document (run 17b's base)
+    ('"only a string"', False),  # a file of records is an object or an array
+    ('{"a": [[[1]]]}', False),  # four containers deep
+    ("[" + ", ".join(["1"] * 17) + "]", False),  # seventeen values in one array
+    ('{"a": "' + "x" * 161 + '"}', False),  # a string of 161 characters
+])
+def test_a_json_deliverable_s_forced_write_holds_a_json_document(document: str, held: bool) -> None:
+    """For a ``.json`` deliverable the forced write's string, decoded, is a JSON object or array within
+    the grammar's bounds: llama.cpp parses the grammar, and the call text of each document is or is not
+    one of its sentences."""
+    grammar = call_grammar("write_file", {"path": "records.json"}, "content", max_tokens=1024,
+                           json_document=True)
+    from llama_cpp import LlamaGrammar
+
+    LlamaGrammar.from_string(grammar)
+    before, after = call_text("write_file", {"path": "records.json"}, "content")
+    sentence = before + json.dumps(document)[1:-1] + after
+    assert bool(_gbnf_regex(grammar).fullmatch(sentence)) is held
+    if held:
+        json.loads(document)  # what the grammar holds, Python reads
+    # the plain grammar takes any string: the same reading of it accepts every one of these documents
+    plain = call_grammar("write_file", {"path": "records.json"}, "content", 1024)
+    assert _gbnf_regex(plain).fullmatch(sentence)
+
+
+def test_a_json_document_s_strings_are_bounded_by_the_reply_budget() -> None:
+    """A budget smaller than the string bound shortens every string to the characters left."""
+    before, after = call_text("write_file", {"path": "r.json"}, "content")
+    budget = len(before) + len(after) + 5
+    grammar = call_grammar("write_file", {"path": "r.json"}, "content", budget, json_document=True)
+    pattern = _gbnf_regex(grammar)
+    assert pattern.fullmatch(before + json.dumps('{"a": "12345"}')[1:-1] + after)
+    assert not pattern.fullmatch(before + json.dumps('{"a": "123456"}')[1:-1] + after)
