@@ -103,6 +103,9 @@ def make_parser() -> argparse.ArgumentParser:
                    help="a player that stops without a deliverable is told to write it, in one more turn "
                         "whose call is forced (eval run --final-write; 'grammar' holds it to the served "
                         "template's call form); the summary counts what each player wrote untold apart")
+    p.add_argument("--held-turns", action="store_true",
+                   help="hold every player turn to prose and at most one well-formed call whose read_file "
+                        "path is one of the task's files (eval run --held-turns)")
     p.add_argument("--bootstrap", type=int, default=2000)
     p.add_argument("--threads", type=int, default=1, help="llama.cpp threads per served model")
     p.add_argument("--only", nargs="*", default=None, help="only these workspace folders")
@@ -627,7 +630,7 @@ def run(args: argparse.Namespace) -> int:
                 ran = eval_run.run(ctx, eval_run.EvalRunParams(
                     benchmark=name, players=specs, concurrency=len(specs), max_steps=args.agent_steps,
                     max_tokens=args.agent_max_tokens, max_read_chars=args.read_chars, temperature=0.0,
-                    force=True, final_write=args.final_write))
+                    force=True, final_write=args.final_write, held_turns=args.held_turns))
                 attempts += ran.attempts
             clock.lap(f"eval run (3 players on the {'training' if prefix == 'seen' else 'held-out'} specs)")
             results = judge_attempts(ctx, bench, players, attempts)

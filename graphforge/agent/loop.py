@@ -20,7 +20,7 @@ from graphforge.agent.tools import TOOL_SCHEMAS, ToolBox, how_to_write, schemas_
 from graphforge.errors import LLMError
 from graphforge.llm import CallTotals, LLMCallRecord, records_of, to_openai
 from graphforge.llm.records import LLMHTTPError
-from graphforge.llm.text_tools import call_grammar
+from graphforge.llm.text_tools import call_grammar, turn_grammar
 from graphforge.models.benchmark import FinalWrite
 from graphforge.models.spec import AgentView
 from graphforge.models.trajectory import DeliverableFile, Message, Trajectory, TrajectoryStatus
@@ -53,6 +53,10 @@ class AgentConfig:
     # Whether and how a rollout that stops without one of its expected deliverables is made to write it
     # (see arun_rollout): not at all, by tool_choice, or by llama.cpp's grammar in the text template's form.
     final_write: FinalWrite = FinalWrite.OFF
+    # Every turn held by llama.cpp's grammar to prose and at most one well-formed call whose read_file path
+    # is one of the task's files (graphforge.llm.text_tools.turn_grammar): for models served with the text
+    # tool-call template only (other servers ignore or refuse the grammar field).
+    held_turns: bool = False
 
 
 @dataclass
@@ -263,8 +267,9 @@ async def arun_rollout(
             tools.failures += 1
             messages.append(ToolMessage(_invalid_call_note(bad), tool_call_id=bad.get("id") or ""))
 
+    held = {"grammar": turn_grammar(view.files, config.max_tokens)} if config.held_turns else {}
     while steps < config.max_steps:
-        reply = await ask(bound)
+        reply = await ask(bound, **held)
         if reply is None:
             break
         steps += 1

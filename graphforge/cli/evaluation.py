@@ -294,6 +294,12 @@ def run_cmd(
                      "in the form of the text tool-call template GraphForge serves its fine-tuned models "
                      "with."),
     ] = FinalWrite.OFF,
+    held_turns: Annotated[
+        bool,
+        typer.Option("--held-turns", help="Hold every turn of a chat player, by a llama.cpp grammar, to "
+                     "prose and at most one well-formed call in the text tool-call template's form, "
+                     "read_file's path one of the task's files."),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run players on a benchmark's tasks; each result is an Attempt in Neo4j (resumable, concurrent)."""
@@ -315,6 +321,7 @@ def run_cmd(
         benchmark_dir=benchmark_dir,
         force=force,
         final_write=final_write,
+        held_turns=held_turns,
     )
     with open_context() as ctx:
         require_known(ctx.graph, "benchmark", benchmark, "--benchmark")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 OPEN = "<tool_call>"
@@ -159,6 +160,55 @@ def call_grammar(name: str, fixed: dict[str, str], free: str, max_tokens: int | 
     repeat = "*" if room is None else f"{{0,{room}}}"
     return (f"root ::= {json.dumps(before)} chars {json.dumps(after)}\nchars ::= char{repeat}\n"
             f"{_GBNF_STRING_CHAR}\n")
+
+
+_PROSE = 160  # characters of a held turn's prose (one or two sentences, as the demonstrations write)
+_PATH = 100  # characters of the path write_file is given in a held turn
+
+
+def turn_grammar(files: list[str], max_tokens: int | None = None) -> str:
+    """A GBNF grammar for one agent turn in the served template's form: prose (at most :data:`_PROSE`
+    characters, no ``<``), or one call, or prose then one call, where the call is well formed for one of
+    the agent's tools (``graphforge.agent.tools.TOOL_SCHEMAS``), ``read_file``'s path one of ``files``
+    (the workspace's files the task lists) and ``list_files``'s none or one of their folders.
+
+    What a held turn rules out is what a small model otherwise spends its turns on: a path it made up
+    (run 18: a tuned player asked read_file for ``list_files``), a call without a required argument
+    (``write_file`` with no ``content``), a call that is not JSON. The strings a call writes (``content``,
+    ``code``) are free; with ``max_tokens`` bounded, as in :func:`call_grammar`, so that the whole turn
+    (prose, call, string) closes within the budget: at most the budget's characters less the prose's and
+    the call's fixed text."""
+    folders = sorted({str(PurePosixPath(f).parent) for f in files} - {"."})
+
+    def choice(values: list[str]) -> str:
+        return " | ".join(json.dumps(json.dumps(v)) for v in values)
+
+    def head(name: str) -> str:  # the call's text up to its arguments' value
+        return f'{OPEN}\n{{"name": {json.dumps(name)}, "arguments": '
+
+    end = f"}}\n{CLOSE}"
+    write_head, content_head = head("write_file") + '{"path": "', '", "content": "'
+    fixed = len(write_head) + _PATH + len(content_head) + len('"}') + len(end) + 1
+    free = "char*" if max_tokens is None else f"char{{0,{max(1, max_tokens - _PROSE - fixed)}}}"
+    lit = json.dumps
+    rules = [
+        f"root ::= call | prose | prose {lit(chr(10))} call",
+        f"prose ::= [^<]{{1,{_PROSE}}}",
+        f"call ::= ( list | read | write | python ) {lit(end)}",
+        f"list ::= {lit(head('list_files'))} " + ('( "{}" | ' + lit('{"path": ') + ' folder "}" )'
+                                                  if folders else '"{}"'),
+        f"read ::= {lit(head('read_file') + '{' + lit('path') + ': ')} file "
+        f"( {lit(', ' + lit('offset') + ': ')} [0-9]{{1,7}} )? \"}}\"",
+        f"write ::= {lit(write_head)} pathchar{{1,{_PATH}}} {lit(content_head)} {free} {lit(chr(34) + '}')}",
+        f"python ::= {lit(head('run_python') + '{' + lit('code') + ': ' + chr(34))} {free} "
+        f"{lit(chr(34) + '}')}",
+        f"file ::= {choice(files)}",
+        f"pathchar ::= {_GBNF_PLAIN_CHAR}",
+        _GBNF_STRING_CHAR,
+    ]
+    if folders:
+        rules.append(f"folder ::= {choice(folders)}")
+    return "\n".join(rules) + "\n"
 
 
 _JSON_DEPTH = 3  # containers inside containers: {"items": [{"file": ...}]} is three deep

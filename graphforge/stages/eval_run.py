@@ -65,6 +65,9 @@ class EvalRunParams(BaseModel):
         "ends without a deliverable its task names (the record's `deliverables`) is told to write it and "
         "given one turn whose call is forced to write it, by tool_choice or by llama.cpp's grammar (for "
         "models served with the text tool-call template); the names are kept on the attempt (told_to_write).")
+    held_turns: bool = Field(False, description="Hold every turn of a chat player to prose and at most "
+        "one well-formed call whose read_file path is one of the task's files, by llama.cpp's grammar (for "
+        "models served with the text tool-call template).")
 
 
 class BenchmarkTaskView(BaseModel):
@@ -164,6 +167,7 @@ def run(ctx: StageContext, params: EvalRunParams) -> EvalRunResult:
         max_read_chars=params.max_read_chars,
         limits=SandboxLimits(wall_s=params.tool_timeout_s, memory_mb=params.memory_mb),
         final_write=params.final_write,
+        held_turns=params.held_turns,
     )
     if chat_jobs:
         rows += asyncio.run(
