@@ -20,6 +20,7 @@ from graphforge.cli.main import main
 from graphforge.context import StageContext
 from graphforge.graphdb.graph import Graph
 from graphforge.llm import chat_model
+from graphforge.llm.text_tools import call_grammar, turn_grammar
 from graphforge.models.benchmark import FinalWrite
 from graphforge.models.spec import (
     AgentView,
@@ -594,3 +595,23 @@ def test_a_json_deliverable_s_forced_write_is_held_to_a_json_document(
     assert "\njdoc ::= " in to_json.body["grammar"]
     assert '\\"content\\": \\"" chars "\\"}}' in to_markdown.body["grammar"]
     assert "jdoc" not in to_markdown.body["grammar"]
+
+
+def test_held_turns_send_every_turn_the_grammar_of_the_task_s_files(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
+) -> None:
+    """held_turns: each turn's request carries the grammar that holds read_file to the task's files; the
+    forced final write still carries its own."""
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    view = AgentView(spec_id=SPEC_ID, statement=STATEMENT, files=["ledger.csv"], deliverables=["notes.md"])
+    scripted_llm.push(tool_call("read_file", {"path": "ledger.csv"}), text("Rent is 1200."),
+                      text('<tool_call>\n{"name": "write_file", "arguments": {"path": "notes.md", '
+                           '"content": "# Notes"}}\n</tool_call>'))
+    config = AgentConfig(max_steps=10, final_write=FinalWrite.GRAMMAR, held_turns=True, max_tokens=512)
+    outcome = run_rollout(llm, view, workspace, tmp_path / "run", config=config, expected=["notes.md"])
+    assert outcome.told_to_write == ["notes.md"] and outcome.tool_failures == 0
+    first, second, forced = scripted_llm.chat_requests
+    assert first.body["grammar"] == second.body["grammar"] == turn_grammar(["ledger.csv"], 512)
+    assert 'file ::= "\\"ledger.csv\\""' in first.body["grammar"]
+    assert forced.body["grammar"] == call_grammar("write_file", {"path": "notes.md"}, "content", 512)

@@ -22,6 +22,7 @@ from graphforge.llm.text_tools import (
     call_text,
     render,
     split_calls,
+    turn_grammar,
 )
 
 TOOLS = [{"type": "function", "function": {
@@ -261,3 +262,56 @@ def test_a_json_document_s_strings_are_bounded_by_the_reply_budget() -> None:
     pattern = _gbnf_regex(grammar)
     assert pattern.fullmatch(before + json.dumps('{"a": "12345"}')[1:-1] + after)
     assert not pattern.fullmatch(before + json.dumps('{"a": "123456"}')[1:-1] + after)
+
+
+FILES = ["budget.csv", "reports/q1 \"draft\".pdf", "reports/q2.xlsx"]
+
+
+def _turn(content: str | None, calls: list[tuple[str, dict[str, object]]]) -> str:
+    """An assistant turn as the served template prints it."""
+    message = {"role": "assistant", "content": content,
+               "tool_calls": [_call(i, n, a) for i, (n, a) in enumerate(calls)] or None}
+    (turn,) = assistant_turns(served_prompt([{"role": "user", "content": "go"}, message]))
+    return turn
+
+
+@pytest.mark.parametrize(("content", "calls", "held"), [
+    ("I will read the budget first.", [("read_file", {"path": "budget.csv"})], True),
+    (None, [("read_file", {"path": 'reports/q1 "draft".pdf', "offset": 1200})], True),
+    ("Listing the reports.", [("list_files", {"path": "reports"})], True),
+    (None, [("list_files", {})], True),
+    ("Done: the totals are in total.md.", [], True),
+    (None, [("write_file", {"path": "total.md", "content": "# Total\n45060"})], True),
+    (None, [("run_python", {"code": "print(41250 + 3810)"})], True),
+    ("Reading.", [("read_file", {"path": "list_files"})], False),  # run 18: a made-up path
+    (None, [("read_file", {"path": "budget.xlsx"})], False),  # a file that is not there
+    (None, [("list_files", {"path": "budget"})], False),  # a folder that is not there
+    (None, [("write_file", {"path": "total.md"})], False),  # no content
+    (None, [("read_file", {"path": "budget.csv"}), ("read_file", {"path": "reports/q2.xlsx"})], False),
+    ("See <b>this</b>.", [], False),  # prose with a tag could open a call the parser misreads
+    ("x" * 161, [], False),
+])
+def test_a_held_turn_is_prose_and_at_most_one_well_formed_call_on_a_listed_file(
+    content: str | None, calls: list[tuple[str, dict[str, object]]], held: bool
+) -> None:
+    """The held turn's grammar, read as a regular expression, takes exactly the turns the served template
+    prints for prose and one call of an agent tool whose read path is one of the task's files."""
+    grammar = turn_grammar(FILES, max_tokens=1024)
+    from llama_cpp import LlamaGrammar
+
+    LlamaGrammar.from_string(grammar)
+    assert bool(_gbnf_regex(grammar).fullmatch(_turn(content, calls))) is held
+
+
+def test_a_held_turn_closes_within_the_reply_budget() -> None:
+    """The longest turn the grammar takes (prose, a write with the longest path, the bounded content) holds
+    no more characters than the budget has tokens."""
+    budget = 1024
+    pattern = _gbnf_regex(turn_grammar(FILES, max_tokens=budget))
+    path = "p" * 100
+    shell = _turn("y" * 160, [("write_file", {"path": path, "content": ""})])
+    room = budget - len(shell)
+    assert room > 500  # a deliverable still fits
+    for length, held in ((room, True), (room + 1, False)):
+        turn = _turn("y" * 160, [("write_file", {"path": path, "content": "z" * length})])
+        assert bool(pattern.fullmatch(turn)) is held
