@@ -21,6 +21,7 @@ parses them.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -166,11 +167,13 @@ _PROSE = 160  # characters of a held turn's prose (one or two sentences, as the 
 _PATH = 100  # characters of the path write_file is given in a held turn
 
 
-def turn_grammar(files: list[str], max_tokens: int | None = None) -> str:
+def turn_grammar(files: list[str], max_tokens: int | None = None, read: Collection[str] = ()) -> str:
     """A GBNF grammar for one agent turn in the served template's form: prose (at most :data:`_PROSE`
     characters, no ``<``), or one call, or prose then one call, where the call is well formed for one of
     the agent's tools (``graphforge.agent.tools.TOOL_SCHEMAS``), ``read_file``'s path one of ``files``
-    (the workspace's files the task lists) and ``list_files``'s none or one of their folders.
+    (the workspace's files the task lists) and ``list_files``'s none or one of their folders. A file in
+    ``read`` (its first page already read in this conversation) is read again only from an ``offset``
+    past 0: the same page again would answer with what the conversation holds already.
 
     What a held turn rules out is what a small model otherwise spends its turns on: a path it made up
     (run 18: a tuned player asked read_file for ``list_files``), a call without a required argument
@@ -179,6 +182,7 @@ def turn_grammar(files: list[str], max_tokens: int | None = None) -> str:
     (prose, call, string) closes within the budget: at most the budget's characters less the prose's and
     the call's fixed text."""
     folders = sorted({str(PurePosixPath(f).parent) for f in files} - {"."})
+    fresh = [f for f in files if f not in set(read)]
 
     def choice(values: list[str]) -> str:
         return " | ".join(json.dumps(json.dumps(v)) for v in values)
@@ -197,8 +201,9 @@ def turn_grammar(files: list[str], max_tokens: int | None = None) -> str:
         f"call ::= ( list | read | write | python ) {lit(end)}",
         f"list ::= {lit(head('list_files'))} " + ('( "{}" | ' + lit('{"path": ') + ' folder "}" )'
                                                   if folders else '"{}"'),
-        f"read ::= {lit(head('read_file') + '{' + lit('path') + ': ')} file "
-        f"( {lit(', ' + lit('offset') + ': ')} [0-9]{{1,7}} )? \"}}\"",
+        f"read ::= {lit(head('read_file') + '{' + lit('path') + ': ')} "
+        + (f"( fresh | file {lit(', ' + lit('offset') + ': ')} [1-9] [0-9]{{0,6}} ) " if fresh else
+           f"file {lit(', ' + lit('offset') + ': ')} [1-9] [0-9]{{0,6}} ") + '"}"',
         f"write ::= {lit(write_head)} pathchar{{1,{_PATH}}} {lit(content_head)} {free} {lit(chr(34) + '}')}",
         f"python ::= {lit(head('run_python') + '{' + lit('code') + ': ' + chr(34))} {free} "
         f"{lit(chr(34) + '}')}",
@@ -208,6 +213,8 @@ def turn_grammar(files: list[str], max_tokens: int | None = None) -> str:
     ]
     if folders:
         rules.append(f"folder ::= {choice(folders)}")
+    if fresh:
+        rules.append(f"fresh ::= {choice(fresh)}")
     return "\n".join(rules) + "\n"
 
 

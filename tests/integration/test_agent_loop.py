@@ -600,8 +600,8 @@ def test_a_json_deliverable_s_forced_write_is_held_to_a_json_document(
 def test_held_turns_send_every_turn_the_grammar_of_the_task_s_files(
     scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
 ) -> None:
-    """held_turns: each turn's request carries the grammar that holds read_file to the task's files; the
-    forced final write still carries its own."""
+    """held_turns: each turn's request carries the grammar that holds read_file to the task's files (a
+    file whose first page was read, past that page only); the forced final write still carries its own."""
     llm = chat_model(llm_settings)
     assert llm is not None
     view = AgentView(spec_id=SPEC_ID, statement=STATEMENT, files=["ledger.csv"], deliverables=["notes.md"])
@@ -612,6 +612,8 @@ def test_held_turns_send_every_turn_the_grammar_of_the_task_s_files(
     outcome = run_rollout(llm, view, workspace, tmp_path / "run", config=config, expected=["notes.md"])
     assert outcome.told_to_write == ["notes.md"] and outcome.tool_failures == 0
     first, second, forced = scripted_llm.chat_requests
-    assert first.body["grammar"] == second.body["grammar"] == turn_grammar(["ledger.csv"], 512)
-    assert 'file ::= "\\"ledger.csv\\""' in first.body["grammar"]
+    assert first.body["grammar"] == turn_grammar(["ledger.csv"], 512)
+    assert second.body["grammar"] == turn_grammar(["ledger.csv"], 512, read={"ledger.csv"})
+    assert 'fresh ::= "\\"ledger.csv\\""' in first.body["grammar"]
+    assert "fresh ::=" not in second.body["grammar"]
     assert forced.body["grammar"] == call_grammar("write_file", {"path": "notes.md"}, "content", 512)

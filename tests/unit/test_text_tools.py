@@ -315,3 +315,14 @@ def test_a_held_turn_closes_within_the_reply_budget() -> None:
     for length, held in ((room, True), (room + 1, False)):
         turn = _turn("y" * 160, [("write_file", {"path": path, "content": "z" * length})])
         assert bool(pattern.fullmatch(turn)) is held
+
+
+@pytest.mark.parametrize(("args", "held"), [
+    ({"path": "budget.csv"}, False),  # its first page is in the conversation already
+    ({"path": "budget.csv", "offset": 0}, False),
+    ({"path": "budget.csv", "offset": 1200}, True),  # the next page
+    ({"path": "reports/q2.xlsx"}, True),  # not read yet
+])
+def test_a_held_turn_reads_a_first_page_once(args: dict[str, object], held: bool) -> None:
+    pattern = _gbnf_regex(turn_grammar(FILES, max_tokens=1024, read={"budget.csv"}))
+    assert bool(pattern.fullmatch(_turn(None, [("read_file", args)]))) is held
