@@ -27,7 +27,10 @@
    per spec); ``eval run`` with base, tuned (anchored) and tuned (random) as players, each served by
    ``llama_cpp.server``, in the sandboxed agent loop; every attempt judged against its spec by the anchored
    judge (Q); pairs compared by Q (the higher wins, ties within 0.02); Bradley-Terry Elo with bootstrap
-   CIs (base anchored at 1000), stored in the graph (``RatingRun``).
+   CIs (base anchored at 1000), stored in the graph (``RatingRun``). A player that stops without a
+   deliverable is told to write it in one more turn held to that call (``--final-write grammar``, the
+   default); ``--held-turns`` holds every turn to prose and one well-formed call on the task's files
+   (``eval run --held-turns``, see docs/evaluation.md).
 
 It prints the training rows and tokens trained, the held-out specs and workspaces, and per player the
 share of attempts that wrote each requested deliverable, the share of the required files, sections,

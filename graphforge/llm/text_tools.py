@@ -195,26 +195,27 @@ def turn_grammar(files: list[str], max_tokens: int | None = None, read: Collecti
     fixed = len(write_head) + _PATH + len(content_head) + len('"}') + len(end) + 1
     free = "char*" if max_tokens is None else f"char{{0,{max(1, max_tokens - _PROSE - fixed)}}}"
     lit = json.dumps
+    offset = f"{lit(', ' + lit('offset') + ': ')} [1-9] [0-9]{{0,6}}"  # past the first page
+    reads = (["fresh"] if fresh else []) + [f"file {offset}"]
     rules = [
         f"root ::= call | prose | prose {lit(chr(10))} call",
         f"prose ::= [^<]{{1,{_PROSE}}}",
-        f"call ::= ( list | read | write | python ) {lit(end)}",
+        f"call ::= ( list | {'read | ' if files else ''}write | python ) {lit(end)}",
         f"list ::= {lit(head('list_files'))} " + ('( "{}" | ' + lit('{"path": ') + ' folder "}" )'
                                                   if folders else '"{}"'),
-        f"read ::= {lit(head('read_file') + '{' + lit('path') + ': ')} "
-        + (f"( fresh | file {lit(', ' + lit('offset') + ': ')} [1-9] [0-9]{{0,6}} ) " if fresh else
-           f"file {lit(', ' + lit('offset') + ': ')} [1-9] [0-9]{{0,6}} ") + '"}"',
         f"write ::= {lit(write_head)} pathchar{{1,{_PATH}}} {lit(content_head)} {free} {lit(chr(34) + '}')}",
         f"python ::= {lit(head('run_python') + '{' + lit('code') + ': ' + chr(34))} {free} "
         f"{lit(chr(34) + '}')}",
-        f"file ::= {choice(files)}",
         f"pathchar ::= {_GBNF_PLAIN_CHAR}",
         _GBNF_STRING_CHAR,
     ]
-    if folders:
-        rules.append(f"folder ::= {choice(folders)}")
+    if files:
+        rules += [f"read ::= {lit(head('read_file') + '{' + lit('path') + ': ')} ( {' | '.join(reads)} ) "
+                  + lit("}"), f"file ::= {choice(files)}"]
     if fresh:
         rules.append(f"fresh ::= {choice(fresh)}")
+    if folders:
+        rules.append(f"folder ::= {choice(folders)}")
     return "\n".join(rules) + "\n"
 
 

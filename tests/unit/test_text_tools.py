@@ -326,3 +326,14 @@ def test_a_held_turn_closes_within_the_reply_budget() -> None:
 def test_a_held_turn_reads_a_first_page_once(args: dict[str, object], held: bool) -> None:
     pattern = _gbnf_regex(turn_grammar(FILES, max_tokens=1024, read={"budget.csv"}))
     assert bool(pattern.fullmatch(_turn(None, [("read_file", args)]))) is held
+
+
+def test_a_held_turn_without_files_has_no_read() -> None:
+    """A task that lists no file: the grammar still parses, and a turn can list, write or run, not read."""
+    grammar = turn_grammar([], max_tokens=1024)
+    from llama_cpp import LlamaGrammar
+
+    LlamaGrammar.from_string(grammar)
+    pattern = _gbnf_regex(grammar)
+    assert pattern.fullmatch(_turn(None, [("list_files", {})]))
+    assert not pattern.fullmatch(_turn(None, [("read_file", {"path": "budget.csv"})]))
