@@ -12,7 +12,8 @@ SET a.task_key = row.task_key, a.benchmark = row.benchmark, a.task_id = row.task
     a.prompt_hashes = row.prompt_hashes, a.final_text = row.final_text,
     a.deliverables_json = row.deliverables_json, a.messages_json = row.messages_json, a.rendered = row.rendered,
     a.has_output = row.has_output, a.content_hash = row.content_hash, a.run_dir = row.run_dir,
-    a.source = row.source, a.told_to_write = row.told_to_write, a.updated_at = datetime()
+    a.source = row.source, a.told_to_write = row.told_to_write,
+    a.agent_json = row.agent_json, a.updated_at = datetime()
 MERGE (a)-[:ON_TASK]->(t)
 MERGE (a)-[:BY]->(p)
 RETURN count(*) AS written

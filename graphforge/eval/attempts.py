@@ -58,6 +58,9 @@ class AttemptRow(Row):
     run_dir: str
     source: str
     told_to_write: list[str] = []  # deliverables the player was told to write after it stopped (final write)
+    # The agent settings a chat attempt ran with (turns, reply budget, page size, temperature, final write,
+    # held turns), as JSON: runs that differ only in them stay comparable. Empty for imported and oracle runs.
+    agent_json: str = ""
 
 
 class PlayerRow(Row):

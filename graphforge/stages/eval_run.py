@@ -299,6 +299,10 @@ async def _run_chat(
     concurrency: int,
 ) -> list[at.AttemptRow]:
     gate = asyncio.Semaphore(concurrency)
+    agent_json = json.dumps({"max_steps": config.max_steps, "max_tokens": config.max_tokens,
+                             "temperature": config.temperature, "max_read_chars": config.max_read_chars,
+                             "final_write": config.final_write.value, "held_turns": config.held_turns},
+                            sort_keys=True)
 
     async def one(task: BenchmarkTaskView, player: PlayerSpec, run_dir: Path) -> at.AttemptRow:
         async with gate:
@@ -334,6 +338,7 @@ async def _run_chat(
                 row = await asyncio.to_thread(
                     _chat_attempt, benchmark, task, player, outcome, before, run_dir
                 )
+        row = row.model_copy(update={"agent_json": agent_json})
         # Saved as each finishes: an interrupted run keeps its finished attempts (resumable).
         await asyncio.to_thread(ctx.graph.write, MERGE_ATTEMPTS, [row])
         return row

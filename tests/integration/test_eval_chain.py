@@ -159,8 +159,14 @@ def test_eval_chain_ranks_the_oracle_first_and_reproduces_elo_from_stored_judgme
     assert (run["completed"], run["errors"], run["skipped"]) == (12, 0, [])
     attempts = _cypher(ctx.graph, "MATCH (a:Attempt)-[:ON_TASK]->(t:BenchmarkTask), (a)-[:BY]->(p:Player) "
                                   "RETURN a.player AS player, t.task_id AS task, a.has_output AS out, "
-                                  "a.rendered AS rendered, a.messages_json AS messages")
+                                  "a.rendered AS rendered, a.messages_json AS messages, "
+                                  "a.agent_json AS agent")
     assert len(attempts) == 12 and all(a["out"] for a in attempts)
+    # Each chat attempt records the agent settings it ran with; the oracle's runs none.
+    assert {a["agent"] for a in attempts if a["player"] == "gold"} == {""}
+    assert [json.loads(str(a["agent"])) for a in attempts if a["player"] != "gold"] == 8 * [
+        {"final_write": "off", "held_turns": False, "max_read_chars": 20_000, "max_steps": 6,
+         "max_tokens": None, "temperature": None}]
     totals = correct_totals(benchmark)
     assert all(any(t in a["rendered"] for t in totals.values()) for a in attempts if a["player"] == "gold")
     # Each chat player's requests carried its own system prompt (and the Attempt records that prompt).
