@@ -72,15 +72,11 @@ def mark_failed(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     within a turn). A reply without calls, or with one call that worked, is unchanged.
     """
     from graphforge.agent.tools import ERROR
+    from graphforge.llm.protocol import call_results
 
     out = [dict(m) for m in msgs]
-    for i, m in enumerate(out):
-        ids = [c.get("id") for c in m.get("tool_calls") or []] if m["role"] == "assistant" else []
-        results: dict[Any, str] = {}
-        for r in out[i + 1:]:
-            if r["role"] != "tool":
-                break
-            results[r.get("tool_call_id")] = str(r.get("content") or "")
+    for m, results in zip(out, call_results(msgs), strict=True):
+        ids = [str(c.get("id")) for c in m.get("tool_calls") or []] if m["role"] == "assistant" else []
         if ids and all(results.get(c, "").startswith(f"{ERROR}:") for c in ids):
             m["context_only"] = True
     return out

@@ -16,7 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from graphforge.agent.sandbox import SandboxLimits
-from graphforge.agent.tools import ERROR, TOOL_SCHEMAS, ToolBox, how_to_write, schemas_writing, writing_tool
+from graphforge.agent.tools import TOOL_SCHEMAS, ToolBox, how_to_write, schemas_writing, writing_tool
 from graphforge.errors import LLMError
 from graphforge.llm import CallTotals, LLMCallRecord, records_of, to_openai
 from graphforge.llm.records import LLMHTTPError
@@ -226,6 +226,7 @@ async def arun_rollout(
     steps, stop = 0, "max_steps"
     last: tuple[str, str, bool, str | None] | None = None  # the last call: name, arguments, ok, its result
     repeats = 0
+    first_pages: set[str] = set()  # files whose first page a read_file call returned
     # A conversation past the served context is refused (HTTP 400): the oldest tool results are then sent
     # as a one-line note, one more per refusal, as long as older ones remain. The trajectory keeps them all.
     dropped: set[int] = set()
@@ -257,6 +258,8 @@ async def arun_rollout(
             # Tools block (subprocesses, parsing): keep the event loop free for the other rollouts.
             result, ok = await asyncio.to_thread(tools.call, call["name"], call["args"])
             messages.append(ToolMessage(result, tool_call_id=call.get("id") or ""))
+            if ok and call["name"] == "read_file" and not call["args"].get("offset"):
+                first_pages.add(str(call["args"].get("path")))  # a held turn reads it again past this page
             # A failure repeats whatever its message; a success only with the same result.
             args = json.dumps(call["args"], sort_keys=True, default=str)
             this = (call["name"], args, ok, result if ok else None)
@@ -268,7 +271,7 @@ async def arun_rollout(
             messages.append(ToolMessage(_invalid_call_note(bad), tool_call_id=bad.get("id") or ""))
 
     while steps < config.max_steps:
-        held = {"grammar": turn_grammar(view.files, config.max_tokens, first_pages_read(messages))
+        held = {"grammar": turn_grammar(view.files, config.max_tokens, first_pages)
                 } if config.held_turns else {}
         reply = await ask(bound, **held)
         if reply is None:
@@ -321,27 +324,6 @@ async def arun_rollout(
     )
     (run_dir / "trajectory.json").write_text(trajectory.model_dump_json(indent=1), encoding="utf-8")
     return RolloutOutcome(trajectory, records, stop, tools.calls, tools.failures, len(dropped), told)
-
-
-def first_pages_read(messages: Sequence[BaseMessage]) -> set[str]:
-    """The paths whose first page a ``read_file`` call without an offset (or offset 0) read successfully
-    in this conversation: a held turn reads them again only past the first page. A call's result is the
-    tool message right after its reply with its id (the loop repeats ids across turns)."""
-    read: set[str] = set()
-    for i, m in enumerate(messages):
-        if not isinstance(m, AIMessage):
-            continue
-        results: dict[str, Any] = {}
-        for r in messages[i + 1:]:
-            if not isinstance(r, ToolMessage):
-                break
-            results.setdefault(r.tool_call_id, r.content)
-        for call in m.tool_calls:
-            result = results.get(call.get("id") or "")
-            if call["name"] == "read_file" and not call["args"].get("offset") and isinstance(result, str) \
-                    and not result.startswith(ERROR):
-                read.add(str(call["args"].get("path", "")))
-    return read
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from graphforge.graphdb.graph import Graph
+from graphforge.llm.protocol import call_results
 from graphforge.stores.specs import spec_workspace
 
 PLACEHOLDER = re.compile(r"<\d+ bytes")
@@ -100,7 +101,6 @@ def check_row(graph: Graph, row: dict[str, Any], *, judge: bool = True) -> RowCh
     except Exception as exc:  # noqa: BLE001 - a spec the graph no longer holds is a failed row, not a crash
         check.fail(f"spec {check.spec_id} cannot be loaded: {exc}")
         return check
-    results = {m.get("tool_call_id"): m.get("content") or "" for m in messages if m["role"] == "tool"}
     with tempfile.TemporaryDirectory(prefix="graphforge-verify-") as tmp:
         run_dir = Path(tmp)
         if root is not None and root.is_dir():
@@ -113,12 +113,12 @@ def check_row(graph: Graph, row: dict[str, Any], *, judge: bool = True) -> RowCh
                 check.fail(f"workspace folder of {check.spec_id} is not on this machine")
                 return check
         tools = ToolBox(work, max_read_chars=page_size(messages), deliverables=tuple(agent.deliverables))
-        for m in messages:
+        for m, results in zip(messages, call_results(messages), strict=True):
             for call in m.get("tool_calls") or ():
                 check.calls += 1
                 name, args = call["function"]["name"], call["function"]["arguments"]
                 got, _ = tools.call(name, args)
-                want = results.get(call["id"])
+                want = results.get(str(call["id"]))
                 if want is None:
                     check.fail(f"{call['id']} {name}: no recorded result")
                 elif got != want:

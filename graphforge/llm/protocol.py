@@ -159,6 +159,23 @@ def parse_assistant(data: Mapping[str, Any]) -> AIMessage:
     )
 
 
+def call_results(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """For each OpenAI-form message, the results that answer its tool calls: the ``tool`` messages right
+    after it, by ``tool_call_id`` (empty for a message without calls). Ids are matched within a turn only:
+    GraphForge's agent loop, like many servers, names every turn's first call ``call_0``, so a match over
+    the whole conversation pairs a call with another turn's result."""
+    out: list[dict[str, str]] = []
+    for i, m in enumerate(messages):
+        results: dict[str, str] = {}
+        if m.get("role") == "assistant" and m.get("tool_calls"):
+            for r in messages[i + 1:]:
+                if r.get("role") != "tool":
+                    break
+                results.setdefault(str(r.get("tool_call_id")), str(r.get("content") or ""))
+        out.append(results)
+    return out
+
+
 def prompt_hash(payload: Mapping[str, Any]) -> str:
     """The cache key of a request: everything that determines the answer, nothing that does not."""
     keyed = {k: v for k, v in payload.items() if k not in ("stream", "user")}

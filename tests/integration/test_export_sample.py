@@ -89,6 +89,19 @@ def test_sample_audits_then_exports_and_a_planted_copy_blocks_it(ctx: StageConte
     assert {"list_files", "read_file"} <= set(called)
     assert any((m.get("content") or "").startswith("ERROR: no file") for r in rows for m in r["messages"]
                if m["role"] == "tool")
+    # Ids as the agent loop writes them (call_0, call_1 ... anew each turn) replay the same: a call's result
+    # is the one after its own turn, not the last with its id.
+    renumbered = json.loads(json.dumps(rows[0]))
+    ids: dict[str, str] = {}
+    for m in renumbered["messages"]:
+        if m["role"] == "assistant":
+            ids = {c["id"]: f"call_{j}" for j, c in enumerate(m.get("tool_calls") or ())}
+            for c in m.get("tool_calls") or ():
+                c["id"] = ids[c["id"]]
+        elif m["role"] == "tool":
+            m["tool_call_id"] = ids[m["tool_call_id"]]
+    assert sum(m["role"] == "tool" for m in renumbered["messages"]) > 1
+    assert not check_row(ctx.graph, renumbered).problems
     # A tampered row (a read result that is not what the file holds) fails the replay.
     bad = json.loads(json.dumps(rows[0]))
     tool = next(m for m in bad["messages"] if m["role"] == "tool" and m.get("name") == "read_file")
