@@ -26,7 +26,8 @@
 6. evaluation: the held-out specs loaded as benchmarks (one per held-out workspace: its files and one task
    per spec); ``eval run`` with base, tuned (anchored) and tuned (random) as players, each served by
    ``llama_cpp.server``, in the sandboxed agent loop; every attempt judged against its spec by the anchored
-   judge (Q); pairs compared by Q (the higher wins, ties within 0.02); Bradley-Terry Elo with bootstrap
+   judge (Q); pairs compared by the rubric as the paper's evaluation does (missing or invalid deliverables are
+   losses; two valid sides by Q, the higher wins, ties within 0.02); Bradley-Terry Elo with bootstrap
    CIs (base anchored at 1000), stored in the graph (``RatingRun``). A player that stops without a
    deliverable is told to write it in one more turn held to that call (``--final-write grammar``, the
    default); ``--held-turns`` holds every turn to prose and one well-formed call on the task's files
@@ -61,7 +62,6 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-TIE_WITHIN = 0.02
 ADMIT_Q = 0.90
 MAX_AGENT_STEPS = 16
 MAX_REPLY_TOKENS = 1536  # the eval's reply budget, at most: a rambling 135M model fills whatever it is given
@@ -484,14 +484,30 @@ def judge_attempts(ctx: Any, bench: dict[str, str], players: list[str],
 
 
 def comparisons(results: list[dict[str, Any]], players: list[str]) -> list[dict[str, Any]]:
-    q = {(r["spec_id"], r["player"]): r["q"] for r in results}
+    """Every pair of players on every spec, by the rubric (``pairwise.rubric_outcome``: missing or invalid
+    deliverables are losses, two valid sides are decided by Q)."""
+    from graphforge.eval.pairwise import rubric_outcome
+
+    side = {(r["spec_id"], r["player"]): (bool(r["valid"]), float(r["q"])) for r in results}
     out = []
     for sid in sorted({r["spec_id"] for r in results}):
         for i, a in enumerate(players):
             for b in players[i + 1:]:
-                qa, qb = q[(sid, a)], q[(sid, b)]
-                winner = "tie" if abs(qa - qb) <= TIE_WITHIN else ("a" if qa > qb else "b")
-                out.append({"task_id": sid, "model_a": a, "model_b": b, "winner": winner})
+                winner = rubric_outcome(side[(sid, a)], side[(sid, b)])
+                both = side[(sid, a)][0] and side[(sid, b)][0]
+                out.append({"task_id": sid, "model_a": a, "model_b": b, "winner": winner,
+                            "decided_by": "q" if both else "validity"})
+    return out
+
+
+def pair_tallies(pairs: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per pair of players "a vs b": a's wins, losses, ties, and the pairs decided by validity alone."""
+    out: dict[str, dict[str, int]] = {}
+    for p in pairs:
+        t = out.setdefault(f"{p['model_a']} vs {p['model_b']}", {"wins": 0, "losses": 0, "ties": 0,
+                                                                    "by_validity": 0})
+        t[{"a": "wins", "b": "losses", "tie": "ties"}[p["winner"]]] += 1
+        t["by_validity"] += p["decided_by"] == "validity" and p["winner"] != "tie"
     return out
 
 
@@ -645,6 +661,7 @@ def run(args: argparse.Namespace) -> int:
             stored = eval_ratings.run(ctx, eval_ratings.StoreRatingsParams(elo=params))
             clock.lap("judge attempts + Elo")
             report["results"] = results
+            report["pairs"] = pair_tallies(pairs)
             report["elo"] = stored.elo.model_dump(mode="json")
     finally:
         for proc in servers:
@@ -711,6 +728,9 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
         for w in r["wrote"]:
             per_deliverable[f"{r['player']}: {Path(w).suffix}"] += 1
     print(f"deliverables written by player and format: {dict(sorted(per_deliverable.items()))}")
+    for pair, t in report.get("pairs", {}).items():
+        print(f"{pair}: {t['wins']} won, {t['losses']} lost, {t['ties']} tied; {t['by_validity']} decided "
+              "because one side's deliverables were missing or invalid")
     print(f"stage seconds: {report['seconds']}")
 
 

@@ -48,6 +48,24 @@ def test_missing_deliverables_decide_without_a_judge() -> None:
         "a", "b", "tie")
 
 
+@pytest.mark.parametrize(("a", "b", "expected"), [
+    ((True, -0.18), (False, 0.0), "a"),   # a valid deliverable, however poor, beats a missing or invalid one
+    ((False, 0.0), (True, -0.5), "b"),
+    ((False, 0.0), (False, 0.0), "tie"),
+    ((True, 0.40), (True, 0.41), "tie"),  # within 0.02
+    ((True, 0.40), (True, 0.43), "b"),
+    ((True, -0.06), (True, -0.18), "a"),
+])
+def test_rubric_outcome_counts_invalid_deliverables_as_losses(a: tuple[bool, float], b: tuple[bool, float],
+                                                              expected: str) -> None:
+    assert pw.rubric_outcome(a, b) == expected
+
+
+def test_rubric_tie_margin_is_inclusive() -> None:
+    assert pw.rubric_outcome((True, 0.5), (True, 0.52), tie_within=0.02) == "tie"
+    assert pw.rubric_outcome((True, 0.5), (True, 0.53), tie_within=0.02) == "b"
+
+
 @pytest.mark.parametrize(("said", "means"), [(1, "1"), ("Response 2", "2"), ("A", "1"), ("TIE", "tie"),
                                             ("draw", "tie"), ("second", "2")])
 def test_verdict_spellings_are_read_as_one_meaning(said: object, means: str) -> None:
