@@ -65,6 +65,7 @@ REPO = Path(__file__).resolve().parents[1]
 ADMIT_Q = 0.90
 MAX_AGENT_STEPS = 16
 MAX_REPLY_TOKENS = 1536  # the eval's reply budget, at most: a rambling 135M model fills whatever it is given
+MAX_FINAL_WRITE_TOKENS = 4096  # the forced write's budget, at most (half the served context)
 WRITING_TOOLS = ("write_file", "run_python")
 
 
@@ -106,6 +107,11 @@ def make_parser() -> argparse.ArgumentParser:
                    help="a player that stops without a deliverable is told to write it, in one more turn "
                         "whose call is forced (eval run --final-write; 'grammar' holds it to the served "
                         "template's call form); the summary counts what each player wrote untold apart")
+    p.add_argument("--final-write-tokens", type=int, default=None,
+                   help="reply budget of the forced write, whose grammar holds the file to as many "
+                        "characters (default: the characters of the training rows' longest "
+                        "deliverable-writing call, at least the reply budget, at most "
+                        f"{MAX_FINAL_WRITE_TOKENS})")
     p.add_argument("--held-turns", action="store_true",
                    help="hold every player turn to prose and at most one well-formed call whose read_file "
                         "path is one of the task's files (eval run --held-turns)")
@@ -242,6 +248,7 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
     demos: list[list[list[dict[str, Any]]]] = []  # each demonstration's windows (messages)
     shown: list[list[dict[str, Any]]] = []  # the same windows as rows to write
     writing: list[int] = []  # tokens of each call that writes or builds a deliverable
+    writing_chars: list[int] = []  # and its characters, as the template prints it
     turns: list[int] = []  # assistant turns of each demonstration
     for r in rows:
         spec = specs_store.load_spec(ctx.graph, r["spec_id"])
@@ -261,9 +268,11 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
         shown.append([{"messages": w, "tools": r["tools"], "chars": len(render(w, tools))}
                       for w in demos[-1]])
         turns.append(sum(m["role"] == "assistant" for m in msgs))
-        writing += [int(count(json.dumps(c.get("function", c), ensure_ascii=False)))
-                    for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls") or []
-                    if c.get("function", c).get("name") in WRITING_TOOLS]
+        calls = [json.dumps(c.get("function", c), ensure_ascii=False)
+                 for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls") or []
+                 if c.get("function", c).get("name") in WRITING_TOOLS]
+        writing += [int(count(c)) for c in calls]
+        writing_chars += [len(c) for c in calls]
     out = [o for ws in shown for o in ws]
     if budget is not None:
         kept = [shown[d][w] for d, w in within_budget(demos, budget, writes)]
@@ -277,7 +286,8 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
             "turns_p90": sorted(turns)[int(0.9 * (len(turns) - 1))] if turns else 0,
             "writing_call_tokens": {"calls": len(writing),
                                     "median": writing[len(writing) // 2] if writing else 0,
-                                    "max": writing[-1] if writing else 0}}
+                                    "max": writing[-1] if writing else 0},
+            "writing_call_chars": max(writing_chars, default=0)}
 
 
 def token_counter(model_file: Path) -> Any:
@@ -595,6 +605,13 @@ def run(args: argparse.Namespace) -> int:
             if args.agent_max_tokens is None:
                 args.agent_max_tokens = min(MAX_REPLY_TOKENS, max(384, -(-(longest + 32) // 64) * 64))
             report["agent_max_tokens"] = args.agent_max_tokens
+            # The forced write's grammar holds the file to as many characters as its budget has tokens: sized
+            # in characters, so that a player can write a file as long as the demonstrations write.
+            if args.final_write_tokens is None:
+                chars = max(r.get("writing_call_chars", 0) for r in rendered.values())
+                args.final_write_tokens = min(MAX_FINAL_WRITE_TOKENS,
+                                              max(args.agent_max_tokens, -(-(chars + 32) // 64) * 64))
+            report["final_write_tokens"] = args.final_write_tokens
             # Fewer turns than the demonstrations take cut an imitating player off before it writes.
             if args.agent_steps is None:
                 p90 = max(r["turns_p90"] for r in rendered.values())
@@ -602,7 +619,8 @@ def run(args: argparse.Namespace) -> int:
             report["agent_steps"] = args.agent_steps
             print("deliverable-writing calls in the training rows: "
                   + ", ".join(f"{arm} {r['writing_call_tokens']}" for arm, r in rendered.items())
-                  + f"; reply budget in the eval: {args.agent_max_tokens} tokens, {args.agent_steps} turns",
+                  + f"; reply budget in the eval: {args.agent_max_tokens} tokens, {args.agent_steps} turns, "
+                  f"forced write {args.final_write_tokens} tokens",
                   flush=True)
             trained: dict[str, dict[str, Any]] = {}
             from graphforge.llm.text_tools import CHAT_TEMPLATE
@@ -654,7 +672,8 @@ def run(args: argparse.Namespace) -> int:
                 ran = eval_run.run(ctx, eval_run.EvalRunParams(
                     benchmark=name, players=specs, concurrency=len(specs), max_steps=args.agent_steps,
                     max_tokens=args.agent_max_tokens, max_read_chars=args.read_chars, temperature=0.0,
-                    force=True, final_write=args.final_write, held_turns=args.held_turns))
+                    force=True, final_write=args.final_write, final_write_tokens=args.final_write_tokens,
+                    held_turns=args.held_turns))
                 attempts += ran.attempts
             clock.lap(f"eval run (3 players on the {'training' if prefix == 'seen' else 'held-out'} specs)")
             results = judge_attempts(ctx, bench, players, attempts)

@@ -8,7 +8,7 @@ import json
 import re
 import shutil
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -53,10 +53,19 @@ class AgentConfig:
     # Whether and how a rollout that stops without one of its expected deliverables is made to write it
     # (see arun_rollout): not at all, by tool_choice, or by llama.cpp's grammar in the text template's form.
     final_write: FinalWrite = FinalWrite.OFF
+    # The forced write's reply budget (None: max_tokens). Its grammar holds the written string to this many
+    # characters so that the call closes within the budget (a token holds at least one), so a budget sized
+    # for turns of prose cuts a deliverable the length of a demonstration's (run 21: a 1,024-token budget held
+    # every forced write to about 990 characters; the training rows write up to 2,896).
+    final_write_tokens: int | None = None
     # Every turn held by llama.cpp's grammar to prose and at most one well-formed call whose read_file path
     # is one of the task's files (graphforge.llm.text_tools.turn_grammar): for models served with the text
     # tool-call template only (other servers ignore or refuse the grammar field).
     held_turns: bool = False
+
+    def as_json(self) -> str:
+        """Every setting, the sandbox limits nested, as the JSON an Attempt keeps (``agent_json``)."""
+        return json.dumps(asdict(self), sort_keys=True)
 
 
 @dataclass
@@ -236,7 +245,7 @@ async def arun_rollout(
         nonlocal stop
         while True:
             try:
-                reply = await model.ainvoke(_shown(messages, dropped), **params, **extra)
+                reply = await model.ainvoke(_shown(messages, dropped), **{**params, **extra})
             except LLMError as exc:
                 overflow = isinstance(exc, LLMHTTPError) and exc.context_overflow
                 oldest = _droppable(messages, dropped) if overflow else None
@@ -285,6 +294,8 @@ async def arun_rollout(
             stop = "repeating"
             break
     told: list[str] = []
+    budget = config.final_write_tokens or config.max_tokens
+    sized = {"max_tokens": budget} if budget is not None else {}
     for name in expected if config.final_write is not FinalWrite.OFF else ():
         if stop.startswith("llm_error") or (work / name).is_file():
             continue
@@ -294,9 +305,9 @@ async def arun_rollout(
         if config.final_write is FinalWrite.GRAMMAR:
             fixed, free = ({"path": name}, "content") if tool == "write_file" else ({}, "code")
             as_json = tool == "write_file" and PurePosixPath(name).suffix.lower() == ".json"
-            reply = await ask(bound, grammar=call_grammar(tool, fixed, free, config.max_tokens, as_json))
+            reply = await ask(bound, grammar=call_grammar(tool, fixed, free, budget, as_json), **sized)
         else:
-            reply = await ask(llm.bind_tools(schemas_writing(name), tool_choice=tool))
+            reply = await ask(llm.bind_tools(schemas_writing(name), tool_choice=tool), **sized)
         if reply is None:
             break
         steps += 1

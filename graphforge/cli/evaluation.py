@@ -294,6 +294,11 @@ def run_cmd(
                      "in the form of the text tool-call template GraphForge serves its fine-tuned models "
                      "with."),
     ] = FinalWrite.OFF,
+    final_write_tokens: Annotated[
+        int | None,
+        typer.Option("--final-write-tokens", min=1, help="Reply budget of the forced write (default: "
+                     "--max-tokens); its grammar holds the written file to as many characters."),
+    ] = None,
     held_turns: Annotated[
         bool,
         typer.Option("--held-turns", help="Hold every turn of a chat player, by a llama.cpp grammar, to "
@@ -321,6 +326,7 @@ def run_cmd(
         benchmark_dir=benchmark_dir,
         force=force,
         final_write=final_write,
+        final_write_tokens=final_write_tokens,
         held_turns=held_turns,
     )
     with open_context() as ctx:

@@ -65,6 +65,8 @@ class EvalRunParams(BaseModel):
         "ends without a deliverable its task names (the record's `deliverables`) is told to write it and "
         "given one turn whose call is forced to write it, by tool_choice or by llama.cpp's grammar (for "
         "models served with the text tool-call template); the names are kept on the attempt (told_to_write).")
+    final_write_tokens: int | None = Field(None, ge=1, description="The forced write's reply budget, whose "
+        "grammar holds the written string to as many characters (None: max_tokens).")
     held_turns: bool = Field(False, description="Hold every turn of a chat player to prose and at most "
         "one well-formed call whose read_file path is one of the task's files, by llama.cpp's grammar (for "
         "models served with the text tool-call template).")
@@ -167,6 +169,7 @@ def run(ctx: StageContext, params: EvalRunParams) -> EvalRunResult:
         max_read_chars=params.max_read_chars,
         limits=SandboxLimits(wall_s=params.tool_timeout_s, memory_mb=params.memory_mb),
         final_write=params.final_write,
+        final_write_tokens=params.final_write_tokens,
         held_turns=params.held_turns,
     )
     if chat_jobs:
@@ -299,10 +302,7 @@ async def _run_chat(
     concurrency: int,
 ) -> list[at.AttemptRow]:
     gate = asyncio.Semaphore(concurrency)
-    agent_json = json.dumps({"max_steps": config.max_steps, "max_tokens": config.max_tokens,
-                             "temperature": config.temperature, "max_read_chars": config.max_read_chars,
-                             "final_write": config.final_write.value, "held_turns": config.held_turns},
-                            sort_keys=True)
+    agent_json = config.as_json()
 
     async def one(task: BenchmarkTaskView, player: PlayerSpec, run_dir: Path) -> at.AttemptRow:
         async with gate:

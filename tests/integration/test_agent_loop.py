@@ -617,3 +617,27 @@ def test_held_turns_send_every_turn_the_grammar_of_the_task_s_files(
     assert 'fresh ::= "\\"ledger.csv\\""' in first.body["grammar"]
     assert "fresh ::=" not in second.body["grammar"]
     assert forced.body["grammar"] == call_grammar("write_file", {"path": "notes.md"}, "content", 512)
+
+
+def test_the_forced_write_has_its_own_budget_and_its_grammar_is_bounded_by_it(
+    scripted_llm: ScriptedLLMServer, llm_settings: GraphforgeSettings, workspace: Path, tmp_path: Path,
+) -> None:
+    """final_write_tokens: the turns keep max_tokens; the forced write asks for its own budget and its
+    grammar lets the written string run to as many characters (a file longer than a turn's budget)."""
+    llm = chat_model(llm_settings)
+    assert llm is not None
+    view = AgentView(spec_id=SPEC_ID, statement=STATEMENT, files=["ledger.csv"], deliverables=["notes.md"])
+    content = "# Notes\n" + "Rent is 1200 a month. " * 60  # 1,328 characters: past a 256-token turn
+    scripted_llm.push(text("Rent is 1200."), text(
+        '<tool_call>\n' + json.dumps({"name": "write_file", "arguments": {"path": "notes.md",
+                                                                       "content": content}})
+        + '\n</tool_call>'))
+    config = AgentConfig(max_steps=10, final_write=FinalWrite.GRAMMAR, max_tokens=256,
+                         final_write_tokens=2048)
+    outcome = run_rollout(llm, view, workspace, tmp_path / "run", config=config, expected=["notes.md"])
+    assert outcome.told_to_write == ["notes.md"]
+    assert (tmp_path / "run" / "deliverables" / "notes.md").read_text(encoding="utf-8") == content
+    turn, forced = scripted_llm.chat_requests
+    assert (turn.body["max_tokens"], forced.body["max_tokens"]) == (256, 2048)
+    assert forced.body["grammar"] == call_grammar("write_file", {"path": "notes.md"}, "content", 2048)
+    assert forced.body["grammar"] != call_grammar("write_file", {"path": "notes.md"}, "content", 256)

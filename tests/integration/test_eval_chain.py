@@ -136,7 +136,7 @@ def _run_args(root: Path, server: ScriptedLLMServer, served: str) -> list[str]:
             "--model", f"careful={server.url}", "--model", f"terse={server.url}", "--model", "gold=oracle",
             "--system-prompt", f"careful={CAREFUL}", "--system-prompt", f"terse={TERSE}",
             "--served-model", f"careful={served}", "--served-model", f"terse={served}", "--max-steps", "6",
-            "--json"]
+            "--final-write-tokens", "700", "--json"]
 
 
 def _json(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
@@ -164,9 +164,12 @@ def test_eval_chain_ranks_the_oracle_first_and_reproduces_elo_from_stored_judgme
     assert len(attempts) == 12 and all(a["out"] for a in attempts)
     # Each chat attempt records the agent settings it ran with; the oracle's runs none.
     assert {a["agent"] for a in attempts if a["player"] == "gold"} == {""}
-    assert [json.loads(str(a["agent"])) for a in attempts if a["player"] != "gold"] == 8 * [
-        {"final_write": "off", "held_turns": False, "max_read_chars": 20_000, "max_steps": 6,
-         "max_tokens": None, "temperature": None}]
+    agents = [json.loads(str(a["agent"])) for a in attempts if a["player"] != "gold"]
+    assert [{k: agent[k] for k in ("final_write", "final_write_tokens", "held_turns", "max_read_chars",
+                                   "max_steps", "max_tokens", "temperature")} for agent in agents] == 8 * [
+        {"final_write": "off", "final_write_tokens": 700, "held_turns": False, "max_read_chars": 20_000,
+         "max_steps": 6, "max_tokens": None, "temperature": None}]
+    assert {agent["limits"]["wall_s"] for agent in agents} == {60.0}  # the sandbox limits too (the default)
     totals = correct_totals(benchmark)
     assert all(any(t in a["rendered"] for t in totals.values()) for a in attempts if a["player"] == "gold")
     # Each chat player's requests carried its own system prompt (and the Attempt records that prompt).
