@@ -55,8 +55,8 @@ class AgentConfig:
     final_write: FinalWrite = FinalWrite.OFF
     # The forced write's reply budget (None: max_tokens). Its grammar holds the written string to this many
     # characters so that the call closes within the budget (a token holds at least one), so a budget sized
-    # for turns of prose cuts a deliverable the length of a demonstration's (run 21: a 1,024-token budget held
-    # every forced write to about 990 characters; the training rows write up to 2,896).
+    # for turns of prose cuts a deliverable the length of a demonstration's (closed-loop runs 17b to 20: a
+    # 1,024-token budget held every forced write to about 990 characters; the training rows write 2,896).
     final_write_tokens: int | None = None
     # Every turn held by llama.cpp's grammar to prose and at most one well-formed call whose read_file path
     # is one of the task's files (graphforge.llm.text_tools.turn_grammar): for models served with the text
