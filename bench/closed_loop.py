@@ -115,7 +115,8 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--held-turns", action="store_true",
                    help="hold every player turn to prose and at most one well-formed call whose read_file "
                         "path is one of the task's files (eval run --held-turns)")
-    p.add_argument("--bootstrap", type=int, default=2000)
+    p.add_argument("--bootstrap", type=int, default=10_000,
+                   help="bootstrap resamples of the Elo CIs (the design's 10,000)")
     p.add_argument("--threads", type=int, default=1, help="llama.cpp threads per served model")
     p.add_argument("--only", nargs="*", default=None, help="only these workspace folders")
     p.add_argument("--reuse", action="store_true",
@@ -493,12 +494,14 @@ def judge_attempts(ctx: Any, bench: dict[str, str], players: list[str],
     return results
 
 
-def comparisons(results: list[dict[str, Any]], players: list[str]) -> list[dict[str, Any]]:
+def comparisons(results: list[dict[str, Any]], players: list[str],
+                q_only: bool = False) -> list[dict[str, Any]]:
     """Every pair of players on every spec, by the rubric (``pairwise.rubric_outcome``: missing or invalid
-    deliverables are losses, two valid sides are decided by Q)."""
+    deliverables are losses, two valid sides are decided by Q); with ``q_only``, by Q alone (a missing or
+    invalid deliverable's Q is 0, so it beats a passing file whose invented content scores below 0)."""
     from graphforge.eval.pairwise import rubric_outcome
 
-    side = {(r["spec_id"], r["player"]): (bool(r["valid"]), float(r["q"])) for r in results}
+    side = {(r["spec_id"], r["player"]): (q_only or bool(r["valid"]), float(r["q"])) for r in results}
     out = []
     for sid in sorted({r["spec_id"] for r in results}):
         for i, a in enumerate(players):
@@ -524,6 +527,7 @@ def pair_tallies(pairs: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
 def run(args: argparse.Namespace) -> int:
     from graphforge.context import open_context
     from graphforge.eval import elo
+    from graphforge.eval.comparisons import comparisons_from_rows
     from graphforge.eval.players import PlayerKind, PlayerSpec
     from graphforge.export.split import make_split
     from graphforge.llm.server import default_model_file
@@ -687,6 +691,10 @@ def run(args: argparse.Namespace) -> int:
             report["results"] = results
             report["pairs"] = pair_tallies(pairs)
             report["elo"] = stored.elo.model_dump(mode="json")
+            # The same attempts compared by Q alone, shown beside the stored rating (not stored).
+            q_only = elo.fit_elo(comparisons_from_rows(comparisons(results, players, q_only=True)), "base",
+                                 1000.0, bootstrap=args.bootstrap, seed=0)
+            report["elo_q_only"] = q_only.model_dump(mode="json")
     finally:
         for proc in servers:
             proc.terminate()
@@ -696,12 +704,12 @@ def run(args: argparse.Namespace) -> int:
                 proc.kill()
     report["seconds"] = clock.stages
     (out / "closed_loop.json").write_text(json.dumps(report, indent=1, default=str), encoding="utf-8")
-    print_summary(report, split, trained, heldout, results, stored.elo, players)
+    print_summary(report, split, trained, heldout, results, stored.elo, players, q_only)
     return 0
 
 
 def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], heldout: list[str],
-                  results: list[dict[str, Any]], fit: Any, players: list[str]) -> None:
+                  results: list[dict[str, Any]], fit: Any, players: list[str], q_only: Any) -> None:
     print("\n=== closed loop ===")
     for arm, t in trained.items():
         shown = report.get("rendered", {}).get(arm, {})
@@ -724,9 +732,10 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
         print("EVALUATED ON TRAINING SPECS (--eval-on train): tasks the tuned models were trained on; a "
               "diagnostic of what training taught, not the held-out result")
     ratings = {r.model: r for r in fit.ratings}
+    by_q = {r.model: r for r in q_only.ratings}
     print(f"{'player':16} {'tool calls':>10} {'called write/run':>16} {'wrote untold':>12} "
           f"{'wrote each deliverable':>22} {'wrote any file':>15} {'parts present':>13} {'valid':>6} "
-          f"{'mean Q':>7} {'admitted':>9} {'Elo [95% CI]':>24}")
+          f"{'mean Q':>7} {'admitted':>9} {'Elo [95% CI]':>24} {'Elo by Q alone':>24}")
     for p in players:
         mine = [r for r in results if r["player"] == p]
         wrote = sum(len(r["wrote"]) == len(r["wanted"]) for r in mine) / max(1, len(mine))
@@ -743,10 +752,10 @@ def print_summary(report: dict[str, Any], split: Any, trained: dict[str, Any], h
         valid = sum(bool(r.get("valid")) for r in mine) / max(1, len(mine))
         mean_q = sum(r["q"] for r in mine) / max(1, len(mine))
         adm = sum(r["q"] > ADMIT_Q for r in mine) / max(1, len(mine))
-        r = ratings.get(p)
-        elo_text = f"{r.elo:7.1f} [{r.ci_low:7.1f}, {r.ci_high:7.1f}]" if r else "n/a"
+        elo_text, q_text = (f"{r.elo:7.1f} [{r.ci_low:7.1f}, {r.ci_high:7.1f}]" if r else "n/a"
+                            for r in (ratings.get(p), by_q.get(p)))
         print(f"{p:16} {ncalls:10.1f} {tried:16.0%} {untold:12.0%} {wrote:22.0%} {anyf:15.0%} {parts:13.0%} "
-              f"{valid:6.0%} {mean_q:7.3f} {adm:9.0%} {elo_text:>24}")
+              f"{valid:6.0%} {mean_q:7.3f} {adm:9.0%} {elo_text:>24} {q_text:>24}")
     per_deliverable: Counter[str] = Counter()
     for r in results:
         for w in r["wrote"]:
