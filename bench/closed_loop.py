@@ -542,11 +542,14 @@ def run(args: argparse.Namespace) -> int:
         judge_trajectories,
     )
 
+    corpus = args.corpus.resolve()
+    if not corpus.is_dir():
+        print(f"error: {args.corpus}: no such folder (one sub-folder per workspace)", file=sys.stderr)
+        return 1
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     clock = Clock()
     report: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}
-    corpus = args.corpus.resolve()
     folders = sorted(p for p in corpus.iterdir() if p.is_dir() and (not args.only or p.name in args.only))
     base_gguf = default_model_file()
     if base_gguf is None:
