@@ -250,7 +250,7 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
     demos: list[list[list[dict[str, Any]]]] = []  # each demonstration's windows (messages)
     shown: list[list[dict[str, Any]]] = []  # the same windows as rows to write
     writing: list[int] = []  # tokens of each call that writes or builds a deliverable
-    writing_chars: list[int] = []  # and its characters, as the template prints it
+    writing_chars: list[int] = []  # and its characters (the call as the row holds it, arguments escaped)
     turns: list[int] = []  # assistant turns of each demonstration
     for r in rows:
         spec = specs_store.load_spec(ctx.graph, r["spec_id"])
@@ -290,6 +290,11 @@ def render_rows(ctx: Any, source: Path, dest: Path, max_tokens: int, count: Any,
                                     "median": writing[len(writing) // 2] if writing else 0,
                                     "max": writing[-1] if writing else 0},
             "writing_call_chars": max(writing_chars, default=0)}
+
+
+def budget_for(size: int) -> int:
+    """A reply budget that holds ``size`` (tokens or characters) with 32 to spare, in steps of 64."""
+    return -(-(size + 32) // 64) * 64
 
 
 def token_counter(model_file: Path) -> Any:
@@ -611,14 +616,14 @@ def run(args: argparse.Namespace) -> int:
             # A reply budget below the calls the demonstrations write with cuts every imitated write short.
             longest = max(r["writing_call_tokens"]["max"] for r in rendered.values())
             if args.agent_max_tokens is None:
-                args.agent_max_tokens = min(MAX_REPLY_TOKENS, max(384, -(-(longest + 32) // 64) * 64))
+                args.agent_max_tokens = min(MAX_REPLY_TOKENS, max(384, budget_for(longest)))
             report["agent_max_tokens"] = args.agent_max_tokens
             # The forced write's grammar holds the file to as many characters as its budget has tokens: sized
             # in characters, so that a player can write a file as long as the demonstrations write.
             if args.final_write_tokens is None:
                 chars = max(r.get("writing_call_chars", 0) for r in rendered.values())
                 args.final_write_tokens = min(MAX_FINAL_WRITE_TOKENS,
-                                              max(args.agent_max_tokens, -(-(chars + 32) // 64) * 64))
+                                              max(args.agent_max_tokens, budget_for(chars)))
             report["final_write_tokens"] = args.final_write_tokens
             # Fewer turns than the demonstrations take cut an imitating player off before it writes.
             if args.agent_steps is None:
